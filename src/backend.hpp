@@ -1,0 +1,93 @@
+// The one interface every backend implements. The runner drives it without knowing
+// whether the work happens on a CPU or a GPU.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host_array.hpp"
+#include "problem.hpp"
+#include "types.hpp"
+
+namespace gpb {
+
+// Times one sample. CPU backends use std::chrono::steady_clock; GPU backends a CUDA
+// event pair recorded on the backend's own stream.
+class SampleTimer {
+ public:
+  virtual ~SampleTimer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // Blocks until the work between start() and stop() has finished; returns seconds.
+  virtual double elapsed_seconds() = 0;
+  virtual std::string name() const = 0;  // "steady_clock", "cuda_event"
+};
+
+// Settings that change what a backend computes or how; part of a case's identity.
+struct BackendSettings {
+  int threads = 0;       // CPU worker threads (0: all cores); recorded as the value used
+  bool tf32 = false;     // cuBLAS f32 matmul on tensor cores (TF32)
+  int device = 0;        // CUDA device ordinal
+};
+
+// A case made ready to run: buffers allocated and filled, handles created, workspace
+// sized. Nothing in here is timed except run(), upload() and download().
+class Prepared {
+ public:
+  virtual ~Prepared() = default;
+  // One iteration of the op. May be asynchronous: the timer's stop() orders after it.
+  virtual void run() = 0;
+  // Host-to-device copy of the inputs and device-to-host copy of the outputs, the
+  // end-to-end phases. Backends whose data already lives on the host return false
+  // from has_transfers() and leave these empty.
+  virtual bool has_transfers() const { return false; }
+  virtual void upload() {}
+  virtual void download() {}
+  // Evicts the last-level cache that the op's inputs could sit in (GPU: a write over
+  // an L2-sized buffer). Called outside the timed region.
+  virtual void flush_cache() {}
+  // Waits for all outstanding work of this case.
+  virtual void synchronize() {}
+  virtual std::unique_ptr<SampleTimer> make_timer() = 0;
+  // The op's output, copied to the host (untimed), for verification.
+  virtual HostArray result() = 0;
+  // Free-form facts about how the case ran ("kernel=vector", "algo=CUSPARSE_SPMV_CSR_ALG1").
+  virtual std::string details() const { return {}; }
+};
+
+struct Availability {
+  bool available = true;
+  std::string reason;  // why not, e.g. "no CUDA device" or "built without the CUDA toolkit"
+};
+
+struct Support {
+  bool supported = true;
+  std::string reason;  // why not, e.g. "openblas has no sin; use eigen"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual DeviceKind kind() const = 0;
+  virtual Availability availability() const = 0;
+  virtual Support supports(Op op, DType dtype) const = 0;
+  // Throws std::runtime_error (e.g. out of device memory): the case fails with that
+  // message and the run goes on.
+  virtual std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) = 0;
+  // Threads actually used for these settings (CPU backends); 0 where not meaningful.
+  virtual int threads_used(const BackendSettings&) const { return 0; }
+};
+
+// All backends known to this build, CPU first; GPU backends appear even when they
+// cannot run (their availability says why).
+std::vector<std::unique_ptr<Backend>> make_all_backends();
+
+// Provided by cpu_backend/ and by gpu_backend/ (or its stand-in when built without CUDA).
+void append_cpu_backends(std::vector<std::unique_ptr<Backend>>& out);
+void append_gpu_backends(std::vector<std::unique_ptr<Backend>>& out);
+
+}  // namespace gpb

@@ -1,0 +1,39 @@
+// CSR sparse matrices: generation from a seeded pattern and Matrix Market reading.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "types.hpp"
+
+namespace gpb {
+
+// Row-major compressed sparse rows with 32-bit indices (what cuSPARSE and Eigen take).
+// Column indices are sorted within each row and unique. Values are kept in double;
+// a Problem converts them to the case's dtype.
+struct CsrMatrix {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<std::int32_t> row_ptr;  // rows + 1 entries
+  std::vector<std::int32_t> col_idx;  // nnz entries
+  std::vector<double> values;         // nnz entries
+
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
+  std::int64_t max_row_length() const;
+};
+
+// Square rows x rows matrix with about nnz_per_row entries per row, deterministic from seed.
+//   random:   nnz_per_row distinct uniformly random columns per row
+//   banded:   a band of nnz_per_row diagonals centred on the main diagonal (clipped at edges)
+//   powerlaw: row lengths drawn from a Zipf-like law with mean about nnz_per_row
+//             (a few very long rows, many short ones, some empty), random columns
+// Values are uniform in [-1, 1). Throws UsageError on sizes that do not fit 32-bit indices.
+CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed);
+
+// Reads a Matrix Market file: coordinate format, real/integer/pattern field,
+// general/symmetric symmetry. Pattern entries get value 1. Duplicates are summed.
+// Throws UsageError naming the file and the problem on anything malformed.
+CsrMatrix read_matrix_market(const std::string& path);
+
+}  // namespace gpb

@@ -1,0 +1,58 @@
+// Turning options and suites into the list of cases to run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "result.hpp"
+#include "statistics.hpp"
+#include "types.hpp"
+
+namespace gpb {
+
+// Parses "4096", "4K", "16M", "1G" (powers of two), lists "1M,16M" and ranges
+// "1K..256M:x4" (geometric, factor after x) or "1K..8K:+1K" (arithmetic).
+// Throws UsageError naming the bad token; rejects zero, negative and absurd (> 2^40) sizes.
+std::int64_t parse_size(const std::string& text);
+std::vector<std::int64_t> parse_size_list(const std::string& text);
+// "MxNxK" for matmul.
+Shape parse_matmul_shape(const std::string& text);
+std::vector<std::string> split_list(const std::string& text, char sep = ',');
+
+// What the user asked for, from the command line and/or a suite file.
+struct RunOptions {
+  std::vector<Op> ops;
+  std::vector<std::string> backends;      // empty: every available backend
+  std::vector<DType> dtypes{DType::f32};
+  std::vector<std::int64_t> sizes;        // sin/sqrt/sum n, matmul n (square), spmv rows
+  std::vector<Shape> matmul_shapes;       // from --shape
+  std::int64_t spmv_rows = 0;             // 0: use sizes or the op default
+  std::int64_t nnz_per_row = 16;
+  SpmvPattern pattern = SpmvPattern::random;
+  std::string matrix_path;
+  std::vector<TimingMode> timings{TimingMode::kernel};
+  L2Mode l2 = L2Mode::flush;
+  bool tf32 = false;
+  int threads = 0;
+  int device = 0;
+  std::uint64_t seed = 42;
+};
+
+struct Plan {
+  std::vector<CaseSpec> cases;
+  int device = 0;
+  // Per-case stopping rules from a suite (keyed by op name), used where given.
+  std::map<std::string, StoppingRule> stopping_by_op;
+  // Regression thresholds from a suite (used by compare): global, per op, per case id.
+  std::optional<double> threshold;
+  std::map<std::string, double> threshold_by_op;
+  std::map<std::string, double> threshold_by_case;
+};
+
+// Default sizes when none are given: sin/sqrt/sum 16M, matmul 1024, spmv 1M rows.
+std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names);
+
+}  // namespace gpb

@@ -1,0 +1,51 @@
+// Reporters: pure functions of (Context, Results). One per format, chosen by name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../result.hpp"
+
+namespace gpb {
+
+enum class ReportFormat { console, json, csv, markdown };
+
+std::string to_string(ReportFormat format);
+ReportFormat parse_report_format(std::string_view text);  // throws UsageError
+// ".json" -> json, ".csv" -> csv, ".md"/".markdown" -> markdown, ".txt" -> console;
+// anything else is a UsageError naming the path.
+ReportFormat report_format_for_path(const std::string& path);
+
+struct ReportOptions {
+  // Adds a speed-up column against this backend for the same case (same op, dtype,
+  // shape, timing mode), where that backend ran it.
+  std::optional<std::string> relative_to;
+};
+
+std::string render_console(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+std::string render_json(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+std::string render_csv(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+std::string render_markdown(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+std::string render_report(ReportFormat format, const Context& context, const std::vector<ResultRecord>& results,
+                          const ReportOptions& options = {});
+
+// A report read back from JSON (for compare and report). Throws UsageError with a
+// one-line message on unreadable files, malformed JSON and schema version mismatches.
+struct LoadedReport {
+  Context context;
+  std::vector<ResultRecord> results;
+};
+LoadedReport parse_json_report(const std::string& text, const std::string& origin);
+LoadedReport read_json_report(const std::string& path);
+
+// Writes content to path atomically: a temporary file beside it, then rename.
+// Throws UsageError naming the path when it cannot be written.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Value formatting shared by the human-readable formats.
+std::string format_seconds(double seconds);   // "812 ns", "12.3 us", "4.56 ms", "1.23 s"
+std::string format_rate(double value, const char* unit);  // "123 GB/s", "1.23 TB/s" for unit "B/s"
+
+}  // namespace gpb

@@ -1,0 +1,120 @@
+#include "types.hpp"
+
+#include <limits>
+
+namespace gpb {
+namespace {
+
+template <class E>
+struct Names {
+  E value;
+  const char* name;
+};
+
+const Names<Op> kOps[] = {{Op::sin, "sin"}, {Op::sqrt, "sqrt"}, {Op::sum, "sum"}, {Op::matmul, "matmul"}, {Op::spmv, "spmv"}};
+const Names<DType> kDTypes[] = {{DType::f32, "f32"}, {DType::f64, "f64"}};
+const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMode::e2e, "e2e"}};
+const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
+const Names<SpmvPattern> kPatterns[] = {
+    {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"}, {SpmvPattern::powerlaw, "powerlaw"}, {SpmvPattern::file, "file"}};
+
+template <class E, std::size_t N>
+std::string name_of(const Names<E> (&table)[N], E value) {
+  for (const auto& entry : table)
+    if (entry.value == value) return entry.name;
+  return "?";
+}
+
+template <class E, std::size_t N>
+E parse_name(const Names<E> (&table)[N], std::string_view text, const char* what) {
+  std::string accepted;
+  for (const auto& entry : table) {
+    if (text == entry.name) return entry.value;
+    accepted += accepted.empty() ? "" : ", ";
+    accepted += entry.name;
+  }
+  throw UsageError("unknown " + std::string(what) + " '" + std::string(text) + "' (expected one of: " + accepted + ")");
+}
+
+}  // namespace
+
+const std::vector<Op>& all_ops() {
+  static const std::vector<Op> ops{Op::sin, Op::sqrt, Op::sum, Op::matmul, Op::spmv};
+  return ops;
+}
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> dtypes{DType::f32, DType::f64};
+  return dtypes;
+}
+
+std::string to_string(Op op) { return name_of(kOps, op); }
+std::string to_string(DType dtype) { return name_of(kDTypes, dtype); }
+std::string to_string(TimingMode mode) { return name_of(kTimings, mode); }
+std::string to_string(L2Mode mode) { return name_of(kL2Modes, mode); }
+std::string to_string(SpmvPattern pattern) { return name_of(kPatterns, pattern); }
+std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
+
+Op parse_op(std::string_view text) { return parse_name(kOps, text, "op"); }
+DType parse_dtype(std::string_view text) { return parse_name(kDTypes, text, "dtype"); }
+TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }
+L2Mode parse_l2_mode(std::string_view text) { return parse_name(kL2Modes, text, "L2 mode"); }
+SpmvPattern parse_pattern(std::string_view text) {
+  if (text == "file") throw UsageError("pattern 'file' is set by --matrix, not --pattern");
+  return parse_name(kPatterns, text, "pattern");
+}
+
+std::size_t dtype_size(DType dtype) { return dtype == DType::f32 ? 4 : 8; }
+
+double unit_roundoff(DType dtype) {
+  return dtype == DType::f32 ? std::numeric_limits<float>::epsilon() / 2 : std::numeric_limits<double>::epsilon() / 2;
+}
+
+std::string Shape::label(Op op) const {
+  switch (op) {
+    case Op::sin:
+    case Op::sqrt:
+    case Op::sum:
+      return std::to_string(n);
+    case Op::matmul:
+      return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    case Op::spmv:
+      if (pattern == SpmvPattern::file) {
+        const auto slash = matrix_path.find_last_of('/');
+        return "file:" + (slash == std::string::npos ? matrix_path : matrix_path.substr(slash + 1));
+      }
+      return std::to_string(rows) + "x" + std::to_string(rows) + "/" + std::to_string(nnz_per_row) + "/" + to_string(pattern);
+  }
+  return "?";
+}
+
+Shape elementwise_shape(std::int64_t n) {
+  Shape s;
+  s.n = n;
+  return s;
+}
+
+Shape matmul_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Shape s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  return s;
+}
+
+Shape spmv_shape(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern) {
+  Shape s;
+  s.rows = rows;
+  s.cols = rows;
+  s.nnz_per_row = nnz_per_row;
+  s.pattern = pattern;
+  return s;
+}
+
+Shape spmv_file_shape(const std::string& path) {
+  Shape s;
+  s.pattern = SpmvPattern::file;
+  s.matrix_path = path;
+  return s;
+}
+
+}  // namespace gpb

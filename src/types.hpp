@@ -1,0 +1,72 @@
+// Core vocabulary shared by every module: ops, dtypes, shapes, timing modes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpb {
+
+// A user error (bad flag, bad file, bad size): reported as one line, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Op { sin, sqrt, sum, matmul, spmv };
+enum class DType { f32, f64 };
+enum class TimingMode { kernel, e2e };
+enum class L2Mode { flush, warm };
+enum class SpmvPattern { random, banded, powerlaw, file };
+enum class DeviceKind { cpu, gpu };
+
+const std::vector<Op>& all_ops();
+const std::vector<DType>& all_dtypes();
+
+std::string to_string(Op op);
+std::string to_string(DType dtype);
+std::string to_string(TimingMode mode);
+std::string to_string(L2Mode mode);
+std::string to_string(SpmvPattern pattern);
+std::string to_string(DeviceKind kind);
+
+// Parsers throw UsageError naming the bad value and the accepted ones.
+Op parse_op(std::string_view text);
+DType parse_dtype(std::string_view text);
+TimingMode parse_timing_mode(std::string_view text);
+L2Mode parse_l2_mode(std::string_view text);
+SpmvPattern parse_pattern(std::string_view text);
+
+std::size_t dtype_size(DType dtype);
+// Unit roundoff of the dtype's arithmetic (2^-24 for f32, 2^-53 for f64).
+double unit_roundoff(DType dtype);
+
+// The shape of one case. Which fields matter depends on the op:
+//   sin, sqrt, sum: n elements
+//   matmul: C (m x n) = A (m x k) * B (k x n), all row-major
+//   spmv: a rows x cols CSR matrix, generated (pattern, nnz_per_row) or read from matrix_path;
+//         nnz is the actual count once the problem is built (0 before).
+struct Shape {
+  std::int64_t n = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz_per_row = 0;
+  std::int64_t nnz = 0;
+  SpmvPattern pattern = SpmvPattern::random;
+  std::string matrix_path;
+
+  // Stable, human-readable label used in case identities, tables and NVTX ranges:
+  // "16777216", "4096x4096x4096" (m x n x k), "1048576x1048576/16/random", "file:name.mtx".
+  std::string label(Op op) const;
+};
+
+Shape elementwise_shape(std::int64_t n);
+Shape matmul_shape(std::int64_t m, std::int64_t n, std::int64_t k);
+Shape spmv_shape(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
+Shape spmv_file_shape(const std::string& path);
+
+}  // namespace gpb

@@ -1,0 +1,25 @@
+// Verification against an fp64 host reference computed for a deterministic sample of
+// output entries (all of them when the output is small).
+#pragma once
+
+#include <cstdint>
+
+#include "host_array.hpp"
+#include "problem.hpp"
+#include "result.hpp"
+
+namespace gpb {
+
+// Outputs with at most this many entries are checked in full; larger ones on a sample.
+inline constexpr std::int64_t kVerifyAllUpTo = 1 << 16;
+inline constexpr std::int64_t kVerifySampleCount = 4096;
+
+// Tolerance for the op at the case's precision; `unit` is the unit roundoff of the
+// arithmetic actually used (TF32 matmul passes 2^-11). See verify.cpp for the reasoning.
+double tolerance(Op op, const Problem& problem, double unit, std::int64_t entry_length);
+
+// Checks `output` (the op's result in the problem's dtype) against the reference.
+// `unit` defaults to the dtype's unit roundoff.
+Verification verify(const Problem& problem, const HostArray& output, double unit = 0);
+
+}  // namespace gpb
