@@ -90,4 +90,10 @@ std::vector<std::unique_ptr<Backend>> make_all_backends();
 void append_cpu_backends(std::vector<std::unique_ptr<Backend>>& out);
 void append_gpu_backends(std::vector<std::unique_ptr<Backend>>& out);
 
+// Profiler capture range (cudaProfilerStart/Stop) around the measured phases in
+// --profile mode, so `nsys profile --capture-range=cudaProfilerApi` records exactly them.
+// No-ops without CUDA. Provided by gpu_backend/ or its stand-in.
+void profiler_capture_start();
+void profiler_capture_stop();
+
 }  // namespace gpb
