@@ -53,6 +53,9 @@ class Prepared {
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;
   // The op's output, copied to the host (untimed), for verification.
   virtual HostArray result() = 0;
+  // Unit roundoff of the arithmetic the case really used, where it is coarser than the
+  // dtype's (TF32 matmul: 2^-11); 0 means the dtype's own. Verification scales with it.
+  virtual double unit_roundoff_override() const { return 0; }
   // Free-form facts about how the case ran ("kernel=vector", "algo=CUSPARSE_SPMV_CSR_ALG1").
   virtual std::string details() const { return {}; }
 };

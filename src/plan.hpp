@@ -43,16 +43,19 @@ struct RunOptions {
 
 struct Plan {
   std::vector<CaseSpec> cases;
-  int device = 0;
-  // Per-case stopping rules from a suite (keyed by op name), used where given.
-  std::map<std::string, StoppingRule> stopping_by_op;
-  // Regression thresholds from a suite (used by compare): global, per op, per case id.
-  std::optional<double> threshold;
-  std::map<std::string, double> threshold_by_op;
-  std::map<std::string, double> threshold_by_case;
+  std::vector<std::string> notes;  // e.g. which default backends do not implement an op
+  // Regression thresholds from a suite (compare uses them): "*", op name or case id.
+  std::map<std::string, double> thresholds;
 };
 
-// Default sizes when none are given: sin/sqrt/sum 16M, matmul 1024, spmv 1M rows.
+// Default sizes when none are given: sin/sqrt/sum 16M elements, matmul 1024 (square),
+// spmv 1M rows. --size is n for elementwise ops and sum, the square size for matmul, and
+// the row count for generated spmv (unless --rows is given).
 std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names);
+
+
+// Refuses plans whose host inputs cannot fit in this machine's memory (UsageError naming
+// the case), before anything runs.
+void check_plan_fits_memory(const Plan& plan);
 
 }  // namespace gpb

@@ -20,6 +20,7 @@ struct RunnerOptions {
   // Samples shorter than this are measured as batches of launches so that timer
   // resolution and launch overhead do not dominate; the batch size is recorded.
   double min_sample_s = 20e-6;
+  int device = 0;              // CUDA device ordinal for GPU backends
   bool profile = false;        // profiler session: few warm-ups and samples, capture markers
   bool progress = false;       // progress lines on stderr
 };

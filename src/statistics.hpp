@@ -22,7 +22,7 @@ struct StoppingRule {
   std::size_t max_samples = 100000;
   double max_noise = 0.005;   // target for median_relative_halfwidth
   double min_time_s = 0.05;   // measure at least this long
-  double max_time_s = 2.0;    // and at most this long
+  double max_time_s = 2.0;    // and at most this long (a hard limit once 3 samples exist)
 };
 
 enum class StopDecision { go_on, converged, max_time, max_samples };

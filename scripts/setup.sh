@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what gpubench needs to build and test on Debian/Ubuntu, skipping what is there.
+# Works with or without the CUDA toolkit: the GPU backends are built only when nvcc is found.
+set -euo pipefail
+
+packages=(build-essential cmake git pkg-config libeigen3-dev libopenblas-dev libcli11-dev nlohmann-json3-dev
+          libgtest-dev python3 python3-jsonschema)
+# The HTML report test renders in a real browser where one can be installed.
+if [[ "${GPUBENCH_WITH_BROWSER:-1}" == 1 ]]; then packages+=(chromium); fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    sudo=()
+  elif command -v sudo >/dev/null; then
+    sudo=(sudo)
+  else
+    echo "setup: missing packages (${missing[*]}) and not root; install them or run as root" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  # chromium is optional (its test skips without it); everything else is required.
+  if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    required=()
+    for package in "${missing[@]}"; do [[ "$package" == chromium ]] || required+=("$package"); done
+    ((${#required[@]} == 0)) || DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${required[@]}" >/dev/null
+    echo "setup: chromium could not be installed; the HTML rendering test will be skipped" >&2
+  fi
+fi
+
+cmake_version=$(cmake --version | head -n1 | awk '{print $3}')
+if ! printf '3.24\n%s\n' "$cmake_version" | sort -V -C; then
+  echo "setup: cmake $cmake_version is older than 3.24; install a newer one (e.g. python3 -m pip install cmake)" >&2
+  exit 1
+fi
+
+if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "setup: CUDA toolkit found; the GPU backends will be built"
+else
+  echo "setup: no CUDA toolkit; building the CPU backends only"
+fi

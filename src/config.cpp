@@ -1,0 +1,146 @@
+#include "config.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace gpb {
+namespace {
+
+using nlohmann::json;
+
+void reject_unknown_keys(const json& object, const std::set<std::string>& known, const std::string& where) {
+  for (const auto& item : object.items())
+    if (known.count(item.key()) == 0) throw UsageError(where + ": unknown key '" + item.key() + "'");
+}
+
+std::vector<std::string> string_list(const json& value, const std::string& where) {
+  std::vector<std::string> items;
+  const json list = value.is_array() ? value : json::array({value});
+  for (const auto& item : list) {
+    if (item.is_string())
+      items.push_back(item.get<std::string>());
+    else if (item.is_number_integer())
+      items.push_back(std::to_string(item.get<std::int64_t>()));
+    else
+      throw UsageError(where + ": expected a string or a list of strings");
+  }
+  return items;
+}
+
+std::vector<std::int64_t> size_list(const json& value, const std::string& where) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& text : string_list(value, where)) {
+    const auto parsed = parse_size_list(text);
+    sizes.insert(sizes.end(), parsed.begin(), parsed.end());
+  }
+  return sizes;
+}
+
+template <class T>
+T number(const json& value, const std::string& where) {
+  if (!value.is_number()) throw UsageError(where + ": expected a number");
+  return value.get<T>();
+}
+
+double positive_fraction(const json& value, const std::string& where) {
+  const double v = number<double>(value, where);
+  if (!(v > 0 && v < 10)) throw UsageError(where + ": expected a fraction such as 0.05");
+  return v;
+}
+
+SuiteSettings parse_settings(const json& object, const std::string& where) {
+  reject_unknown_keys(object, {"warmup", "min_samples", "max_samples", "max_noise", "min_time", "max_time", "seed", "l2", "threads"},
+                      where);
+  SuiteSettings settings;
+  if (object.contains("warmup")) settings.warmup = number<int>(object["warmup"], where + ".warmup");
+  if (object.contains("min_samples")) settings.min_samples = number<std::size_t>(object["min_samples"], where + ".min_samples");
+  if (object.contains("max_samples")) settings.max_samples = number<std::size_t>(object["max_samples"], where + ".max_samples");
+  if (object.contains("max_noise")) settings.max_noise = positive_fraction(object["max_noise"], where + ".max_noise");
+  if (object.contains("min_time")) settings.min_time_s = number<double>(object["min_time"], where + ".min_time");
+  if (object.contains("max_time")) settings.max_time_s = number<double>(object["max_time"], where + ".max_time");
+  if (object.contains("seed")) settings.seed = number<std::uint64_t>(object["seed"], where + ".seed");
+  if (object.contains("l2")) settings.l2 = parse_l2_mode(string_list(object["l2"], where + ".l2").at(0));
+  if (object.contains("threads")) settings.threads = number<int>(object["threads"], where + ".threads");
+  return settings;
+}
+
+SuiteGroup parse_group(const json& object, const std::string& where) {
+  if (!object.is_object()) throw UsageError(where + ": expected an object");
+  reject_unknown_keys(object, {"ops", "dtypes", "sizes", "backends", "timing", "shapes", "rows", "nnz_per_row", "pattern",
+                               "matrix", "tf32", "threshold"},
+                      where);
+  if (!object.contains("ops")) throw UsageError(where + ": missing 'ops'");
+  SuiteGroup group;
+  RunOptions& options = group.options;
+  for (const auto& op : string_list(object["ops"], where + ".ops")) options.ops.push_back(parse_op(op));
+  if (object.contains("dtypes")) {
+    options.dtypes.clear();
+    for (const auto& d : string_list(object["dtypes"], where + ".dtypes")) options.dtypes.push_back(parse_dtype(d));
+  }
+  if (object.contains("sizes")) options.sizes = size_list(object["sizes"], where + ".sizes");
+  if (object.contains("backends")) options.backends = string_list(object["backends"], where + ".backends");
+  if (object.contains("timing")) {
+    options.timings.clear();
+    for (const auto& t : string_list(object["timing"], where + ".timing")) options.timings.push_back(parse_timing_mode(t));
+  }
+  if (object.contains("shapes"))
+    for (const auto& s : string_list(object["shapes"], where + ".shapes")) options.matmul_shapes.push_back(parse_matmul_shape(s));
+  if (object.contains("rows")) {
+    const auto rows = size_list(object["rows"], where + ".rows");
+    if (rows.size() != 1) throw UsageError(where + ".rows: give one row count per group");
+    options.spmv_rows = rows.front();
+  }
+  if (object.contains("nnz_per_row")) options.nnz_per_row = number<std::int64_t>(object["nnz_per_row"], where + ".nnz_per_row");
+  if (options.nnz_per_row <= 0) throw UsageError(where + ".nnz_per_row: must be positive");
+  if (object.contains("pattern")) options.pattern = parse_pattern(string_list(object["pattern"], where + ".pattern").at(0));
+  if (object.contains("matrix")) options.matrix_path = string_list(object["matrix"], where + ".matrix").at(0);
+  if (object.contains("tf32")) {
+    if (!object["tf32"].is_boolean()) throw UsageError(where + ".tf32: expected true or false");
+    options.tf32 = object["tf32"].get<bool>();
+  }
+  if (object.contains("threshold")) group.threshold = positive_fraction(object["threshold"], where + ".threshold");
+  return group;
+}
+
+}  // namespace
+
+Suite parse_suite(const std::string& text, const std::string& origin) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw UsageError("suite '" + origin + "' is not valid JSON: " + error.what());
+  }
+  if (!document.is_object()) throw UsageError("suite '" + origin + "': expected a JSON object at the top");
+  try {
+    reject_unknown_keys(document, {"name", "description", "settings", "thresholds", "groups"}, origin);
+    Suite suite;
+    suite.name = document.value("name", origin);
+    suite.description = document.value("description", "");
+    if (document.contains("settings")) suite.settings = parse_settings(document["settings"], origin + ": settings");
+    if (document.contains("thresholds")) {
+      for (const auto& item : document["thresholds"].items())
+        suite.thresholds[item.key()] = positive_fraction(item.value(), origin + ": thresholds." + item.key());
+    }
+    if (!document.contains("groups") || !document["groups"].is_array() || document["groups"].empty())
+      throw UsageError(origin + ": 'groups' must be a non-empty list");
+    std::size_t index = 0;
+    for (const auto& group : document["groups"])
+      suite.groups.push_back(parse_group(group, origin + ": groups[" + std::to_string(index++) + "]"));
+    return suite;
+  } catch (const json::exception& error) {
+    throw UsageError("suite '" + origin + "': " + error.what());
+  }
+}
+
+Suite load_suite(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw UsageError("cannot read suite '" + path + "': no such file or not readable");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_suite(text.str(), path);
+}
+
+}  // namespace gpb

@@ -1,0 +1,69 @@
+#include "context.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <CLI/Version.hpp>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "build_info.hpp"
+
+namespace gpb {
+namespace {
+
+std::string read_cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
+
+Context collect_context(const std::vector<std::string>& argv, int threads_used) {
+  Context context;
+  context.tool_version = build_info::version;
+  context.git_sha = build_info::git_sha;
+  context.build_type = build_info::build_type;
+  context.compiler = build_info::compiler;
+  context.argv = argv;
+  context.timestamp = utc_timestamp();
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) context.hostname = host;
+  utsname system{};
+  if (uname(&system) == 0) context.os = std::string(system.sysname) + " " + system.release + " " + system.machine;
+  context.cpu_model = read_cpu_model();
+  context.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
+  context.threads = threads_used;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0)
+    context.memory_gib = static_cast<double>(pages) * static_cast<double>(page_size) / (1024.0 * 1024.0 * 1024.0);
+  context.libraries["nlohmann_json"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                                       std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                                       std::to_string(NLOHMANN_JSON_VERSION_PATCH);
+  context.libraries["cli11"] = CLI11_VERSION;
+  append_cpu_context(context);
+  append_gpu_context(context);
+  return context;
+}
+
+}  // namespace gpb

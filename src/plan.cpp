@@ -1,0 +1,187 @@
+#include "plan.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "op_table.hpp"
+
+namespace gpb {
+namespace {
+
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 40;
+
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// Default sizes: big enough to leave the launch-overhead regime on a GPU and small
+// enough to run in a second or two on a laptop CPU.
+constexpr std::int64_t kDefaultElements = std::int64_t{1} << 24;
+constexpr std::int64_t kDefaultMatmul = 1024;
+constexpr std::int64_t kDefaultSpmvRows = std::int64_t{1} << 20;
+
+std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
+  std::vector<Shape> shapes;
+  switch (op) {
+    case Op::sin:
+    case Op::sqrt:
+    case Op::sum:
+      for (auto n : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultElements} : options.sizes)
+        shapes.push_back(elementwise_shape(n));
+      break;
+    case Op::matmul:
+      if (!options.matmul_shapes.empty()) return options.matmul_shapes;
+      for (auto n : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultMatmul} : options.sizes)
+        shapes.push_back(matmul_shape(n, n, n));
+      break;
+    case Op::spmv:
+      if (!options.matrix_path.empty()) {
+        shapes.push_back(spmv_file_shape(options.matrix_path));
+      } else if (options.spmv_rows > 0) {
+        shapes.push_back(spmv_shape(options.spmv_rows, options.nnz_per_row, options.pattern));
+      } else {
+        // --size applies to spmv only when spmv is the sole op; otherwise a list like
+        // "--op sin,spmv --size 256M" would ask for a 256M-row matrix by accident.
+        const bool sizes_are_rows = options.ops.size() == 1 && !options.sizes.empty();
+        for (auto rows : sizes_are_rows ? options.sizes : std::vector<std::int64_t>{kDefaultSpmvRows})
+          shapes.push_back(spmv_shape(rows, options.nnz_per_row, options.pattern));
+      }
+      break;
+  }
+  return shapes;
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text, char sep) {
+  std::vector<std::string> items;
+  std::string::size_type start = 0;
+  while (true) {
+    const auto end = text.find(sep, start);
+    const std::string item = trim(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (!item.empty()) items.push_back(item);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return items;
+}
+
+std::int64_t parse_size(const std::string& raw) {
+  const std::string text = trim(raw);
+  if (text.empty()) throw UsageError("empty size");
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0) {
+    if (text[0] == '-') throw UsageError("size '" + text + "' is negative; sizes must be positive");
+    throw UsageError("malformed size '" + text + "' (expected e.g. 4096, 4K, 16M, 1G)");
+  }
+  if (digits > 15) throw UsageError("size '" + text + "' is absurdly large (limit 2^40)");
+  const std::int64_t number = std::stoll(text.substr(0, digits));
+  const std::string suffix = text.substr(digits);
+  int shift = 0;
+  if (suffix.empty()) {
+    shift = 0;
+  } else if (suffix.size() == 1 && (suffix[0] == 'K' || suffix[0] == 'k')) {
+    shift = 10;
+  } else if (suffix.size() == 1 && (suffix[0] == 'M' || suffix[0] == 'm')) {
+    shift = 20;
+  } else if (suffix.size() == 1 && (suffix[0] == 'G' || suffix[0] == 'g')) {
+    shift = 30;
+  } else {
+    throw UsageError("malformed size '" + text + "' (suffixes are K, M, G = 2^10, 2^20, 2^30)");
+  }
+  if (number == 0) throw UsageError("size '" + text + "' is zero; sizes must be positive");
+  if (number > (kMaxSize >> shift)) throw UsageError("size '" + text + "' is absurdly large (limit 2^40)");
+  return number << shift;
+}
+
+std::vector<std::int64_t> parse_size_list(const std::string& text) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& item : split_list(text)) {
+    const auto dots = item.find("..");
+    if (dots == std::string::npos) {
+      sizes.push_back(parse_size(item));
+      continue;
+    }
+    // Range: FROM..TO[:xFACTOR | :+STEP], geometric x2 by default.
+    const std::int64_t from = parse_size(item.substr(0, dots));
+    std::string rest = item.substr(dots + 2);
+    std::string step = "x2";
+    if (const auto colon = rest.find(':'); colon != std::string::npos) {
+      step = rest.substr(colon + 1);
+      rest = rest.substr(0, colon);
+    }
+    const std::int64_t to = parse_size(rest);
+    if (to < from) throw UsageError("size range '" + item + "' runs backwards");
+    if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
+      throw UsageError("malformed range step '" + step + "' in '" + item + "' (expected xFACTOR or +STEP)");
+    const std::int64_t amount = parse_size(step.substr(1));
+    if (step[0] == 'x' && amount < 2) throw UsageError("range factor in '" + item + "' must be at least 2");
+    for (std::int64_t v = from; v <= to; v = step[0] == 'x' ? v * amount : v + amount) {
+      sizes.push_back(v);
+      if (sizes.size() > 10000) throw UsageError("size range '" + item + "' has more than 10000 sizes");
+    }
+  }
+  if (sizes.empty()) throw UsageError("no sizes in '" + text + "'");
+  return sizes;
+}
+
+Shape parse_matmul_shape(const std::string& text) {
+  const auto parts = split_list(text, 'x');
+  if (parts.size() != 3 || text.find(",") != std::string::npos)
+    throw UsageError("malformed matmul shape '" + text + "' (expected MxNxK, e.g. 1000x333x77)");
+  return matmul_shape(parse_size(parts[0]), parse_size(parts[1]), parse_size(parts[2]));
+}
+
+std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names) {
+  std::vector<CaseSpec> cases;
+  // Cases that share a problem (op, dtype, shape) are adjacent so the runner builds it once.
+  for (Op op : options.ops)
+    for (DType dtype : options.dtypes)
+      for (const Shape& shape : shapes_for(op, options))
+        for (TimingMode timing : options.timings)
+          for (const auto& backend : backend_names) {
+            CaseSpec spec;
+            spec.op = op;
+            spec.backend = backend;
+            spec.dtype = dtype;
+            spec.shape = shape;
+            spec.timing = timing;
+            spec.l2 = options.l2;
+            spec.tf32 = options.tf32 && op == Op::matmul && dtype == DType::f32;
+            spec.threads = options.threads;
+            spec.seed = options.seed;
+            cases.push_back(std::move(spec));
+          }
+  return cases;
+}
+
+void check_plan_fits_memory(const Plan& plan) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
+  for (const auto& spec : plan.cases) {
+    Shape shape = spec.shape;
+    if (spec.op == Op::spmv && shape.pattern != SpmvPattern::file) {
+      shape.nnz = shape.rows * shape.nnz_per_row;
+      // The generator keeps fp64 values beside the typed copy.
+      shape.nnz += shape.nnz / 2;
+    }
+    if (spec.op == Op::spmv && shape.pattern == SpmvPattern::file) continue;  // sized by the file
+    // Inputs and output once, plus a backend's copy of the output: op_bytes counts the
+    // traffic, which is at least the footprint.
+    const double needed = op_bytes(spec.op, shape, spec.dtype) * 1.5;
+    if (needed > memory * 0.8)
+      throw UsageError("case " + spec.id() + " needs about " + std::to_string(static_cast<long long>(needed / (1 << 30))) +
+                       " GiB of host memory, more than this machine's " +
+                       std::to_string(static_cast<long long>(memory / (1 << 30))) + " GiB allows");
+  }
+}
+
+}  // namespace gpb

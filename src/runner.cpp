@@ -1,0 +1,225 @@
+#include "runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "nvtx.hpp"
+#include "op_table.hpp"
+#include "verify.hpp"
+
+namespace gpb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Batches are capped so that a case of very fast launches still takes bounded time.
+constexpr std::int64_t kMaxBatch = 1 << 16;
+
+ResultRecord skeleton(const CaseSpec& spec, const Problem& problem, const Backend& backend) {
+  ResultRecord record;
+  record.spec = spec;
+  record.spec.shape = problem.shape;  // with nnz and sizes filled in by the problem
+  record.device = backend.kind();
+  record.input_distribution = problem.input_distribution;
+  record.bytes = op_bytes(spec.op, problem.shape, spec.dtype);
+  record.flops = op_flops(spec.op, problem.shape);
+  return record;
+}
+
+// One timed phase of a sample (e2e: h2d, op, d2h; kernel mode: op alone).
+struct TimedPhase {
+  const char* name;
+  std::function<void()> body;
+  std::unique_ptr<SampleTimer> timer;
+  std::vector<double> samples;
+};
+
+void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, const RunnerOptions& options) {
+  const bool end_to_end = spec.timing == TimingMode::e2e && prepared.has_transfers();
+  std::vector<TimedPhase> phases;
+  if (end_to_end) phases.push_back({"h2d", [&] { prepared.upload(); }, prepared.make_timer(), {}});
+  phases.push_back({"op", [&] { prepared.run(); }, prepared.make_timer(), {}});
+  if (end_to_end) phases.push_back({"d2h", [&] { prepared.download(); }, prepared.make_timer(), {}});
+  record.timer = phases.front().timer->name();
+
+  const int warmup = options.profile ? std::min(options.warmup, 2) : options.warmup;
+  {
+    nvtx::ScopedRange range("warmup");
+    for (int i = 0; i < std::max(warmup, 1); ++i)
+      for (auto& phase : phases) phase.body();
+    prepared.synchronize();
+  }
+  record.warmup = warmup;
+
+  // One timed launch estimates the op's duration: short ones are batched so that event
+  // resolution (~0.5 us) and launch overhead (2-5 us) stay small against the sample.
+  // End-to-end samples are never batched: the transfers are what they measure.
+  std::int64_t batch = 1;
+  if (!end_to_end && !options.profile) {
+    auto& op = phases.front();
+    op.timer->start();
+    op.body();
+    op.timer->stop();
+    const double estimate = op.timer->elapsed_seconds();
+    if (estimate < options.min_sample_s)
+      batch = std::min<std::int64_t>(kMaxBatch, static_cast<std::int64_t>(std::ceil(options.min_sample_s / std::max(estimate, 1e-9))));
+  }
+  record.batch = batch;
+
+  StoppingRule rule = options.stopping;
+  if (options.profile) {
+    rule.min_samples = rule.max_samples = 5;
+    rule.min_time_s = 0;
+    rule.max_time_s = 1e9;
+  }
+  const double per_launch = 1.0 / static_cast<double>(batch);
+  {
+    nvtx::ScopedRange range("measure");
+    if (options.profile) profiler_capture_start();
+    const auto measure_start = Clock::now();
+    StopDecision decision = StopDecision::go_on;
+    while (decision == StopDecision::go_on) {
+      if (spec.l2 == L2Mode::flush) {
+        prepared.flush_cache();
+      }
+      const auto host_start = Clock::now();
+      for (auto& phase : phases) {
+        // Transfer phases get their own ranges so a profile shows h2d/op/d2h per sample.
+        std::optional<nvtx::ScopedRange> phase_range;
+        if (end_to_end) phase_range.emplace(phase.name);
+        phase.timer->start();
+        for (std::int64_t b = 0; b < batch; ++b) phase.body();
+        phase.timer->stop();
+      }
+      double total = 0;
+      for (auto& phase : phases) {
+        phase.samples.push_back(phase.timer->elapsed_seconds() * per_launch);
+        total += phase.samples.back();
+      }
+      record.host_samples_s.push_back(seconds_since(host_start) * per_launch);
+      record.samples_s.push_back(total);
+      decision = should_stop(rule, record.samples_s, seconds_since(measure_start));
+    }
+    record.measure_seconds = seconds_since(measure_start);
+    if (options.profile) profiler_capture_stop();
+    record.stop_reason = to_string(decision);
+  }
+  record.stats = compute_statistics(record.samples_s);
+  record.host_stats = compute_statistics(record.host_samples_s);
+  if (end_to_end)
+    for (auto& phase : phases) record.phases.push_back({phase.name, phase.samples, compute_statistics(phase.samples)});
+  if (record.stats.median > 0) {
+    record.gbps = record.bytes / record.stats.median / 1e9;
+    record.gflops = record.flops / record.stats.median / 1e9;
+  }
+}
+
+}  // namespace
+
+ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& backend, const RunnerOptions& options) {
+  ResultRecord record = skeleton(spec, problem, backend);
+  const Support support = backend.supports(spec.op, spec.dtype);
+  if (!support.supported) {
+    record.status = Status::skipped;
+    record.reason = support.reason;
+    return record;
+  }
+  const Availability availability = backend.availability();
+  if (!availability.available) {
+    record.status = Status::skipped;
+    record.reason = availability.reason;
+    return record;
+  }
+  BackendSettings settings;
+  settings.threads = spec.threads;
+  settings.tf32 = spec.tf32;
+  settings.device = options.device;
+  record.threads_used = backend.threads_used(settings);
+
+  const std::string range_name = record.spec.id();
+  nvtx::ScopedRange case_range(range_name);
+  try {
+    std::unique_ptr<Prepared> prepared;
+    {
+      nvtx::ScopedRange range("prepare");
+      prepared = backend.prepare(problem, settings);
+    }
+    measure(record, *prepared, spec, options);
+    record.details = prepared->details();
+    {
+      nvtx::ScopedRange range("verify");
+      record.verification = verify(problem, prepared->result(), prepared->unit_roundoff_override());
+    }
+    if (!record.verification.passed) {
+      record.status = Status::failed;
+      char text[160];
+      std::snprintf(text, sizeof text, "verification failed: max error %.3g exceeds tolerance %.3g", record.verification.max_error,
+                    record.verification.tolerance);
+      record.reason = text;
+    }
+  } catch (const std::exception& error) {
+    record.status = Status::failed;
+    record.reason = error.what();
+  }
+  return record;
+}
+
+std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
+                                   const RunnerOptions& options) {
+  std::map<std::string, Backend*> by_name;
+  for (auto& backend : backends) by_name[backend->name()] = backend.get();
+
+  std::vector<ResultRecord> results;
+  std::unique_ptr<Problem> problem;
+  std::string problem_key;
+  std::string problem_error;
+  const std::size_t total = plan.cases.size();
+  for (std::size_t index = 0; index < total; ++index) {
+    const CaseSpec& spec = plan.cases[index];
+    Backend* backend = by_name.at(spec.backend);
+    const std::string key = to_string(spec.op) + "/" + to_string(spec.dtype) + "/" + spec.shape.label(spec.op) + "/" +
+                            std::to_string(spec.seed);
+    if (key != problem_key) {
+      problem.reset();  // free the last inputs before building the next
+      problem_error.clear();
+      problem_key = key;
+      try {
+        problem = std::make_unique<Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed));
+      } catch (const UsageError&) {
+        throw;
+      } catch (const std::exception& error) {
+        problem_error = std::string("cannot build the inputs: ") + error.what();
+      }
+    }
+    if (options.progress) {
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, total, spec.id().c_str());
+      std::fflush(stderr);
+    }
+    if (!problem) {
+      ResultRecord record;
+      record.spec = spec;
+      record.device = backend->kind();
+      record.status = Status::failed;
+      record.reason = problem_error;
+      results.push_back(std::move(record));
+      continue;
+    }
+    results.push_back(run_case(spec, *problem, *backend, options));
+  }
+  if (options.progress) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  return results;
+}
+
+}  // namespace gpb

@@ -1,0 +1,106 @@
+"""Bad input: one-line error naming the problem, exit 2, no crash, no partial report file."""
+import json
+import os
+
+from gpubench_cli import FAST, CliTestCase, gpubench, main, write_file
+
+
+class BadInputTests(CliTestCase):
+    def run_bad(self, *args, fragments=()):
+        out = os.path.join(self.dir, "never.json")
+        process = gpubench("run", *args, "--out", out, *FAST)
+        self.assertUsageError(process, *fragments)
+        self.assertFalse(os.path.exists(out), "a report file was written for a bad command")
+        leftovers = [name for name in os.listdir(self.dir) if name.startswith("never")]
+        self.assertEqual(leftovers, [], "a partial or temporary report file was left behind")
+        return process
+
+    def test_unknown_op(self):
+        self.run_bad("--op", "cos", fragments=("cos",))
+
+    def test_unknown_backend(self):
+        self.run_bad("--op", "sin", "--backend", "magma", fragments=("magma",))
+
+    def test_unknown_dtype(self):
+        self.run_bad("--op", "sin", "--dtype", "f16", fragments=("f16",))
+
+    def test_malformed_sizes(self):
+        for size in ("12Q", "abc", "1.5M", "K", "4K..1K", "1K..4K:x1", "1K..4K:y2"):
+            with self.subTest(size=size):
+                self.run_bad("--op", "sin", "--size", size)
+
+    def test_zero_negative_absurd_sizes(self):
+        self.run_bad("--op", "sin", "--size", "0", fragments=("zero",))
+        self.run_bad("--op", "sin", "--size", "-5")
+        self.run_bad("--op", "sin", "--size", "4096G", fragments=("large",))
+
+    def test_size_that_cannot_be_allocated(self):
+        # 2^36 doubles = 512 GiB: valid syntax, more memory than the machine has.
+        self.run_bad("--op", "sin", "--dtype", "f64", "--size", "64G", fragments=("GiB",))
+        self.run_bad("--op", "matmul", "--size", "1M", fragments=("GiB",))
+
+    def test_malformed_matmul_shape(self):
+        self.run_bad("--op", "matmul", "--shape", "10x10", fragments=("10x10",))
+
+    def test_bad_pattern_and_nnz(self):
+        self.run_bad("--op", "spmv", "--pattern", "diagonal", fragments=("diagonal",))
+        self.run_bad("--op", "spmv", "--nnz-per-row", "0")
+
+    def test_missing_config(self):
+        self.run_bad("--config", os.path.join(self.dir, "nope.json"), fragments=("nope.json",))
+
+    def test_malformed_config(self):
+        for text, fragment in (("{not json", "JSON"), ('{"groups": []}', "groups"), ('{"groups": [{"ops": ["cos"]}]}', "cos"),
+                               ('{"groups": [{"ops": ["sin"], "sizez": [1]}]}', "sizez"), ("[1, 2]", "object")):
+            with self.subTest(text=text):
+                path = write_file(self.dir, "bad_suite.json", text)
+                self.run_bad("--config", path, fragments=(fragment,))
+
+    def test_missing_matrix_file(self):
+        self.run_bad("--op", "spmv", "--matrix", os.path.join(self.dir, "absent.mtx"), fragments=("absent.mtx",))
+
+    def test_malformed_matrix_files(self):
+        cases = {
+            "no_header.mtx": "3 3 1\n1 1 1.0\n",
+            "array.mtx": "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
+            "out_of_range.mtx": "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n",
+            "truncated.mtx": "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1.0\n",
+            "not_a_number.mtx": "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 abc\n",
+        }
+        for name, text in cases.items():
+            with self.subTest(name=name):
+                path = write_file(self.dir, name, text)
+                self.run_bad("--op", "spmv", "--matrix", path, "--backend", "eigen", fragments=(name,))
+                os.remove(path)
+
+    def test_unknown_flag(self):
+        process = gpubench("run", "--bogus")
+        self.assertUsageError(process, "bogus")
+
+    def test_bad_format_and_extension(self):
+        self.run_bad("--op", "sin", "--format", "xml", fragments=("xml",))
+        process = gpubench("run", "--op", "sin", "--out", os.path.join(self.dir, "r.xlsx"), *FAST)
+        self.assertUsageError(process, "r.xlsx")
+
+    def test_unwritable_output_leaves_nothing(self):
+        out = os.path.join(self.dir, "missing_dir", "r.json")
+        process = gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", out, *FAST)
+        self.assertUsageError(process, "r.json")
+        self.assertFalse(os.path.exists(os.path.dirname(out)))
+
+    def test_compare_bad_inputs(self):
+        good = os.path.join(self.dir, "good.json")
+        self.assertEqual(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", good, *FAST).returncode, 0)
+        missing = os.path.join(self.dir, "missing.json")
+        self.assertUsageError(gpubench("compare", missing, good), "missing.json")
+        malformed = write_file(self.dir, "malformed.json", "{\"schema\": ")
+        self.assertUsageError(gpubench("compare", good, malformed), "malformed.json")
+        with open(good, encoding="utf-8") as handle:
+            report = json.load(handle)
+        report["schema_version"] = 99
+        wrong = write_file(self.dir, "wrong.json", json.dumps(report))
+        self.assertUsageError(gpubench("compare", good, wrong), "99")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The JSON report of a real run validates against the documented schema (docs/report-schema.json)."""
+import json
+import os
+import sys
+
+from gpubench_cli import FAST, SKIP, SOURCE_DIR, CliTestCase, gpubench, main, write_file
+
+try:
+    import jsonschema
+except ImportError:  # reported as skipped by ctest, not as passed
+    print("python3-jsonschema is not installed (scripts/setup.sh installs it): schema test skipped", file=sys.stderr)
+    sys.exit(SKIP)
+
+SMALL_MTX = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n3 1\n"
+
+
+class SchemaTests(CliTestCase):
+    def setUp(self):
+        super().setUp()
+        with open(os.path.join(SOURCE_DIR, "docs", "report-schema.json"), encoding="utf-8") as handle:
+            self.schema = json.load(handle)
+        jsonschema.Draft7Validator.check_schema(self.schema)
+
+    def validate(self, report):
+        errors = sorted(jsonschema.Draft7Validator(self.schema).iter_errors(report), key=lambda e: list(e.path))
+        self.assertEqual([f"{list(e.path)}: {e.message}" for e in errors], [])
+
+    def test_every_op_and_status_validates(self):
+        matrix = write_file(self.dir, "p.mtx", SMALL_MTX)
+        out = os.path.join(self.dir, "r.json")
+        suite = write_file(self.dir, "suite.json", json.dumps({"groups": [
+            {"ops": ["sin", "sqrt", "sum"], "dtypes": ["f32", "f64"], "sizes": ["1K"], "backends": ["eigen", "openblas"]},
+            {"ops": ["matmul"], "shapes": ["17x5x3"], "backends": ["eigen", "openblas"], "timing": ["kernel", "e2e"]},
+            {"ops": ["spmv"], "rows": ["4K"], "pattern": "powerlaw", "backends": ["eigen"]},
+            {"ops": ["spmv"], "matrix": matrix, "backends": ["eigen"]}]}))
+        process = gpubench("run", "--config", suite, "--out", out, "--relative-to", "eigen", *FAST)
+        self.assertOk(process)
+        with open(out, encoding="utf-8") as handle:
+            report = json.load(handle)
+        self.assertIn("skipped", {r["status"] for r in report["results"]})
+        self.validate(report)
+
+    def test_schema_rejects_a_broken_report(self):
+        out = os.path.join(self.dir, "r.json")
+        self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", out, *FAST))
+        with open(out, encoding="utf-8") as handle:
+            report = json.load(handle)
+        del report["results"][0]["statistics"]
+        report["results"][0]["dtype"] = "f16"
+        errors = list(jsonschema.Draft7Validator(self.schema).iter_errors(report))
+        self.assertGreaterEqual(len(errors), 2)
+
+
+if __name__ == "__main__":
+    main()
