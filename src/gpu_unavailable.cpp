@@ -35,7 +35,7 @@ void append_gpu_backends(std::vector<std::unique_ptr<Backend>>& out) {
   out.push_back(std::make_unique<UnbuiltGpuBackend>("cusparse", "cuSPARSE generic SpMV"));
 }
 
-void append_gpu_context(Context& context) { context.notes.push_back("GPU backends not built (no CUDA toolkit at build time)"); }
+void append_gpu_context(Context& context) { context.notes.push_back("GPU backends unavailable: built without the CUDA toolkit"); }
 
 void profiler_capture_start() {}
 void profiler_capture_stop() {}

@@ -218,7 +218,8 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
 
   const int threads_used = resolve_threads(threads);
   Context context = collect_context(argv, threads_used);
-  context.notes.insert(context.notes.end(), notes.begin(), notes.end());
+  for (const auto& note : notes)
+    if (std::find(context.notes.begin(), context.notes.end(), note) == context.notes.end()) context.notes.push_back(note);
   context.thresholds = plan.thresholds;
   context.settings["seed"] = std::to_string(seed);
   context.settings["l2"] = to_string(l2);
@@ -283,6 +284,7 @@ void print_list(std::ostream& out) {
   out << "\n";
   std::map<std::string, std::string> reasons;
   for (auto& backend : backends) {
+    const bool available = backend->availability().available;
     out << "  " << backend->name() << std::string(10 - std::min<std::size_t>(9, backend->name().size()), ' ');
     for (Op op : all_ops())
       for (DType dtype : all_dtypes()) {
@@ -290,7 +292,8 @@ void print_list(std::ostream& out) {
         const std::string column = to_string(op) + "/" + to_string(dtype);
         const std::string mark = support.supported ? "yes" : "-";
         out << mark << std::string(std::max<std::size_t>(12, column.size() + 1) - mark.size(), ' ');
-        if (!support.supported) reasons[backend->name() + " " + to_string(op)] = support.reason;
+        // An unavailable backend's reason is already on its line above.
+        if (!support.supported && available) reasons[backend->name() + " " + to_string(op)] = support.reason;
       }
     out << "\n";
   }

@@ -25,7 +25,15 @@ constexpr std::int64_t kDefaultElements = std::int64_t{1} << 24;
 constexpr std::int64_t kDefaultMatmul = 1024;
 constexpr std::int64_t kDefaultSpmvRows = std::int64_t{1} << 20;
 
+// --size means each op's natural size: n elements for sin, sqrt and sum, the square size
+// n for matmul, the row count for spmv (spmv only when it is the sole op, so that
+// "--op sin,spmv --size 256M" does not ask for a 256M-row matrix). A sweep -- several ops
+// sharing a list of several sizes -- reads each size as a footprint in elements instead,
+// so the ops scale together: matmul n = sqrt(size) (matrices of about `size` entries)
+// and spmv rows = size / nnz_per_row (about `size` nonzeros).
 std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
+  const bool footprint = options.ops.size() > 1 && options.sizes.size() > 1;
+  const bool spmv_sized = options.ops.size() == 1 || footprint;
   std::vector<Shape> shapes;
   switch (op) {
     case Op::sin:
@@ -36,8 +44,10 @@ std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
       break;
     case Op::matmul:
       if (!options.matmul_shapes.empty()) return options.matmul_shapes;
-      for (auto n : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultMatmul} : options.sizes)
+      for (auto size : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultMatmul} : options.sizes) {
+        const auto n = footprint ? std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(size)))) : size;
         shapes.push_back(matmul_shape(n, n, n));
+      }
       break;
     case Op::spmv:
       if (!options.matrix_path.empty()) {
@@ -45,11 +55,11 @@ std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
       } else if (options.spmv_rows > 0) {
         shapes.push_back(spmv_shape(options.spmv_rows, options.nnz_per_row, options.pattern));
       } else {
-        // --size applies to spmv only when spmv is the sole op; otherwise a list like
-        // "--op sin,spmv --size 256M" would ask for a 256M-row matrix by accident.
-        const bool sizes_are_rows = options.ops.size() == 1 && !options.sizes.empty();
-        for (auto rows : sizes_are_rows ? options.sizes : std::vector<std::int64_t>{kDefaultSpmvRows})
+        const bool use_sizes = spmv_sized && !options.sizes.empty();
+        for (auto size : use_sizes ? options.sizes : std::vector<std::int64_t>{kDefaultSpmvRows}) {
+          const auto rows = footprint ? std::max<std::int64_t>(1, size / options.nnz_per_row) : size;
           shapes.push_back(spmv_shape(rows, options.nnz_per_row, options.pattern));
+        }
       }
       break;
   }

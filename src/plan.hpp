@@ -49,8 +49,9 @@ struct Plan {
 };
 
 // Default sizes when none are given: sin/sqrt/sum 16M elements, matmul 1024 (square),
-// spmv 1M rows. --size is n for elementwise ops and sum, the square size for matmul, and
-// the row count for generated spmv (unless --rows is given).
+// spmv 1M rows. With one op, --size is n for elementwise ops and sum, the square size for
+// matmul and the row count for generated spmv (unless --rows is given); with several
+// ops it is a footprint in elements (matmul n = sqrt(size), spmv rows = size/nnz_per_row).
 std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names);
 
 
