@@ -1,0 +1,133 @@
+// The CSV report: one flat row per record, RFC 4180 quoting, empty fields where a value
+// does not apply, numbers in the shortest form that reads back exactly.
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "report/report.hpp"
+#include "report/report_model.hpp"
+
+namespace gpb {
+namespace {
+
+std::string quoted(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  if (!std::isfinite(value)) return "";
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, result.ptr);
+}
+
+std::string number(std::int64_t value) { return std::to_string(value); }
+
+std::string boolean(bool value) { return value ? "true" : "false"; }
+
+const Phase* find_phase(const ResultRecord& record, const std::string& name) {
+  for (const auto& phase : record.phases)
+    if (phase.name == name) return &phase;
+  return nullptr;
+}
+
+// Collects one row's fields under their column names, so header and rows cannot drift apart.
+class CsvRow {
+ public:
+  void add(std::string name, std::string value) {
+    names_.push_back(std::move(name));
+    values_.push_back(std::move(value));
+  }
+  // A field that is empty unless the condition holds.
+  void add_if(bool applies, std::string name, std::string value) {
+    add(std::move(name), applies ? std::move(value) : std::string());
+  }
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<std::string>& values() const { return values_; }
+
+ private:
+  std::vector<std::string> names_, values_;
+};
+
+CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+  const CaseSpec& spec = record.spec;
+  const Shape& shape = spec.shape;
+  const bool elementwise = spec.op == Op::sin || spec.op == Op::sqrt || spec.op == Op::sum;
+  const bool matmul = spec.op == Op::matmul;
+  const bool spmv = spec.op == Op::spmv;
+  const bool measured = report_model::has_measurements(record);
+  const bool host_measured = measured && record.host_stats.count > 0;
+  const bool checked = record.verification.checked;
+  const Statistics& stats = record.stats;
+
+  CsvRow row;
+  row.add("op", to_string(spec.op));
+  row.add("backend", spec.backend);
+  row.add("device", to_string(record.device));
+  row.add("dtype", to_string(spec.dtype));
+  row.add("shape", shape.label(spec.op));
+  row.add_if(matmul, "m", number(shape.m));
+  row.add_if(elementwise || matmul, "n", number(shape.n));
+  row.add_if(matmul, "k", number(shape.k));
+  row.add_if(spmv, "rows", number(shape.rows));
+  row.add_if(spmv, "cols", number(shape.cols));
+  row.add_if(spmv, "nnz", number(shape.nnz));
+  row.add_if(spmv, "pattern", to_string(shape.pattern));
+  row.add("timing", to_string(spec.timing));
+  row.add("l2", to_string(spec.l2));
+  row.add("tf32", boolean(spec.tf32));
+  row.add("threads", number(std::int64_t{record.threads_used}));
+  row.add("status", to_string(record.status));
+  row.add("reason", record.reason);
+  row.add_if(measured, "samples", number(static_cast<std::int64_t>(stats.count)));
+  row.add_if(measured, "batch", number(record.batch));
+  row.add_if(measured, "timer", record.timer);
+  row.add_if(measured, "median_s", number(stats.median));
+  row.add_if(measured, "mean_s", number(stats.mean));
+  row.add_if(measured, "min_s", number(stats.min));
+  row.add_if(measured, "max_s", number(stats.max));
+  row.add_if(measured, "stddev_s", number(stats.stddev));
+  row.add_if(measured, "rel_stddev", number(stats.rel_stddev));
+  row.add_if(measured, "p5_s", number(stats.p5));
+  row.add_if(measured, "p95_s", number(stats.p95));
+  row.add_if(measured, "q1_s", number(stats.q1));
+  row.add_if(measured, "q3_s", number(stats.q3));
+  row.add_if(host_measured, "host_median_s", number(record.host_stats.median));
+  row.add_if(measured, "gbps", number(record.gbps));
+  row.add_if(measured, "gflops", number(record.gflops));
+  row.add_if(checked, "verified", boolean(record.verification.passed));
+  row.add_if(checked, "max_error", number(record.verification.max_error));
+  row.add_if(checked, "tolerance", number(record.verification.tolerance));
+  for (const char* name : {"h2d", "op", "d2h"}) {
+    const Phase* phase = find_phase(record, name);
+    row.add_if(phase != nullptr, std::string(name) + "_median_s", phase ? number(phase->stats.median) : "");
+  }
+  if (options.relative_to) {
+    const auto speedup = report_model::speedup(record, results, *options.relative_to);
+    row.add_if(speedup.has_value(), "speedup", speedup ? number(*speedup) : "");
+  }
+  return row;
+}
+
+void append_line(std::ostringstream& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << quoted(fields[i]);
+  out << '\n';
+}
+
+}  // namespace
+
+std::string render_csv(const Context&, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+  std::ostringstream out;
+  // The header comes from the same code as the rows; a record-less report still gets one.
+  append_line(out, csv_row(ResultRecord{}, results, options).names());
+  for (const auto& record : results) append_line(out, csv_row(record, results, options).values());
+  return out.str();
+}
+
+}  // namespace gpb

@@ -1,0 +1,469 @@
+// The JSON report (schema "gpubench-report", docs/report-schema.json) and its reader.
+// Every raw sample is kept; doubles are written in the shortest form that reads back
+// exactly, and non-finite values as null, so parse(render(x)) reproduces x.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+#include "report/report.hpp"
+#include "report/report_model.hpp"
+
+namespace gpb {
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps the schema's field order in the output
+
+constexpr const char* kSchemaName = "gpubench-report";
+
+// ---- writing ----
+
+Json real(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json reals(const std::vector<double>& values) {
+  Json array = Json::array();
+  for (double value : values) array.push_back(real(value));
+  return array;
+}
+
+Json statistics_json(const Statistics& stats) {
+  return {{"count", stats.count},
+          {"min", real(stats.min)},
+          {"max", real(stats.max)},
+          {"mean", real(stats.mean)},
+          {"median", real(stats.median)},
+          {"stddev", real(stats.stddev)},
+          {"rel_stddev", real(stats.rel_stddev)},
+          {"p5", real(stats.p5)},
+          {"p95", real(stats.p95)},
+          {"q1", real(stats.q1)},
+          {"q3", real(stats.q3)},
+          {"median_ci_low", real(stats.median_ci_low)},
+          {"median_ci_high", real(stats.median_ci_high)}};
+}
+
+// Only the fields that describe the op's shape.
+Json shape_json(Op op, const Shape& shape) {
+  Json json = {{"label", shape.label(op)}};
+  switch (op) {
+    case Op::sin:
+    case Op::sqrt:
+    case Op::sum:
+      json["n"] = shape.n;
+      break;
+    case Op::matmul:
+      json["m"] = shape.m;
+      json["n"] = shape.n;
+      json["k"] = shape.k;
+      break;
+    case Op::spmv:
+      json["rows"] = shape.rows;
+      json["cols"] = shape.cols;
+      json["nnz"] = shape.nnz;
+      json["nnz_per_row"] = shape.nnz_per_row;
+      json["pattern"] = to_string(shape.pattern);
+      if (!shape.matrix_path.empty()) json["matrix_path"] = shape.matrix_path;
+      break;
+  }
+  return json;
+}
+
+Json context_json(const Context& context) {
+  Json gpus = Json::array();
+  for (const auto& gpu : context.gpus) {
+    gpus.push_back({{"ordinal", gpu.ordinal},
+                    {"name", gpu.name},
+                    {"compute_capability", gpu.compute_capability},
+                    {"sm_count", gpu.sm_count},
+                    {"sm_clock_mhz", real(gpu.sm_clock_mhz)},
+                    {"mem_clock_mhz", real(gpu.mem_clock_mhz)},
+                    {"memory_gib", real(gpu.memory_gib)},
+                    {"bus_width_bits", gpu.bus_width_bits},
+                    {"theoretical_bandwidth_gbps", real(gpu.theoretical_bandwidth_gbps)},
+                    {"l2_mib", real(gpu.l2_mib)},
+                    {"ecc", gpu.ecc},
+                    {"driver_version", gpu.driver_version},
+                    {"runtime_version", gpu.runtime_version}});
+  }
+  Json thresholds = Json::object();
+  for (const auto& [key, value] : context.thresholds) thresholds[key] = real(value);
+  return {{"tool_version", context.tool_version},
+          {"git_sha", context.git_sha},
+          {"build_type", context.build_type},
+          {"compiler", context.compiler},
+          {"argv", context.argv},
+          {"timestamp", context.timestamp},
+          {"hostname", context.hostname},
+          {"os", context.os},
+          {"cpu_model", context.cpu_model},
+          {"cpu_cores", context.cpu_cores},
+          {"threads", context.threads},
+          {"memory_gib", real(context.memory_gib)},
+          {"libraries", context.libraries},
+          {"settings", context.settings},
+          {"thresholds", thresholds},
+          {"gpus", gpus},
+          {"notes", context.notes}};
+}
+
+Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+  const CaseSpec& spec = record.spec;
+  Json phases = Json::array();
+  for (const auto& phase : record.phases)
+    phases.push_back({{"name", phase.name}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
+  const Verification& verification = record.verification;
+  Json json = {{"id", spec.id()},
+               {"op", to_string(spec.op)},
+               {"backend", spec.backend},
+               {"device", to_string(record.device)},
+               {"dtype", to_string(spec.dtype)},
+               {"shape", shape_json(spec.op, spec.shape)},
+               {"settings",
+                {{"timing", to_string(spec.timing)},
+                 {"l2", to_string(spec.l2)},
+                 {"tf32", spec.tf32},
+                 {"threads", spec.threads},
+                 {"threads_used", record.threads_used},
+                 {"seed", spec.seed},
+                 {"warmup", record.warmup},
+                 {"batch", record.batch},
+                 {"timer", record.timer},
+                 {"stop_reason", record.stop_reason},
+                 {"measure_seconds", real(record.measure_seconds)}}},
+               {"status", to_string(record.status)},
+               {"reason", record.reason},
+               {"input_distribution", record.input_distribution},
+               {"details", record.details},
+               {"samples_s", reals(record.samples_s)},
+               {"host_samples_s", reals(record.host_samples_s)},
+               {"statistics", statistics_json(record.stats)},
+               {"host_statistics", statistics_json(record.host_stats)},
+               {"phases", phases},
+               {"throughput",
+                {{"bytes", real(record.bytes)}, {"flops", real(record.flops)}, {"gbps", real(record.gbps)}, {"gflops", real(record.gflops)}}},
+               {"verification",
+                {{"checked", verification.checked},
+                 {"passed", verification.passed},
+                 {"entries_checked", verification.entries_checked},
+                 {"max_error", real(verification.max_error)},
+                 {"tolerance", real(verification.tolerance)},
+                 {"method", verification.method}}}};
+  if (options.relative_to) {
+    const auto speedup = report_model::speedup(record, results, *options.relative_to);
+    json["speedup"] = speedup ? real(*speedup) : Json(nullptr);
+  }
+  return json;
+}
+
+// ---- reading ----
+
+// A value inside the document, with the path that error messages name
+// ("results[2].statistics.median").
+class Node {
+ public:
+  Node(const Json& value, std::string path, const std::string& origin) : value_(value), path_(std::move(path)), origin_(origin) {}
+
+  const Json& value() const { return value_; }
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw UsageError(origin_ + ": " + (path_.empty() ? "" : path_ + ": ") + problem);
+  }
+
+  void expect(bool holds, const char* expected) const {
+    if (!holds) fail(std::string("expected ") + expected + ", got " + value_.type_name());
+  }
+
+  std::optional<Node> member(const char* key) const {
+    expect(value_.is_object(), "an object");
+    const auto found = value_.find(key);
+    if (found == value_.end()) return std::nullopt;
+    return Node(*found, path_.empty() ? key : path_ + "." + key, origin_);
+  }
+
+  Node required(const char* key) const {
+    auto found = member(key);
+    if (!found) fail(std::string("missing field \"") + key + "\"");
+    return *found;
+  }
+
+  Node element(std::size_t index) const { return Node(value_[index], path_ + "[" + std::to_string(index) + "]", origin_); }
+
+ private:
+  const Json& value_;
+  std::string path_;
+  const std::string& origin_;
+};
+
+void read(const Node& node, std::string& out);
+void read(const Node& node, bool& out);
+void read(const Node& node, double& out);
+void read(const Node& node, Statistics& out);
+void read(const Node& node, Phase& out);
+void read(const Node& node, Verification& out);
+void read(const Node& node, GpuInfo& out);
+void read(const Node& node, Shape& out);
+void read(const Node& node, ResultRecord& out);
+void read(const Node& node, Context& out);
+
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+void read(const Node& node, T& out) {
+  const Json& value = node.value();
+  node.expect(value.is_number_integer(), "an integer");
+  const auto out_of_range = [&] { node.fail(value.dump() + " is out of range"); };
+  if (value.is_number_unsigned()) {
+    const auto number = value.get<std::uint64_t>();
+    if (number > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) out_of_range();
+    out = static_cast<T>(number);
+  } else {
+    const auto number = value.get<std::int64_t>();
+    if constexpr (std::is_signed_v<T>) {
+      if (number < std::numeric_limits<T>::min() || number > std::numeric_limits<T>::max()) out_of_range();
+    } else {
+      if (number < 0) out_of_range();
+    }
+    out = static_cast<T>(number);
+  }
+}
+
+template <class T>
+void read(const Node& node, std::vector<T>& out) {
+  node.expect(node.value().is_array(), "an array");
+  out.assign(node.value().size(), T{});
+  for (std::size_t i = 0; i < out.size(); ++i) read(node.element(i), out[i]);
+}
+
+template <class T>
+void read(const Node& node, std::map<std::string, T>& out) {
+  node.expect(node.value().is_object(), "an object");
+  out.clear();
+  for (const auto& item : node.value().items()) read(node.required(item.key().c_str()), out[item.key()]);
+}
+
+// Fields other than a case's identity may be absent: they keep their defaults.
+template <class T>
+void read_member(const Node& object, const char* key, T& out) {
+  if (const auto member = object.member(key)) read(*member, out);
+}
+
+// Enums are matched against their to_string names, so reading accepts exactly what writing produces.
+template <class E>
+void read_enum(const Node& node, E& out, const std::vector<E>& values) {
+  std::string text;
+  read(node, text);
+  std::string accepted;
+  for (E value : values) {
+    if (to_string(value) == text) {
+      out = value;
+      return;
+    }
+    accepted += (accepted.empty() ? "" : ", ") + to_string(value);
+  }
+  node.fail("unknown value '" + text + "' (expected one of: " + accepted + ")");
+}
+
+template <class E>
+void read_enum_member(const Node& object, const char* key, E& out, const std::vector<E>& values) {
+  if (const auto member = object.member(key)) read_enum(*member, out, values);
+}
+
+void read(const Node& node, std::string& out) {
+  node.expect(node.value().is_string(), "a string");
+  out = node.value().get<std::string>();
+}
+
+void read(const Node& node, bool& out) {
+  node.expect(node.value().is_boolean(), "true or false");
+  out = node.value().get<bool>();
+}
+
+void read(const Node& node, double& out) {
+  node.expect(node.value().is_number() || node.value().is_null(), "a number");
+  out = node.value().is_null() ? std::numeric_limits<double>::quiet_NaN() : node.value().get<double>();
+}
+
+void read(const Node& node, Statistics& out) {
+  read_member(node, "count", out.count);
+  read_member(node, "min", out.min);
+  read_member(node, "max", out.max);
+  read_member(node, "mean", out.mean);
+  read_member(node, "median", out.median);
+  read_member(node, "stddev", out.stddev);
+  read_member(node, "rel_stddev", out.rel_stddev);
+  read_member(node, "p5", out.p5);
+  read_member(node, "p95", out.p95);
+  read_member(node, "q1", out.q1);
+  read_member(node, "q3", out.q3);
+  read_member(node, "median_ci_low", out.median_ci_low);
+  read_member(node, "median_ci_high", out.median_ci_high);
+}
+
+void read(const Node& node, Phase& out) {
+  read(node.required("name"), out.name);
+  read_member(node, "samples_s", out.samples_s);
+  read_member(node, "statistics", out.stats);
+}
+
+void read(const Node& node, Verification& out) {
+  read_member(node, "checked", out.checked);
+  read_member(node, "passed", out.passed);
+  read_member(node, "entries_checked", out.entries_checked);
+  read_member(node, "max_error", out.max_error);
+  read_member(node, "tolerance", out.tolerance);
+  read_member(node, "method", out.method);
+}
+
+void read(const Node& node, GpuInfo& out) {
+  read_member(node, "ordinal", out.ordinal);
+  read_member(node, "name", out.name);
+  read_member(node, "compute_capability", out.compute_capability);
+  read_member(node, "sm_count", out.sm_count);
+  read_member(node, "sm_clock_mhz", out.sm_clock_mhz);
+  read_member(node, "mem_clock_mhz", out.mem_clock_mhz);
+  read_member(node, "memory_gib", out.memory_gib);
+  read_member(node, "bus_width_bits", out.bus_width_bits);
+  read_member(node, "theoretical_bandwidth_gbps", out.theoretical_bandwidth_gbps);
+  read_member(node, "l2_mib", out.l2_mib);
+  read_member(node, "ecc", out.ecc);
+  read_member(node, "driver_version", out.driver_version);
+  read_member(node, "runtime_version", out.runtime_version);
+}
+
+// "label" is derived from the other fields, so it is not read back.
+void read(const Node& node, Shape& out) {
+  read_member(node, "n", out.n);
+  read_member(node, "m", out.m);
+  read_member(node, "k", out.k);
+  read_member(node, "rows", out.rows);
+  read_member(node, "cols", out.cols);
+  read_member(node, "nnz", out.nnz);
+  read_member(node, "nnz_per_row", out.nnz_per_row);
+  read_enum_member(node, "pattern", out.pattern,
+                   {SpmvPattern::random, SpmvPattern::banded, SpmvPattern::powerlaw, SpmvPattern::file});
+  read_member(node, "matrix_path", out.matrix_path);
+}
+
+// "id" and "speedup" are derived, so they are not read back.
+void read(const Node& node, ResultRecord& out) {
+  CaseSpec& spec = out.spec;
+  read_enum(node.required("op"), spec.op, all_ops());
+  read(node.required("backend"), spec.backend);
+  read_enum(node.required("device"), out.device, {DeviceKind::cpu, DeviceKind::gpu});
+  read_enum(node.required("dtype"), spec.dtype, all_dtypes());
+  read(node.required("shape"), spec.shape);
+  read_enum(node.required("status"), out.status, {Status::ok, Status::skipped, Status::failed});
+  if (const auto settings = node.member("settings")) {
+    read_enum_member(*settings, "timing", spec.timing, {TimingMode::kernel, TimingMode::e2e});
+    read_enum_member(*settings, "l2", spec.l2, {L2Mode::flush, L2Mode::warm});
+    read_member(*settings, "tf32", spec.tf32);
+    read_member(*settings, "threads", spec.threads);
+    read_member(*settings, "threads_used", out.threads_used);
+    read_member(*settings, "seed", spec.seed);
+    read_member(*settings, "warmup", out.warmup);
+    read_member(*settings, "batch", out.batch);
+    read_member(*settings, "timer", out.timer);
+    read_member(*settings, "stop_reason", out.stop_reason);
+    read_member(*settings, "measure_seconds", out.measure_seconds);
+  }
+  read_member(node, "reason", out.reason);
+  read_member(node, "input_distribution", out.input_distribution);
+  read_member(node, "details", out.details);
+  read_member(node, "samples_s", out.samples_s);
+  read_member(node, "host_samples_s", out.host_samples_s);
+  read_member(node, "statistics", out.stats);
+  read_member(node, "host_statistics", out.host_stats);
+  read_member(node, "phases", out.phases);
+  if (const auto throughput = node.member("throughput")) {
+    read_member(*throughput, "bytes", out.bytes);
+    read_member(*throughput, "flops", out.flops);
+    read_member(*throughput, "gbps", out.gbps);
+    read_member(*throughput, "gflops", out.gflops);
+  }
+  read_member(node, "verification", out.verification);
+}
+
+void read(const Node& node, Context& out) {
+  read_member(node, "tool_version", out.tool_version);
+  read_member(node, "git_sha", out.git_sha);
+  read_member(node, "build_type", out.build_type);
+  read_member(node, "compiler", out.compiler);
+  read_member(node, "argv", out.argv);
+  read_member(node, "timestamp", out.timestamp);
+  read_member(node, "hostname", out.hostname);
+  read_member(node, "os", out.os);
+  read_member(node, "cpu_model", out.cpu_model);
+  read_member(node, "cpu_cores", out.cpu_cores);
+  read_member(node, "threads", out.threads);
+  read_member(node, "memory_gib", out.memory_gib);
+  read_member(node, "libraries", out.libraries);
+  read_member(node, "settings", out.settings);
+  read_member(node, "thresholds", out.thresholds);
+  read_member(node, "gpus", out.gpus);
+  read_member(node, "notes", out.notes);
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the rest is the useful part.
+std::string without_exception_id(const char* message) {
+  const char* end_of_id = std::strstr(message, "] ");
+  return end_of_id ? end_of_id + 2 : message;
+}
+
+}  // namespace
+
+std::string render_json(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+  Json report = {{"schema", kSchemaName}, {"schema_version", kReportSchemaVersion}};
+  if (options.relative_to) report["relative_to"] = *options.relative_to;
+  report["context"] = context_json(context);
+  Json records = Json::array();
+  for (const auto& record : results) records.push_back(result_json(record, results, options));
+  report["results"] = std::move(records);
+  // Invalid UTF-8 (say, from a system error message) becomes U+FFFD instead of an exception.
+  return report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+LoadedReport parse_json_report(const std::string& text, const std::string& origin) {
+  Json document;
+  try {
+    document = Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    throw UsageError(origin + ": invalid JSON: " + without_exception_id(error.what()));
+  }
+  const Node root(document, "", origin);
+  if (!document.is_object() || !document.contains("schema"))
+    root.fail(std::string("not a gpubench report (no \"schema\": \"") + kSchemaName + "\" field)");
+  std::string schema;
+  read(root.required("schema"), schema);
+  if (schema != kSchemaName) root.fail("not a gpubench report (schema is '" + schema + "', expected '" + kSchemaName + "')");
+  int version = 0;
+  read(root.required("schema_version"), version);
+  if (version != kReportSchemaVersion)
+    root.fail("schema version " + std::to_string(version) + " is not supported (this gpubench reads version " +
+              std::to_string(kReportSchemaVersion) + ")");
+
+  LoadedReport report;
+  read(root.required("context"), report.context);
+  report.context.schema_version = version;
+  read(root.required("results"), report.results);
+  return report;
+}
+
+LoadedReport read_json_report(const std::string& path) {
+  const auto cannot_read = [&path](int error) {
+    return UsageError("cannot read report '" + path + "': " + std::strerror(error));
+  };
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw cannot_read(errno);
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, count);
+  const bool failed = std::ferror(file) != 0;
+  const int read_error = errno;  // before fclose can change it
+  std::fclose(file);
+  if (failed) throw cannot_read(read_error);
+  return parse_json_report(text, path);
+}
+
+}  // namespace gpb

@@ -1,0 +1,185 @@
+#include "report/report_model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpb::report_model {
+namespace {
+
+// sin and sqrt count one "flop" per element by convention, so a flop rate says nothing
+// about them; a matmul moves far more than its minimum byte count, so its GB/s says nothing.
+bool bandwidth_is_meaningful(Op op) { return op != Op::matmul; }
+bool flop_rate_is_meaningful(Op op) { return op == Op::matmul || op == Op::spmv; }
+
+bool same_case(const CaseSpec& a, const CaseSpec& b) {
+  return a.op == b.op && a.dtype == b.dtype && a.shape.label(a.op) == b.shape.label(b.op) && a.timing == b.timing &&
+         a.l2 == b.l2 && a.tf32 == b.tf32;
+}
+
+// Table cells hold one line each.
+std::string single_line(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  return text;
+}
+
+// Two significant digits with a short exponent: "3.1e-3".
+std::string format_error(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", value);
+  std::string formatted = text;
+  const auto e = formatted.find('e');
+  if (e == std::string::npos) return formatted;  // nan, inf
+  std::string exponent = formatted.substr(e + 1);
+  const bool negative = exponent[0] == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return formatted.substr(0, e + 1) + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
+}
+
+std::string verification_cell(const Verification& verification) {
+  if (!verification.checked) return "-";
+  if (verification.passed) return "ok";
+  return "FAIL " + format_error(verification.max_error) + "/" + format_error(verification.tolerance);
+}
+
+std::string rate_cell(bool meaningful, double giga_per_second) {
+  return meaningful && giga_per_second > 0 ? format_significant(giga_per_second, 3) : "-";
+}
+
+// Half the interquartile range relative to the median: robust to the odd slow sample.
+std::string spread_cell(const Statistics& stats) {
+  if (stats.median <= 0) return "-";
+  return "\u00b1" + format_significant((stats.q3 - stats.q1) / 2 / stats.median * 100, 2) + "%";
+}
+
+std::string samples_cell(const ResultRecord& record) {
+  std::string cell = std::to_string(record.stats.count);
+  if (record.batch > 1) cell += " x" + std::to_string(record.batch);
+  return cell;
+}
+
+// "h2d 5.61 ms, op 61.3 us, d2h 2.10 us"; empty outside e2e mode.
+std::string phases_cell(const ResultRecord& record) {
+  std::string cell;
+  for (const auto& phase : record.phases) cell += (cell.empty() ? "" : ", ") + phase.name + " " + format_seconds(phase.stats.median);
+  return cell;
+}
+
+std::string speedup_cell(const ResultRecord& record, const std::vector<ResultRecord>& results, const std::string& reference) {
+  const auto ratio = speedup(record, results, reference);
+  if (!ratio) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", *ratio);
+  return text;
+}
+
+std::string plural(std::size_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+}  // namespace
+
+bool has_measurements(const ResultRecord& record) { return record.stats.count > 0; }
+
+std::optional<double> speedup(const ResultRecord& record, const std::vector<ResultRecord>& results,
+                              const std::string& reference_backend) {
+  if (!has_measurements(record) || record.stats.median <= 0) return std::nullopt;
+  for (const auto& reference : results) {
+    if (reference.spec.backend == reference_backend && same_case(reference.spec, record.spec) && has_measurements(reference))
+      return reference.stats.median / record.stats.median;
+  }
+  return std::nullopt;
+}
+
+ContextSummary summarize_context(const Context& context) {
+  ContextSummary summary;
+  std::string title = "gpubench " + context.tool_version;
+  if (!context.git_sha.empty()) title += " (git " + context.git_sha + ")";
+  if (!context.hostname.empty()) title += " on " + context.hostname;
+  if (!context.timestamp.empty()) title += ", " + context.timestamp;
+  summary.facts.push_back(title);
+
+  std::string cpu = "CPU: " + (context.cpu_model.empty() ? std::string("unknown") : context.cpu_model);
+  if (context.cpu_cores > 0) cpu += ", " + plural(static_cast<std::size_t>(context.cpu_cores), "core");
+  if (context.threads > 0) cpu += ", " + plural(static_cast<std::size_t>(context.threads), "thread");
+  summary.facts.push_back(cpu);
+
+  for (const auto& gpu : context.gpus) {
+    std::vector<std::string> traits;
+    if (!gpu.compute_capability.empty()) traits.push_back("compute " + gpu.compute_capability);
+    if (gpu.sm_count > 0) traits.push_back(std::to_string(gpu.sm_count) + " SMs");
+    if (gpu.theoretical_bandwidth_gbps > 0) traits.push_back(format_rate(gpu.theoretical_bandwidth_gbps * 1e9, "B/s") + " peak");
+    std::string line = "GPU " + std::to_string(gpu.ordinal) + ": " + gpu.name;
+    for (std::size_t i = 0; i < traits.size(); ++i) line += (i == 0 ? " (" : ", ") + traits[i];
+    if (!traits.empty()) line += ")";
+    summary.facts.push_back(line);
+  }
+  for (const auto& note : context.notes) summary.notes.push_back(single_line(note));
+  return summary;
+}
+
+std::string summary_line(const std::vector<ResultRecord>& results) {
+  std::size_t ok = 0, skipped = 0, failed = 0, verification_failures = 0;
+  for (const auto& record : results) {
+    ok += record.status == Status::ok;
+    skipped += record.status == Status::skipped;
+    failed += record.status == Status::failed;
+    verification_failures += record.verification.checked && !record.verification.passed;
+  }
+  return plural(results.size(), "case") + ": " + std::to_string(ok) + " ok, " + std::to_string(skipped) + " skipped, " +
+         std::to_string(failed) + " failed; " + plural(verification_failures, "verification failure");
+}
+
+std::vector<std::string> failure_lines(const std::vector<ResultRecord>& results) {
+  std::vector<std::string> lines;
+  for (const auto& record : results) {
+    const Verification& verification = record.verification;
+    const bool verification_failed = verification.checked && !verification.passed;
+    if (record.status != Status::failed && !verification_failed) continue;
+    std::string reason = record.reason;
+    if (reason.empty())
+      reason = verification_failed ? "verification failed: max error " + format_error(verification.max_error) + " > tolerance " +
+                                         format_error(verification.tolerance)
+                                   : "failed";
+    lines.push_back(record.spec.id() + ": " + single_line(reason));
+  }
+  return lines;
+}
+
+Table results_table(const std::vector<ResultRecord>& results, const ReportOptions& options) {
+  const bool show_phases = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return !r.phases.empty(); });
+
+  Table table;
+  // The case id names op, backend, dtype, shape and any non-default timing, TF32 or L2
+  // mode, exactly as compare and the NVTX ranges do.
+  table.columns = {{"case", Align::left}};
+  table.key_columns = table.columns.size();
+  table.columns.insert(table.columns.end(), {{"median", Align::right},
+                                             {"spread", Align::right},
+                                             {"samples", Align::right},
+                                             {"GB/s", Align::right},
+                                             {"GFLOP/s", Align::right}});
+  if (options.relative_to) table.columns.push_back({"vs " + *options.relative_to, Align::right});
+  table.columns.push_back({"verify", Align::left});
+  if (show_phases) table.columns.push_back({"e2e phases", Align::left, true});
+
+  for (const auto& record : results) {
+    const Op op = record.spec.op;
+    Row row;
+    row.cells = {record.spec.id()};
+    if (has_measurements(record)) {
+      row.cells.insert(row.cells.end(), {format_seconds(record.stats.median), spread_cell(record.stats), samples_cell(record),
+                                         rate_cell(bandwidth_is_meaningful(op), record.gbps),
+                                         rate_cell(flop_rate_is_meaningful(op), record.gflops)});
+      if (options.relative_to) row.cells.push_back(speedup_cell(record, results, *options.relative_to));
+      row.cells.push_back(verification_cell(record.verification));
+      if (show_phases) row.cells.push_back(phases_cell(record));
+    } else {
+      row.cells.resize(table.columns.size());
+      row.message = single_line(to_string(record.status) + (record.reason.empty() ? "" : ": " + record.reason));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace gpb::report_model

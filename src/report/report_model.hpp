@@ -1,0 +1,63 @@
+// What the reporters share beyond report.hpp: number formatting, case speed-ups, the
+// context summary and the results table that the console and Markdown reports both draw.
+// Internal to src/report/.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace gpb::report_model {
+
+// `value` rounded to `digits` significant digits in fixed notation ("812", "12.3", "0.0456");
+// "-" when it is not finite.
+std::string format_significant(double value, int digits);
+
+// A record has measurements when it took samples (a failed verification still did).
+bool has_measurements(const ResultRecord& record);
+
+// How many times faster `record` ran than `reference_backend` on the same case (same op,
+// dtype, shape, timing, L2 mode, TF32): reference median / this median. nullopt when
+// either did not measure it.
+std::optional<double> speedup(const ResultRecord& record, const std::vector<ResultRecord>& results,
+                              const std::string& reference_backend);
+
+struct ContextSummary {
+  std::vector<std::string> facts;  // tool and host, CPU, one per GPU
+  std::vector<std::string> notes;
+};
+ContextSummary summarize_context(const Context& context);
+
+// "8 cases: 5 ok, 1 skipped, 2 failed; 1 verification failure"
+std::string summary_line(const std::vector<ResultRecord>& results);
+
+// One "case id: reason" per failed case or failed verification.
+std::vector<std::string> failure_lines(const std::vector<ResultRecord>& results);
+
+enum class Align { left, right };
+
+struct Column {
+  std::string header;
+  Align align;
+  // Wide and mostly empty (e2e phases): a terminal shows it on a line under its row.
+  bool below_row = false;
+};
+
+struct Row {
+  std::vector<std::string> cells;  // one per column; the measurement cells are empty when message is set
+  std::string message;             // "skipped: <reason>" in place of the measurement columns
+};
+
+struct Table {
+  std::vector<Column> columns;
+  std::size_t key_columns = 0;  // the leading columns that name the case; a message spans the rest
+  std::vector<Row> rows;
+};
+
+// One row per record, named by its case id; the optional columns (speed-up, e2e phases)
+// only when some record needs them.
+Table results_table(const std::vector<ResultRecord>& results, const ReportOptions& options);
+
+}  // namespace gpb::report_model

@@ -1,0 +1,573 @@
+// Reporters: golden files for every format, the JSON round trip and its error messages,
+// atomic report writing, value formatting, CSV quoting and the speed-up column.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "report/report.hpp"
+
+namespace gpb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- a fixed run: one context, records covering every kind of row ----
+
+// Five samples around `median` and summary statistics consistent with them, written out
+// by hand so the golden files do not depend on the statistics module. Each value is one
+// multiplication or division, so no compiler can fuse it into an FMA and change the digits.
+void set_samples(std::vector<double>& samples, Statistics& stats, double median) {
+  samples = {median * 0.98, median * 0.995, median, median * 1.004, median * 1.03};
+  stats.count = samples.size();
+  stats.min = samples.front();
+  stats.max = samples.back();
+  stats.median = median;
+  stats.mean = median * 1.0018;
+  stats.stddev = median * 0.0168;
+  stats.rel_stddev = stats.stddev / stats.mean;
+  stats.p5 = median * 0.983;
+  stats.p95 = median * 1.0248;
+  stats.q1 = samples[1];
+  stats.q3 = samples[3];
+  stats.median_ci_low = samples.front();
+  stats.median_ci_high = samples.back();
+}
+
+ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shape& shape, DeviceKind device, double median,
+                      double bytes, double flops) {
+  ResultRecord record;
+  record.spec.op = op;
+  record.spec.backend = backend;
+  record.spec.dtype = dtype;
+  record.spec.shape = shape;
+  record.spec.seed = 42;
+  record.device = device;
+  record.timer = device == DeviceKind::cpu ? "steady_clock" : "cuda_event";
+  record.threads_used = device == DeviceKind::cpu ? 16 : 0;
+  record.warmup = 3;
+  record.stop_reason = "converged";
+  record.measure_seconds = 0.25;
+  record.input_distribution = "uniform [-1, 1)";
+  set_samples(record.samples_s, record.stats, median);
+  set_samples(record.host_samples_s, record.host_stats, median * 1.02);
+  record.bytes = bytes;
+  record.flops = flops;
+  record.gbps = bytes / median / 1e9;
+  record.gflops = flops / median / 1e9;
+  record.verification = {true, true, 4096, 3.2e-8, 1.2e-6, "4096 sampled entries, error relative to |reference| + 1"};
+  return record;
+}
+
+Context fixed_context() {
+  Context context;
+  context.tool_version = "0.1.0";
+  context.git_sha = "1a2b3c4d5e6f";
+  context.build_type = "Release";
+  context.compiler = "GNU 12.2.0";
+  context.argv = {"gpubench", "run", "--suite", "ci", "--relative-to", "eigen"};
+  context.timestamp = "2024-05-01T12:00:00Z";
+  context.hostname = "bench-01";
+  context.os = "Linux 6.1.0-18-amd64";
+  context.cpu_model = "AMD EPYC 7763 64-Core Processor";
+  context.cpu_cores = 16;
+  context.threads = 16;
+  context.memory_gib = 125.75;
+  context.libraries = {{"cuda_runtime", "12.4"}, {"eigen", "3.4.0"}, {"openblas", "0.3.21"}};
+  context.settings = {{"l2", "flush"}, {"max_noise", "0.005"}, {"seed", "42"}};
+  context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
+  context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4"}};
+  context.notes = {"L2 flushed between samples"};
+  return context;
+}
+
+std::vector<ResultRecord> fixed_results() {
+  constexpr std::int64_t n = 16777216;
+  std::vector<ResultRecord> results;
+
+  results.push_back(measured(Op::sin, "eigen", DType::f32, elementwise_shape(n), DeviceKind::cpu, 12.3e-3, 8.0 * n, n));
+  results.push_back(measured(Op::sin, "custom", DType::f32, elementwise_shape(n), DeviceKind::gpu, 52.1e-6, 8.0 * n, n));
+  results.back().details = "grid-stride kernel, 4 elements per thread";
+
+  const double matmul_flops = 2.0 * 1024 * 1024 * 1024;
+  results.push_back(measured(Op::matmul, "eigen", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::cpu, 21.4e-3,
+                             3.0 * 1024 * 1024 * 4, matmul_flops));
+  results.push_back(measured(Op::matmul, "cublas", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::gpu, 41.2e-6,
+                             3.0 * 1024 * 1024 * 4, matmul_flops));
+  results.back().spec.tf32 = true;
+  results.back().verification.tolerance = 9.8e-4;
+
+  // e2e: the reported figure is h2d + op + d2h per sample.
+  ResultRecord e2e = measured(Op::sum, "cub", DType::f64, elementwise_shape(n), DeviceKind::gpu, 5.6734e-3, 8.0 * n, n);
+  e2e.spec.timing = TimingMode::e2e;
+  const std::pair<const char*, double> phase_medians[] = {{"h2d", 5.61e-3}, {"op", 61.3e-6}, {"d2h", 2.1e-6}};
+  for (const auto& [name, median] : phase_medians) {
+    Phase phase;
+    phase.name = name;
+    set_samples(phase.samples_s, phase.stats, median);
+    e2e.phases.push_back(phase);
+  }
+  results.push_back(e2e);
+
+  ResultRecord skipped;
+  skipped.spec.op = Op::spmv;
+  skipped.spec.backend = "cusparse";
+  skipped.spec.shape = spmv_shape(1048576, 16, SpmvPattern::random);
+  skipped.spec.seed = 42;
+  skipped.device = DeviceKind::gpu;
+  skipped.status = Status::skipped;
+  skipped.reason =
+      "no CUDA device: cudaGetDeviceCount returned cudaErrorNoDevice (no CUDA-capable device is detected); "
+      "every GPU case is skipped on this host";
+  results.push_back(skipped);
+
+  ResultRecord wrong = measured(Op::sqrt, "custom", DType::f64, elementwise_shape(1000), DeviceKind::gpu, 3.4e-6, 16000, 1000);
+  wrong.status = Status::failed;
+  wrong.reason = "verification failed: max error 3.1e-3 > tolerance 2.2e-13 (entry 17, \"sqrt\" of a negative input?)";
+  wrong.verification = {true, false, 1000, 3.1e-3, 2.2e-13, "all 1000 entries, error relative to |reference| + 1"};
+  results.push_back(wrong);
+
+  // Too short for one event pair: 64 launches per sample, samples are per launch.
+  ResultRecord batched = measured(Op::sqrt, "custom", DType::f32, elementwise_shape(1024), DeviceKind::gpu, 2.1e-6, 8192, 1024);
+  batched.batch = 64;
+  results.push_back(batched);
+  return results;
+}
+
+ReportOptions relative_to_eigen() {
+  ReportOptions options;
+  options.relative_to = "eigen";
+  return options;
+}
+
+// ---- golden files ----
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Compares line by line and names the first difference. With GPUBENCH_UPDATE_GOLDEN=1 it
+// rewrites the file instead, and fails so that an update is never mistaken for a pass.
+void expect_matches_golden(const std::string& actual, const std::string& file_name) {
+  const std::string path = std::string(GPUBENCH_GOLDEN_DIR) + "/" + file_name;
+  const char* update = std::getenv("GPUBENCH_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    write_file_atomic(path, actual);
+    FAIL() << "rewrote " << path << " because GPUBENCH_UPDATE_GOLDEN=1; review the diff, then run without it";
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "cannot read " << path << " (GPUBENCH_UPDATE_GOLDEN=1 creates it)";
+  const std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto expected_lines = lines_of(expected);
+  const auto actual_lines = lines_of(actual);
+  for (std::size_t i = 0; i < std::max(expected_lines.size(), actual_lines.size()); ++i) {
+    const std::string want = i < expected_lines.size() ? expected_lines[i] : "<end of file>";
+    const std::string got = i < actual_lines.size() ? actual_lines[i] : "<end of output>";
+    if (want != got) {
+      ADD_FAILURE() << file_name << ":" << i + 1 << " differs (GPUBENCH_UPDATE_GOLDEN=1 rewrites the golden files)\n"
+                    << "  expected: " << want << "\n  actual:   " << got;
+      return;
+    }
+  }
+  EXPECT_EQ(expected, actual) << file_name << ": same lines, different line endings";
+}
+
+TEST(ReportGolden, Console) { expect_matches_golden(render_console(fixed_context(), fixed_results(), relative_to_eigen()), "report.txt"); }
+TEST(ReportGolden, Json) { expect_matches_golden(render_json(fixed_context(), fixed_results(), relative_to_eigen()), "report.json"); }
+TEST(ReportGolden, Csv) { expect_matches_golden(render_csv(fixed_context(), fixed_results(), relative_to_eigen()), "report.csv"); }
+TEST(ReportGolden, Markdown) {
+  expect_matches_golden(render_markdown(fixed_context(), fixed_results(), relative_to_eigen()), "report.md");
+}
+
+TEST(ReportGolden, RenderReportDispatchesByFormat) {
+  const auto context = fixed_context();
+  const auto results = fixed_results();
+  EXPECT_EQ(render_report(ReportFormat::console, context, results), render_console(context, results));
+  EXPECT_EQ(render_report(ReportFormat::json, context, results), render_json(context, results));
+  EXPECT_EQ(render_report(ReportFormat::csv, context, results), render_csv(context, results));
+  EXPECT_EQ(render_report(ReportFormat::markdown, context, results), render_markdown(context, results));
+}
+
+std::size_t display_width(const std::string& line) {
+  return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+TEST(ConsoleReport, FitsA120ColumnTerminal) {
+  for (const auto& line : lines_of(render_console(fixed_context(), fixed_results(), relative_to_eigen())))
+    EXPECT_LE(display_width(line), 120u) << line;
+}
+
+TEST(ConsoleReport, CutsVeryLongReasons) {
+  auto results = fixed_results();
+  results[5].reason = std::string(2000, 'x');
+  const auto console = render_console(fixed_context(), results);
+  EXPECT_NE(console.find("xxx..."), std::string::npos);
+  EXPECT_LT(console.size(), 2500u);
+}
+
+TEST(MarkdownReport, EscapesTableSeparators) {
+  auto results = fixed_results();
+  results[5].reason = "backend a|b unavailable";
+  EXPECT_NE(render_markdown(fixed_context(), results).find("skipped: backend a\\|b unavailable"), std::string::npos);
+}
+
+// ---- JSON round trip ----
+
+auto fields(const Statistics& s) {
+  return std::tie(s.count, s.min, s.max, s.mean, s.median, s.stddev, s.rel_stddev, s.p5, s.p95, s.q1, s.q3, s.median_ci_low,
+                  s.median_ci_high);
+}
+auto fields(const Verification& v) { return std::tie(v.checked, v.passed, v.entries_checked, v.max_error, v.tolerance, v.method); }
+auto fields(const Shape& s) { return std::tie(s.n, s.m, s.k, s.rows, s.cols, s.nnz_per_row, s.nnz, s.pattern, s.matrix_path); }
+auto fields(const CaseSpec& c) { return std::tie(c.op, c.backend, c.dtype, c.timing, c.l2, c.tf32, c.threads, c.seed); }
+auto fields(const GpuInfo& g) {
+  return std::tie(g.ordinal, g.name, g.compute_capability, g.sm_count, g.sm_clock_mhz, g.mem_clock_mhz, g.memory_gib, g.bus_width_bits,
+                  g.theoretical_bandwidth_gbps, g.l2_mib, g.ecc, g.driver_version, g.runtime_version);
+}
+auto fields(const Context& c) {
+  return std::tie(c.schema_version, c.tool_version, c.git_sha, c.build_type, c.compiler, c.argv, c.timestamp, c.hostname, c.os,
+                  c.cpu_model, c.cpu_cores, c.threads, c.memory_gib, c.libraries, c.settings, c.thresholds, c.notes);
+}
+auto fields(const ResultRecord& r) {
+  return std::tie(r.device, r.status, r.reason, r.input_distribution, r.details, r.threads_used, r.timer, r.warmup, r.batch,
+                  r.stop_reason, r.measure_seconds, r.samples_s, r.host_samples_s, r.bytes, r.flops, r.gbps, r.gflops);
+}
+
+void expect_same(const Context& expected, const Context& actual) {
+  EXPECT_EQ(fields(expected), fields(actual));
+  ASSERT_EQ(expected.gpus.size(), actual.gpus.size());
+  for (std::size_t i = 0; i < expected.gpus.size(); ++i) EXPECT_EQ(fields(expected.gpus[i]), fields(actual.gpus[i]));
+}
+
+void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
+  SCOPED_TRACE(expected.spec.id());
+  EXPECT_EQ(fields(expected.spec), fields(actual.spec));
+  EXPECT_EQ(fields(expected.spec.shape), fields(actual.spec.shape));
+  EXPECT_EQ(fields(expected), fields(actual));
+  EXPECT_EQ(fields(expected.stats), fields(actual.stats));
+  EXPECT_EQ(fields(expected.host_stats), fields(actual.host_stats));
+  EXPECT_EQ(fields(expected.verification), fields(actual.verification));
+  ASSERT_EQ(expected.phases.size(), actual.phases.size());
+  for (std::size_t i = 0; i < expected.phases.size(); ++i) {
+    EXPECT_EQ(expected.phases[i].name, actual.phases[i].name);
+    EXPECT_EQ(expected.phases[i].samples_s, actual.phases[i].samples_s);
+    EXPECT_EQ(fields(expected.phases[i].stats), fields(actual.phases[i].stats));
+  }
+}
+
+TEST(JsonReport, RoundTripReproducesEveryField) {
+  const auto context = fixed_context();
+  auto results = fixed_results();
+  // Values that a careless writer would mangle: a seed above 2^53, a file-backed spmv,
+  // non-default timing modes and a sample that needs all 17 digits.
+  results[0].spec.seed = std::numeric_limits<std::uint64_t>::max() - 7;
+  results[0].spec.l2 = L2Mode::warm;
+  results[0].spec.threads = 8;
+  results[0].samples_s[2] = 0.1 + 0.2;
+  results[5].spec.shape = spmv_file_shape("/data/matrices/web-Google.mtx");
+  results[5].spec.shape.rows = results[5].spec.shape.cols = 916428;
+  results[5].spec.shape.nnz = 5105039;
+
+  const auto loaded = parse_json_report(render_json(context, results, relative_to_eigen()), "report.json");
+  expect_same(context, loaded.context);
+  ASSERT_EQ(results.size(), loaded.results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) expect_same(results[i], loaded.results[i]);
+}
+
+TEST(JsonReport, NonFiniteValuesBecomeNullAndReadBackAsNan) {
+  auto results = fixed_results();
+  results[0].stats.rel_stddev = std::numeric_limits<double>::quiet_NaN();
+  const std::string json = render_json(fixed_context(), results);
+  EXPECT_NE(json.find("\"rel_stddev\": null"), std::string::npos);
+  EXPECT_TRUE(std::isnan(parse_json_report(json, "r.json").results[0].stats.rel_stddev));
+}
+
+// ---- JSON errors: one line naming the origin and what is wrong ----
+
+std::string usage_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "<no UsageError>";
+}
+
+std::string parse_error_of(const std::string& text) {
+  return usage_error_of([&] { parse_json_report(text, "base.json"); });
+}
+
+// The golden report with one edit applied.
+std::string edited_report(const std::function<void(nlohmann::json&)>& edit) {
+  auto document = nlohmann::json::parse(render_json(fixed_context(), fixed_results()));
+  edit(document);
+  return document.dump();
+}
+
+TEST(JsonReport, MalformedJsonIsAOneLineUsageError) {
+  const std::string message = parse_error_of("{\n  \"schema\": \"gpubench-report\",\n  \"results\": [1, 2,\n");
+  EXPECT_EQ(message.rfind("base.json: invalid JSON: parse error at line 4", 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(parse_error_of("").rfind("base.json: invalid JSON: ", 0), 0u);
+}
+
+TEST(JsonReport, RejectsOtherSchemaVersions) {
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["schema_version"] = 7; })),
+            "base.json: schema version 7 is not supported (this gpubench reads version 1)");
+}
+
+TEST(JsonReport, RejectsDocumentsThatAreNotReports) {
+  EXPECT_EQ(parse_error_of("[1, 2]"), "base.json: not a gpubench report (no \"schema\": \"gpubench-report\" field)");
+  EXPECT_EQ(parse_error_of(R"({"schema": "nvbench"})"),
+            "base.json: not a gpubench report (schema is 'nvbench', expected 'gpubench-report')");
+}
+
+TEST(JsonReport, WrongTypesNameTheField) {
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][3]["statistics"]["median"] = "fast"; })),
+            "base.json: results[3].statistics.median: expected a number, got string");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["settings"]["threads"] = 1.5; })),
+            "base.json: results[0].settings.threads: expected an integer, got number");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["settings"]["warmup"] = 4294967296LL; })),
+            "base.json: results[0].settings.warmup: 4294967296 is out of range");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["context"]["gpus"] = "none"; })),
+            "base.json: context.gpus: expected an array, got string");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"] = nlohmann::json::object(); })),
+            "base.json: results: expected an array, got object");
+}
+
+TEST(JsonReport, MissingAndUnknownValuesNameTheField) {
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1].erase("op"); })),
+            "base.json: results[1]: missing field \"op\"");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["dtype"] = "f16"; })),
+            "base.json: results[1].dtype: unknown value 'f16' (expected one of: f32, f64)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j.erase("results"); })), "base.json: missing field \"results\"");
+}
+
+// ---- files ----
+
+class ReportFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = fs::temp_directory_path() /
+                 ("gpubench-reports-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(directory_);
+    fs::create_directories(directory_);
+  }
+  void TearDown() override {
+    fs::permissions(directory_, fs::perms::owner_all, fs::perm_options::add);
+    fs::remove_all(directory_);
+  }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(directory_)) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  fs::path directory_;
+};
+
+std::string contents_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST_F(ReportFiles, WritesAndReplacesWithoutLeavingTemporaries) {
+  const auto path = (directory_ / "report.json").string();
+  write_file_atomic(path, "first");
+  write_file_atomic(path, "second, longer");
+  EXPECT_EQ(contents_of(path), "second, longer");
+  EXPECT_EQ(entries(), std::vector<std::string>{"report.json"});
+}
+
+TEST_F(ReportFiles, MissingDirectoryIsAUsageErrorAndWritesNothing) {
+  const auto path = (directory_ / "missing" / "report.json").string();
+  EXPECT_EQ(usage_error_of([&] { write_file_atomic(path, "{}"); }), "cannot write report '" + path + "': No such file or directory");
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(ReportFiles, FailedRenameRemovesTheTemporary) {
+  fs::create_directory(directory_ / "report.json");  // a directory where the file should go
+  const auto path = (directory_ / "report.json").string();
+  EXPECT_EQ(usage_error_of([&] { write_file_atomic(path, "{}"); }).rfind("cannot write report '" + path + "': ", 0), 0u);
+  EXPECT_EQ(entries(), std::vector<std::string>{"report.json"});
+  EXPECT_TRUE(fs::is_empty(directory_ / "report.json"));
+}
+
+TEST_F(ReportFiles, UnwritableDirectoryKeepsTheOldReport) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes to read-only directories";
+  const auto path = (directory_ / "report.json").string();
+  write_file_atomic(path, "old");
+  fs::permissions(directory_, fs::perms::owner_read | fs::perms::owner_exec);
+  EXPECT_EQ(usage_error_of([&] { write_file_atomic(path, "new"); }), "cannot write report '" + path + "': Permission denied");
+  EXPECT_EQ(contents_of(path), "old");
+  EXPECT_EQ(entries(), std::vector<std::string>{"report.json"});
+}
+
+TEST_F(ReportFiles, ReadsBackWhatWasWritten) {
+  const auto path = (directory_ / "report.json").string();
+  write_file_atomic(path, render_json(fixed_context(), fixed_results()));
+  EXPECT_EQ(read_json_report(path).results.size(), fixed_results().size());
+}
+
+TEST_F(ReportFiles, UnreadableReportIsAUsageError) {
+  const auto missing = (directory_ / "nope.json").string();
+  EXPECT_EQ(usage_error_of([&] { read_json_report(missing); }), "cannot read report '" + missing + "': No such file or directory");
+  EXPECT_EQ(usage_error_of([&] { read_json_report(directory_.string()); }),
+            "cannot read report '" + directory_.string() + "': Is a directory");
+  const auto broken = (directory_ / "broken.json").string();
+  write_file_atomic(broken, "{\"schema\": ");
+  EXPECT_EQ(usage_error_of([&] { read_json_report(broken); }).rfind(broken + ": invalid JSON: ", 0), 0u);
+}
+
+// ---- formats and values ----
+
+TEST(ReportFormats, NamesAndPaths) {
+  for (auto format : {ReportFormat::console, ReportFormat::json, ReportFormat::csv, ReportFormat::markdown})
+    EXPECT_EQ(parse_report_format(to_string(format)), format);
+  EXPECT_EQ(usage_error_of([] { parse_report_format("xml"); }),
+            "unknown report format 'xml' (expected one of: console, json, csv, markdown)");
+  EXPECT_EQ(report_format_for_path("out/r.json"), ReportFormat::json);
+  EXPECT_EQ(report_format_for_path("R.CSV"), ReportFormat::csv);
+  EXPECT_EQ(report_format_for_path("summary.md"), ReportFormat::markdown);
+  EXPECT_EQ(report_format_for_path("summary.markdown"), ReportFormat::markdown);
+  EXPECT_EQ(report_format_for_path("table.txt"), ReportFormat::console);
+  EXPECT_EQ(usage_error_of([] { report_format_for_path("runs.d/report"); }),
+            "cannot tell the report format of 'runs.d/report' from its extension (expected .json, .csv, .md, .markdown or .txt)");
+  EXPECT_NE(usage_error_of([] { report_format_for_path("report.xml"); }), "<no UsageError>");
+}
+
+TEST(ReportValues, SecondsPickTheirUnitAndKeepThreeDigits) {
+  EXPECT_EQ(format_seconds(812e-9), "812 ns");
+  EXPECT_EQ(format_seconds(12.34e-6), "12.3 us");
+  EXPECT_EQ(format_seconds(4.556e-3), "4.56 ms");
+  EXPECT_EQ(format_seconds(1.234), "1.23 s");
+  EXPECT_EQ(format_seconds(42.0), "42.0 s");
+  EXPECT_EQ(format_seconds(0.5e-9), "0.500 ns");
+  EXPECT_EQ(format_seconds(999.96e-9), "1.00 us");  // rounding carries into the next unit
+  EXPECT_EQ(format_seconds(9.996e-3), "10.0 ms");
+  EXPECT_EQ(format_seconds(1e-3), "1.00 ms");
+  EXPECT_EQ(format_seconds(0), "0 s");
+  EXPECT_EQ(format_seconds(std::numeric_limits<double>::quiet_NaN()), "-");
+}
+
+TEST(ReportValues, RatesTakeSiPrefixes) {
+  EXPECT_EQ(format_rate(123e9, "B/s"), "123 GB/s");
+  EXPECT_EQ(format_rate(1.234e12, "B/s"), "1.23 TB/s");
+  EXPECT_EQ(format_rate(4.5e3, "FLOP/s"), "4.50 kFLOP/s");
+  EXPECT_EQ(format_rate(56.78e6, "FLOP/s"), "56.8 MFLOP/s");
+  EXPECT_EQ(format_rate(999.7e9, "B/s"), "1.00 TB/s");
+  EXPECT_EQ(format_rate(12, "B/s"), "12.0 B/s");
+  EXPECT_EQ(format_rate(2.5e15, "B/s"), "2500 TB/s");
+}
+
+TEST(ResultRecords, CaseIdsAndStatusNames) {
+  CaseSpec spec;
+  spec.op = Op::matmul;
+  spec.backend = "cublas";
+  spec.shape = matmul_shape(4096, 2048, 1024);
+  EXPECT_EQ(spec.id(), "matmul/cublas/f32/4096x2048x1024");
+  spec.timing = TimingMode::e2e;
+  spec.tf32 = true;
+  spec.l2 = L2Mode::warm;
+  EXPECT_EQ(spec.id(), "matmul/cublas/f32/4096x2048x1024/e2e/tf32/l2warm");
+  EXPECT_EQ(to_string(Status::ok), "ok");
+  EXPECT_EQ(to_string(Status::skipped), "skipped");
+  EXPECT_EQ(to_string(Status::failed), "failed");
+}
+
+// Splits RFC 4180 text into records of fields.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+      rows.back().back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (!quoted && c == ',') {
+      rows.back().emplace_back();
+    } else if (!quoted && c == '\n') {
+      rows.emplace_back(1);
+    } else {
+      rows.back().back() += c;
+    }
+  }
+  rows.pop_back();  // after the final newline
+  return rows;
+}
+
+std::string csv_field(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& column) {
+  const auto& header = rows.front();
+  const auto at = std::find(header.begin(), header.end(), column);
+  return at == header.end() ? "<no column " + column + ">" : rows.at(row).at(static_cast<std::size_t>(at - header.begin()));
+}
+
+TEST(CsvReport, QuotesCommasAndQuotes) {
+  const std::string csv = render_csv(fixed_context(), fixed_results());
+  EXPECT_NE(csv.find(",\"verification failed: max error 3.1e-3 > tolerance 2.2e-13 (entry 17, \"\"sqrt\"\" of a negative input?)\","),
+            std::string::npos);
+  const auto rows = parse_csv(csv);
+  ASSERT_EQ(rows.size(), fixed_results().size() + 1);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows.front().size());
+  EXPECT_EQ(csv_field(rows, 7, "reason"), fixed_results()[6].reason);
+  EXPECT_EQ(csv_field(rows, 6, "median_s"), "");  // skipped: n/a, not zero
+  EXPECT_EQ(csv_field(rows, 1, "median_s"), "0.0123");
+  EXPECT_EQ(csv_field(rows, 1, "m"), "");
+  EXPECT_EQ(csv_field(rows, 1, "speedup"), "<no column speedup>");
+}
+
+// ---- speed-up against a reference backend ----
+
+TEST(RelativeTo, SpeedupIsReferenceMedianOverThisMedian) {
+  const auto shape = elementwise_shape(1 << 20);
+  std::vector<ResultRecord> results = {
+      measured(Op::sin, "eigen", DType::f32, shape, DeviceKind::cpu, 2e-3, 8e6, 1e6),
+      measured(Op::sin, "custom", DType::f32, shape, DeviceKind::gpu, 0.5e-3, 8e6, 1e6),
+      measured(Op::sin, "custom", DType::f64, shape, DeviceKind::gpu, 1e-3, 16e6, 1e6),  // eigen did not run f64
+      measured(Op::sin, "custom", DType::f32, shape, DeviceKind::gpu, 1e-3, 8e6, 1e6),   // nor e2e
+  };
+  results[3].spec.timing = TimingMode::e2e;
+  const auto options = relative_to_eigen();
+
+  const auto csv = parse_csv(render_csv(fixed_context(), results, options));
+  EXPECT_EQ(csv_field(csv, 1, "speedup"), "1");
+  EXPECT_EQ(csv_field(csv, 2, "speedup"), "4");
+  EXPECT_EQ(csv_field(csv, 3, "speedup"), "");
+  EXPECT_EQ(csv_field(csv, 4, "speedup"), "");
+
+  const auto json = nlohmann::json::parse(render_json(fixed_context(), results, options));
+  EXPECT_EQ(json["relative_to"], "eigen");
+  EXPECT_EQ(json["results"][1]["speedup"], 4.0);
+  EXPECT_TRUE(json["results"][2]["speedup"].is_null());
+
+  const auto console = lines_of(render_console(fixed_context(), results, options));
+  const auto row_of = [&](const std::string& start) {
+    for (const auto& line : console)
+      if (line.rfind(start, 0) == 0) return line;
+    return std::string();
+  };
+  EXPECT_NE(row_of("case ").find(" vs eigen "), std::string::npos);
+  EXPECT_NE(row_of("sin/eigen/f32/1048576 ").find(" 1.00x "), std::string::npos);
+  EXPECT_NE(row_of("sin/custom/f32/1048576 ").find(" 4.00x "), std::string::npos);
+  EXPECT_NE(row_of("sin/custom/f64/1048576 ").find(" - "), std::string::npos);
+  EXPECT_NE(row_of("sin/custom/f32/1048576/e2e ").find(" - "), std::string::npos);
+
+  EXPECT_EQ(render_console(fixed_context(), results).find("vs eigen"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpb
