@@ -71,7 +71,9 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     op.timer->stop();
     const double estimate = op.timer->elapsed_seconds();
     if (estimate < options.min_sample_s)
-      batch = std::min<std::int64_t>(kMaxBatch, static_cast<std::int64_t>(std::ceil(options.min_sample_s / std::max(estimate, 1e-9))));
+      // The 1e-9 keeps an exact ratio (20 us / 1 us) from rounding up to the next launch.
+      batch = std::min<std::int64_t>(
+          kMaxBatch, static_cast<std::int64_t>(std::ceil(options.min_sample_s / std::max(estimate, 1e-9) - 1e-9)));
   }
   record.batch = batch;
 

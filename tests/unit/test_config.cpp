@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "build_info.hpp"
+#include "config.hpp"
+
+namespace gpb {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_suite(text, "suite.json");
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Suite, ParsesSettingsThresholdsAndGroups) {
+  const Suite suite = parse_suite(R"({
+    "name": "t", "description": "d",
+    "settings": {"warmup": 5, "min_samples": 20, "max_samples": 500, "max_noise": 0.01, "min_time": 0.5,
+                 "max_time": 4, "seed": 7, "l2": "warm", "threads": 2},
+    "thresholds": {"*": 0.05, "spmv": 0.08},
+    "groups": [
+      {"ops": ["sin", "sqrt"], "dtypes": ["f32", "f64"], "sizes": ["1M", 4096, "1K..4K:x2"], "backends": ["eigen"]},
+      {"ops": ["matmul"], "shapes": ["100x33x7"], "timing": ["kernel", "e2e"], "tf32": true, "threshold": 0.1},
+      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded"}]})",
+                                  "suite.json");
+  EXPECT_EQ(suite.name, "t");
+  EXPECT_EQ(*suite.settings.warmup, 5);
+  EXPECT_EQ(*suite.settings.min_samples, 20u);
+  EXPECT_DOUBLE_EQ(*suite.settings.max_time_s, 4);
+  EXPECT_EQ(*suite.settings.seed, 7u);
+  EXPECT_EQ(*suite.settings.l2, L2Mode::warm);
+  EXPECT_DOUBLE_EQ(suite.thresholds.at("spmv"), 0.08);
+  ASSERT_EQ(suite.groups.size(), 3u);
+  EXPECT_EQ(suite.groups[0].options.sizes, (std::vector<std::int64_t>{1 << 20, 4096, 1024, 2048, 4096}));
+  EXPECT_EQ(suite.groups[0].options.backends, std::vector<std::string>{"eigen"});
+  EXPECT_EQ(suite.groups[1].options.matmul_shapes[0].k, 7);
+  EXPECT_EQ(suite.groups[1].options.timings.size(), 2u);
+  EXPECT_TRUE(suite.groups[1].options.tf32);
+  EXPECT_DOUBLE_EQ(*suite.groups[1].threshold, 0.1);
+  EXPECT_EQ(suite.groups[2].options.spmv_rows, 1 << 20);
+  EXPECT_EQ(suite.groups[2].options.pattern, SpmvPattern::banded);
+}
+
+TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
+  EXPECT_NE(error_of("{nope").find("suite.json"), std::string::npos);
+  EXPECT_NE(error_of("[]").find("object"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": []})").find("groups"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"ops": ["cos"]}]})").find("cos"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"ops": ["sin"], "sizes": ["0"]}]})").find("zero"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"ops": ["sin"], "sizez": [1]}]})").find("sizez"), std::string::npos);
+  EXPECT_NE(error_of(R"({"setings": {}, "groups": [{"ops": ["sin"]}]})").find("setings"), std::string::npos);
+  EXPECT_NE(error_of(R"({"settings": {"warmup": "x"}, "groups": [{"ops": ["sin"]}]})").find("warmup"), std::string::npos);
+  EXPECT_NE(error_of(R"({"thresholds": {"*": -1}, "groups": [{"ops": ["sin"]}]})").find("thresholds"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"dtypes": ["f32"]}]})").find("ops"), std::string::npos);
+}
+
+TEST(Suite, MissingFile) {
+  EXPECT_THROW(load_suite("/nonexistent/suite.json"), UsageError);
+}
+
+TEST(Suite, ShippedSuitesParseAndTheEmbeddedDefaultMatchesTheFile) {
+  const std::string dir = std::string(GPUBENCH_SOURCE_DIR) + "/configs/";
+  for (const char* name : {"default.json", "ci.json", "sweep.json"}) {
+    EXPECT_NO_THROW(load_suite(dir + name)) << name;
+  }
+  std::ifstream file(dir + "default.json");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, std::string(build_info::default_suite));
+}
+
+}  // namespace
+}  // namespace gpb
