@@ -1,0 +1,137 @@
+// The "cub" backend: CUB's device-wide primitives. Temp-storage sizes are queried and
+// the storage allocated in prepare; run() only launches.
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_transform.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/gpu_backends.cuh"
+#include "gpu_backend/gpu_prepared.cuh"
+#include "kernels/elementwise.cuh"
+
+namespace gpb::cuda {
+namespace {
+
+// CUB temp storage of `bytes` (at least one byte: a null pointer means "query" to CUB).
+DeviceBuffer<unsigned char> cub_temp_storage(std::size_t bytes, const std::string& what) {
+  return DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), what + " temp storage");
+}
+
+template <class T, class Fn>
+class CubTransformCase final : public GpuPrepared {
+ public:
+  CubTransformCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings), n_(static_cast<std::int64_t>(problem.x.size())) {}
+  void run() override {
+    GPB_CUDA_CHECK(cub::DeviceTransform::Transform(device_x<T>(), device_output<T>(), n_, Fn{}, stream()));
+  }
+  std::string details() const override { return "algorithm=cub::DeviceTransform::Transform"; }
+
+ private:
+  std::int64_t n_;
+};
+
+template <class T>
+class CubSumCase final : public GpuPrepared {
+ public:
+  CubSumCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings), n_(static_cast<std::int64_t>(problem.x.size())) {
+    GPB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, device_x<T>(), device_output<T>(), n_, stream()));
+    temp_ = cub_temp_storage(temp_bytes_, "cub::DeviceReduce::Sum");
+  }
+  void run() override {
+    GPB_CUDA_CHECK(
+        cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, device_x<T>(), device_output<T>(), n_, stream()));
+  }
+  std::string details() const override {
+    return "algorithm=cub::DeviceReduce::Sum temp_storage_bytes=" + std::to_string(temp_bytes_);
+  }
+
+ private:
+  std::int64_t n_;
+  std::size_t temp_bytes_ = 0;
+  DeviceBuffer<unsigned char> temp_;
+};
+
+// The CSR products values[j] * x[col_idx[j]], computed on the fly as the segmented
+// reduction reads entry j; nothing is materialised.
+template <class T>
+struct CsrProduct {
+  const T* values;
+  const std::int32_t* col_idx;
+  const T* x;
+  __host__ __device__ T operator()(std::int32_t j) const { return values[j] * x[col_idx[j]]; }
+};
+
+template <class T>
+class CubSpmvCase final : public GpuPrepared {
+ public:
+  CubSpmvCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings), rows_(problem.csr->rows) {
+    GPB_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes_, products(), device_output<T>(), rows_,
+                                                   device_row_ptr(), device_row_ptr() + 1, stream()));
+    temp_ = cub_temp_storage(temp_bytes_, "cub::DeviceSegmentedReduce::Sum");
+  }
+  // Row r of y is the sum of the products in segment [row_ptr[r], row_ptr[r + 1]).
+  void run() override {
+    GPB_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(temp_.data(), temp_bytes_, products(), device_output<T>(), rows_,
+                                                   device_row_ptr(), device_row_ptr() + 1, stream()));
+  }
+  std::string details() const override {
+    return "algorithm=cub::DeviceSegmentedReduce::Sum over transform_iterator(values[j]*x[col[j]])";
+  }
+
+ private:
+  auto products() const {
+    return thrust::make_transform_iterator(thrust::counting_iterator<std::int32_t>(0),
+                                           CsrProduct<T>{device_csr_values<T>(), device_col_idx(), device_x<T>()});
+  }
+
+  std::int64_t rows_;
+  std::size_t temp_bytes_ = 0;
+  DeviceBuffer<unsigned char> temp_;
+};
+
+class CubBackend final : public Backend {
+ public:
+  std::string name() const override { return "cub"; }
+  std::string description() const override {
+    return "CUB device-wide primitives: DeviceTransform, DeviceReduce::Sum, DeviceSegmentedReduce for CSR SpMV";
+  }
+  DeviceKind kind() const override { return DeviceKind::gpu; }
+  Availability availability() const override { return device_availability(); }
+  Support supports(Op op, DType) const override {
+    if (op == Op::matmul) return {false, "CUB has no dense matrix product; use cublas or cuda"};
+    return {};
+  }
+  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
+    return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
+      using T = decltype(tag);
+      switch (problem.op) {
+        case Op::sin:
+          return std::make_unique<CubTransformCase<T, kernels::SinFn>>(problem, settings);
+        case Op::sqrt:
+          return std::make_unique<CubTransformCase<T, kernels::SqrtFn>>(problem, settings);
+        case Op::sum:
+          return std::make_unique<CubSumCase<T>>(problem, settings);
+        case Op::spmv:
+          return std::make_unique<CubSpmvCase<T>>(problem, settings);
+        case Op::matmul:
+          break;
+      }
+      throw std::invalid_argument("cub backend: unsupported op " + to_string(problem.op));
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cub_backend() { return std::make_unique<CubBackend>(); }
+
+}  // namespace gpb::cuda

@@ -1,0 +1,90 @@
+// The "cublas" backend: dense matmul through cublasSgemm / cublasDgemm.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/gpu_backends.cuh"
+#include "gpu_backend/gpu_prepared.cuh"
+#include "gpu_backend/unique_handle.cuh"
+
+namespace gpb::cuda {
+namespace {
+
+void destroy_cublas_handle(cublasHandle_t handle) noexcept { GPB_CUBLAS_CHECK_NOTHROW(cublasDestroy(handle)); }
+using CublasHandle = UniqueHandle<cublasHandle_t, destroy_cublas_handle>;
+
+CublasHandle create_cublas_handle() {
+  cublasHandle_t handle = nullptr;
+  GPB_CUBLAS_CHECK(cublasCreate(&handle));
+  return CublasHandle(handle);
+}
+
+template <class T>
+class CublasGemmCase final : public GpuPrepared {
+ public:
+  CublasGemmCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings),
+        m_(int_dimension(problem.shape.m, "matmul m")),
+        n_(int_dimension(problem.shape.n, "matmul n")),
+        k_(int_dimension(problem.shape.k, "matmul k")),
+        tf32_(std::is_same_v<T, float> && settings.tf32),
+        tf32_ignored_(!std::is_same_v<T, float> && settings.tf32),
+        handle_(create_cublas_handle()) {
+    GPB_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
+    GPB_CUBLAS_CHECK(cublasSetMathMode(handle_.get(), tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+  }
+
+  // Row-major C = A B is, read as column-major, C^T = B^T A^T: pass B first and swap
+  // m and n; no transposes and no copies.
+  void run() override {
+    const T alpha = 1;
+    const T beta = 0;
+    if constexpr (std::is_same_v<T, float>)
+      GPB_CUBLAS_CHECK(cublasSgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, device_b<T>(), n_,
+                                   device_a<T>(), k_, &beta, device_output<T>(), n_));
+    else
+      GPB_CUBLAS_CHECK(cublasDgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, device_b<T>(), n_,
+                                   device_a<T>(), k_, &beta, device_output<T>(), n_));
+  }
+
+  // TF32 keeps 10 explicit mantissa bits: unit roundoff 2^-11.
+  double unit_roundoff_override() const override { return tf32_ ? std::ldexp(1.0, -11) : 0.0; }
+
+  std::string details() const override {
+    std::string text = tf32_ ? "math=CUBLAS_TF32_TENSOR_OP_MATH" : "math=CUBLAS_DEFAULT_MATH";
+    if (tf32_ignored_) text += " (tf32 applies to f32 only)";
+    return text;
+  }
+
+ private:
+  int m_, n_, k_;
+  bool tf32_;
+  bool tf32_ignored_;
+  CublasHandle handle_;
+};
+
+class CublasBackend final : public Backend {
+ public:
+  std::string name() const override { return "cublas"; }
+  std::string description() const override { return "cuBLAS GEMM (cublasSgemm/cublasDgemm; TF32 tensor cores with --tf32)"; }
+  DeviceKind kind() const override { return DeviceKind::gpu; }
+  Availability availability() const override { return device_availability(); }
+  Support supports(Op op, DType) const override {
+    if (op == Op::matmul) return {};
+    return {false, "cublas runs matmul only; use cuda or cub for " + to_string(op)};
+  }
+  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
+    if (problem.op != Op::matmul) throw std::invalid_argument("cublas backend: unsupported op " + to_string(problem.op));
+    return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
+      return std::make_unique<CublasGemmCase<decltype(tag)>>(problem, settings);
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cublas_backend() { return std::make_unique<CublasBackend>(); }
+
+}  // namespace gpb::cuda

@@ -1,0 +1,109 @@
+// The "cusparse" backend: CSR SpMV through the generic cusparseSpMV API, the library a
+// user would otherwise reach for; the reference the custom kernel is compared against.
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/gpu_backends.cuh"
+#include "gpu_backend/gpu_prepared.cuh"
+#include "gpu_backend/unique_handle.cuh"
+
+namespace gpb::cuda {
+namespace {
+
+void destroy_cusparse_handle(cusparseHandle_t handle) noexcept { GPB_CUSPARSE_CHECK_NOTHROW(cusparseDestroy(handle)); }
+void destroy_sparse_matrix(cusparseConstSpMatDescr_t matrix) noexcept {
+  GPB_CUSPARSE_CHECK_NOTHROW(cusparseDestroySpMat(matrix));
+}
+// For the read-only x and the written y, whose descriptor types differ in constness.
+template <class Descriptor>
+void destroy_dense_vector(Descriptor vector) noexcept {
+  GPB_CUSPARSE_CHECK_NOTHROW(cusparseDestroyDnVec(vector));
+}
+using CusparseHandle = UniqueHandle<cusparseHandle_t, destroy_cusparse_handle>;
+using SparseMatrixDescriptor = UniqueHandle<cusparseConstSpMatDescr_t, destroy_sparse_matrix>;
+using InputVectorDescriptor = UniqueHandle<cusparseConstDnVecDescr_t, destroy_dense_vector<cusparseConstDnVecDescr_t>>;
+using OutputVectorDescriptor = UniqueHandle<cusparseDnVecDescr_t, destroy_dense_vector<cusparseDnVecDescr_t>>;
+
+constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG1;
+
+template <class T>
+constexpr cudaDataType kValueType = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
+
+CusparseHandle create_cusparse_handle(cudaStream_t stream) {
+  cusparseHandle_t handle = nullptr;
+  GPB_CUSPARSE_CHECK(cusparseCreate(&handle));
+  CusparseHandle owner(handle);
+  GPB_CUSPARSE_CHECK(cusparseSetStream(handle, stream));
+  return owner;
+}
+
+template <class T>
+class CusparseSpmvCase final : public GpuPrepared {
+ public:
+  CusparseSpmvCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings), handle_(create_cusparse_handle(stream())) {
+    const CsrMatrix& csr = *problem.csr;
+    cusparseConstSpMatDescr_t matrix = nullptr;
+    GPB_CUSPARSE_CHECK(cusparseCreateConstCsr(&matrix, csr.rows, csr.cols, csr.nnz(), device_row_ptr(), device_col_idx(),
+                                              device_csr_values<T>(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                              CUSPARSE_INDEX_BASE_ZERO, kValueType<T>));
+    matrix_ = SparseMatrixDescriptor(matrix);
+    cusparseConstDnVecDescr_t x = nullptr;
+    GPB_CUSPARSE_CHECK(cusparseCreateConstDnVec(&x, csr.cols, device_x<T>(), kValueType<T>));
+    x_ = InputVectorDescriptor(x);
+    cusparseDnVecDescr_t y = nullptr;
+    GPB_CUSPARSE_CHECK(cusparseCreateDnVec(&y, csr.rows, device_output<T>(), kValueType<T>));
+    y_ = OutputVectorDescriptor(y);
+
+    std::size_t workspace_bytes = 0;
+    GPB_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
+                                               x_.get(), &kZero, y_.get(), kValueType<T>, kAlgorithm, &workspace_bytes));
+    workspace_ = DeviceBuffer<unsigned char>(workspace_bytes, "cusparseSpMV workspace");
+    GPB_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
+                                               x_.get(), &kZero, y_.get(), kValueType<T>, kAlgorithm, workspace_.data()));
+    synchronize();
+  }
+
+  void run() override {
+    GPB_CUSPARSE_CHECK(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(), x_.get(),
+                                    &kZero, y_.get(), kValueType<T>, kAlgorithm, workspace_.data()));
+  }
+  std::string details() const override {
+    return "algorithm=CUSPARSE_SPMV_CSR_ALG1 workspace_bytes=" + std::to_string(workspace_.bytes());
+  }
+
+ private:
+  static constexpr T kOne = 1;
+  static constexpr T kZero = 0;
+  CusparseHandle handle_;
+  SparseMatrixDescriptor matrix_;
+  InputVectorDescriptor x_;
+  OutputVectorDescriptor y_;
+  DeviceBuffer<unsigned char> workspace_;
+};
+
+class CusparseBackend final : public Backend {
+ public:
+  std::string name() const override { return "cusparse"; }
+  std::string description() const override { return "cuSPARSE generic SpMV (CSR, 32-bit indices, CSR_ALG1)"; }
+  DeviceKind kind() const override { return DeviceKind::gpu; }
+  Availability availability() const override { return device_availability(); }
+  Support supports(Op op, DType) const override {
+    if (op == Op::spmv) return {};
+    return {false, "cusparse runs spmv only; use cuda, cub or cublas for " + to_string(op)};
+  }
+  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
+    if (problem.op != Op::spmv) throw std::invalid_argument("cusparse backend: unsupported op " + to_string(problem.op));
+    return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
+      return std::make_unique<CusparseSpmvCase<decltype(tag)>>(problem, settings);
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cusparse_backend() { return std::make_unique<CusparseBackend>(); }
+
+}  // namespace gpb::cuda

@@ -1,0 +1,27 @@
+// Which CUDA device a case runs on, and the few of its limits that launch policy needs.
+#pragma once
+
+#include <cstddef>
+
+#include "backend.hpp"
+
+namespace gpb::cuda {
+
+// Available when cudaGetDeviceCount finds at least one device; otherwise the reason
+// ("no CUDA device", or the runtime's error text, e.g. for a missing driver).
+Availability device_availability();
+
+// Makes `ordinal` the calling thread's current device; throws a message that names the
+// ordinal and the devices present when it does not exist.
+void select_device(int ordinal);
+
+struct DeviceLimits {
+  int ordinal = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  std::size_t l2_bytes = 0;
+};
+
+DeviceLimits device_limits(int ordinal);
+
+}  // namespace gpb::cuda

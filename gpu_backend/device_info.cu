@@ -1,0 +1,85 @@
+// GPU facts for the report context: every device's properties, and the versions of the
+// CUDA libraries this build links.
+#include <cuda/version>
+
+#include <string>
+
+#include "context.hpp"
+#include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/device.cuh"
+
+namespace gpb {
+namespace {
+
+// CUDA encodes versions as 1000 * major + 10 * minor.
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+template <class GetProperty>
+std::string library_version_text(GetProperty get_property) {
+  int major = 0, minor = 0, patch = 0;
+  get_property(MAJOR_VERSION, &major);
+  get_property(MINOR_VERSION, &minor);
+  get_property(PATCH_LEVEL, &patch);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+int attribute(cudaDeviceAttr which, int ordinal) {
+  int value = 0;
+  GPB_CUDA_CHECK(cudaDeviceGetAttribute(&value, which, ordinal));
+  return value;
+}
+
+GpuInfo describe_device(int ordinal, const std::string& driver, const std::string& runtime) {
+  cudaDeviceProp properties{};
+  GPB_CUDA_CHECK(cudaGetDeviceProperties(&properties, ordinal));
+  GpuInfo info;
+  info.ordinal = ordinal;
+  info.name = properties.name;
+  info.compute_capability = std::to_string(properties.major) + "." + std::to_string(properties.minor);
+  info.sm_count = attribute(cudaDevAttrMultiProcessorCount, ordinal);
+  // cudaDeviceProp's clock fields are gone in CUDA 13; the attributes remain (kHz).
+  info.sm_clock_mhz = attribute(cudaDevAttrClockRate, ordinal) / 1e3;
+  info.mem_clock_mhz = attribute(cudaDevAttrMemoryClockRate, ordinal) / 1e3;
+  info.memory_gib = static_cast<double>(properties.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
+  info.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+  // Double data rate: two transfers per memory clock over the bus width in bytes.
+  info.theoretical_bandwidth_gbps = 2.0 * info.mem_clock_mhz * 1e6 * (info.bus_width_bits / 8.0) / 1e9;
+  info.l2_mib = attribute(cudaDevAttrL2CacheSize, ordinal) / (1024.0 * 1024.0);
+  info.ecc = attribute(cudaDevAttrEccEnabled, ordinal) != 0;
+  info.driver_version = driver;
+  info.runtime_version = runtime;
+  return info;
+}
+
+}  // namespace
+
+void append_gpu_context(Context& context) {
+  int runtime = 0;
+  GPB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  const std::string runtime_text = cuda_version_text(runtime);
+  context.libraries["cuda_runtime"] = runtime_text;
+  context.libraries["cublas"] = library_version_text([](libraryPropertyType type, int* value) {
+    GPB_CUBLAS_CHECK(cublasGetProperty(type, value));
+  });
+  context.libraries["cusparse"] = library_version_text([](libraryPropertyType type, int* value) {
+    GPB_CUSPARSE_CHECK(cusparseGetProperty(type, value));
+  });
+  context.libraries["cccl"] = std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
+                              std::to_string(CCCL_PATCH_VERSION);
+
+  const Availability availability = cuda::device_availability();
+  if (!availability.available) {
+    context.notes.push_back("GPU backends unavailable: " + availability.reason);
+    return;
+  }
+  int driver = 0;
+  GPB_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  int count = 0;
+  GPB_CUDA_CHECK(cudaGetDeviceCount(&count));
+  for (int ordinal = 0; ordinal < count; ++ordinal)
+    context.gpus.push_back(describe_device(ordinal, "CUDA " + cuda_version_text(driver), runtime_text));
+}
+
+}  // namespace gpb

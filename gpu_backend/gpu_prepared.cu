@@ -1,0 +1,93 @@
+#include "gpu_backend/gpu_prepared.cuh"
+
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/event_timer.cuh"
+#include "op_table.hpp"
+
+namespace gpb::cuda {
+namespace {
+
+DeviceLimits select_device_limits(int ordinal) {
+  select_device(ordinal);
+  return device_limits(ordinal);
+}
+
+StagedInput stage_if_present(const void* host, std::size_t bytes, const std::string& what) {
+  return bytes == 0 ? StagedInput{} : StagedInput(host, bytes, what);
+}
+
+template <class V>
+std::size_t vector_bytes(const V& values) {
+  return values.size() * sizeof(typename V::value_type);
+}
+
+}  // namespace
+
+int int_dimension(std::int64_t value, const std::string& what) {
+  if (value < 0 || value > std::numeric_limits<int>::max())
+    throw std::runtime_error(what + " = " + std::to_string(value) + " does not fit a 32-bit int");
+  return static_cast<int>(value);
+}
+
+StagedInput::StagedInput(const void* host, std::size_t bytes, const std::string& what)
+    : pinned_(bytes, what + " (pinned staging)"), device_(bytes, what) {
+  std::memcpy(pinned_.data(), host, bytes);
+}
+
+void StagedInput::upload(cudaStream_t stream) {
+  if (device_.size() != 0)
+    GPB_CUDA_CHECK(cudaMemcpyAsync(device_.data(), pinned_.data(), device_.bytes(), cudaMemcpyHostToDevice, stream));
+}
+
+GpuPrepared::GpuPrepared(const Problem& problem, const BackendSettings& settings)
+    : limits_(select_device_limits(settings.device)),
+      dtype_(problem.dtype),
+      output_size_(static_cast<std::size_t>(op_output_size(problem.op, problem.shape))),
+      l2_flusher_(limits_.l2_bytes) {
+  const std::string op = to_string(problem.op);
+  x_ = stage_if_present(problem.x.raw(), problem.x.bytes(), op + " input x");
+  a_ = stage_if_present(problem.a.raw(), problem.a.bytes(), op + " input A");
+  b_ = stage_if_present(problem.b.raw(), problem.b.bytes(), op + " input B");
+  csr_values_ = stage_if_present(problem.csr_values.raw(), problem.csr_values.bytes(), op + " matrix values");
+  if (problem.csr) {
+    row_ptr_ = stage_if_present(problem.csr->row_ptr.data(), vector_bytes(problem.csr->row_ptr), op + " row pointers");
+    col_idx_ = stage_if_present(problem.csr->col_idx.data(), vector_bytes(problem.csr->col_idx), op + " column indices");
+  }
+  const std::size_t output_bytes = checked_bytes(output_size_, dtype_size(dtype_), op + " output");
+  output_ = DeviceBuffer<unsigned char>(output_bytes, op + " output");
+  output_staging_ = PinnedBuffer<unsigned char>(output_bytes, op + " output (pinned staging)");
+
+  upload();
+  if (output_bytes != 0) GPB_CUDA_CHECK(cudaMemsetAsync(output_.data(), 0xFF, output_bytes, stream()));
+  stream_.synchronize();
+}
+
+void GpuPrepared::upload() {
+  for (StagedInput* input : {&x_, &a_, &b_, &csr_values_, &row_ptr_, &col_idx_}) input->upload(stream());
+}
+
+void GpuPrepared::download() {
+  if (output_.size() != 0)
+    GPB_CUDA_CHECK(cudaMemcpyAsync(output_staging_.data(), output_.data(), output_.bytes(), cudaMemcpyDeviceToHost,
+                                   stream()));
+}
+
+void GpuPrepared::flush_cache() { l2_flusher_.flush(stream()); }
+
+void GpuPrepared::synchronize() { stream_.synchronize(); }
+
+std::unique_ptr<SampleTimer> GpuPrepared::make_timer() { return std::make_unique<EventTimer>(stream()); }
+
+HostArray GpuPrepared::result() {
+  download();
+  stream_.synchronize();
+  HostArray output(dtype_, output_size_);
+  if (output.bytes() != 0) std::memcpy(output.raw(), output_staging_.data(), output.bytes());
+  return output;
+}
+
+}  // namespace gpb::cuda

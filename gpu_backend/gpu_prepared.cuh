@@ -1,0 +1,81 @@
+// The part every GPU case shares: the device, its own stream, the device copies of the
+// problem's inputs with their pinned staging copies, the output, the L2 flusher, and the
+// timer, transfer, synchronize and result plumbing. A backend's case derives from it,
+// adds its handles and workspace in its constructor (prepare, untimed) and implements run().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backend.hpp"
+#include "gpu_backend/device.cuh"
+#include "gpu_backend/device_buffer.cuh"
+#include "gpu_backend/l2_flusher.cuh"
+#include "gpu_backend/stream.cuh"
+
+namespace gpb::cuda {
+
+// One host input as the case moves it: a pinned copy (the source of the timed H2D copy,
+// filled once, untimed) and the device copy.
+class StagedInput {
+ public:
+  StagedInput() = default;
+  StagedInput(const void* host, std::size_t bytes, const std::string& what);
+  void upload(cudaStream_t stream);
+  const void* device() const { return device_.data(); }
+
+ private:
+  PinnedBuffer<unsigned char> pinned_;
+  DeviceBuffer<unsigned char> device_;
+};
+
+// A matrix dimension as the int that kernels and BLAS-style interfaces take; throws when
+// it does not fit (make_problem refuses such shapes, hand-built problems may not).
+int int_dimension(std::int64_t value, const std::string& what);
+
+class GpuPrepared : public Prepared {
+ public:
+  bool has_transfers() const final { return true; }
+  void upload() final;
+  void download() final;
+  void flush_cache() final;
+  void synchronize() final;
+  std::unique_ptr<SampleTimer> make_timer() final;
+  HostArray result() final;
+
+ protected:
+  // Selects settings.device, creates the stream, uploads the inputs once and poisons the
+  // output with 0xFF bytes (NaN in f32 and f64), so entries a kernel never writes fail
+  // verification instead of passing as leftovers.
+  GpuPrepared(const Problem& problem, const BackendSettings& settings);
+
+  cudaStream_t stream() const { return stream_.get(); }
+  const DeviceLimits& limits() const { return limits_; }
+
+  template <class T>
+  const T* device_x() const { return static_cast<const T*>(x_.device()); }
+  template <class T>
+  const T* device_a() const { return static_cast<const T*>(a_.device()); }
+  template <class T>
+  const T* device_b() const { return static_cast<const T*>(b_.device()); }
+  template <class T>
+  const T* device_csr_values() const { return static_cast<const T*>(csr_values_.device()); }
+  const std::int32_t* device_row_ptr() const { return static_cast<const std::int32_t*>(row_ptr_.device()); }
+  const std::int32_t* device_col_idx() const { return static_cast<const std::int32_t*>(col_idx_.device()); }
+  template <class T>
+  T* device_output() { return static_cast<T*>(static_cast<void*>(output_.data())); }
+
+ private:
+  DeviceLimits limits_;  // first member: selecting the device precedes every allocation
+  Stream stream_;
+  DType dtype_;
+  std::size_t output_size_;
+  StagedInput x_, a_, b_, csr_values_, row_ptr_, col_idx_;
+  DeviceBuffer<unsigned char> output_;
+  PinnedBuffer<unsigned char> output_staging_;
+  L2Flusher l2_flusher_;
+};
+
+}  // namespace gpb::cuda

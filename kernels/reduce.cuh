@@ -1,0 +1,20 @@
+// Sum of n elements: a deterministic two-pass reduction (no atomics).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/launch_config.cuh"
+
+namespace gpb::kernels {
+
+// Pass 1 runs `partial_pass` (grid-stride, 16-byte loads) and leaves one partial sum per
+// block in `block_sums` (partial_pass.blocks entries); pass 2 is one block of
+// partial_pass.threads threads that sums those into out[0]. The block count fixes the
+// summation order, so equal inputs and configs give bitwise equal results.
+// partial_pass.threads must be a multiple of 32, at most 1024.
+template <class T>
+void launch_sum(const T* in, std::int64_t n, T* block_sums, T* out, LaunchConfig partial_pass, cudaStream_t stream);
+
+}  // namespace gpb::kernels

@@ -1,0 +1,431 @@
+// GPU backend tests: every GPU backend on every op/dtype it supports, at sizes that reach
+// the kernels' tails and edge cases, plus transfers, L2 flushing, TF32, determinism,
+// out-of-memory and bad device ordinals. Plain C++ through the Backend interface: no CUDA
+// header here. Every test skips (not fails) where no CUDA device is present, and the
+// file builds without the CUDA toolkit, where each test skips for that reason.
+#include <gtest/gtest.h>
+
+#if GPUBENCH_HAVE_CUDA
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+#include "problem.hpp"
+#include "random.hpp"
+#include "verify.hpp"
+
+namespace gpb {
+namespace {
+
+constexpr std::uint64_t kSeed = 20240611;
+
+Backend& backend_named(const std::string& name) {
+  static const std::vector<std::unique_ptr<Backend>> backends = make_all_backends();
+  for (const auto& backend : backends)
+    if (backend->name() == name) return *backend;
+  throw std::logic_error("no backend named " + name);
+}
+
+// The reason `backend` cannot run here (no CUDA device, no driver), if it cannot.
+std::optional<std::string> unavailable(const Backend& backend) {
+  const Availability availability = backend.availability();
+  if (availability.available) return std::nullopt;
+  return backend.name() + " unavailable: " + availability.reason;
+}
+
+#define SKIP_UNLESS_AVAILABLE(backend)                                         \
+  do {                                                                         \
+    if (const auto gpb_reason = unavailable(backend)) GTEST_SKIP() << *gpb_reason; \
+  } while (false)
+
+// Hand-built matrices for what the generators do not reach on purpose.
+enum class MatrixSource { generated, long_row, mostly_empty, file };
+
+double value_for(std::uint64_t key, std::uint64_t index) { return 2 * unit_interval(random_bits(key, index)) - 1; }
+
+// Every third row empty, the others 1..5 entries, and row 17 holding every column: the
+// vector kernel's long-row loop and the reductions over empty segments.
+CsrMatrix long_row_matrix() {
+  CsrMatrix matrix;
+  matrix.rows = 4000;
+  matrix.cols = 70000;
+  matrix.row_ptr.push_back(0);
+  for (std::int64_t row = 0; row < matrix.rows; ++row) {
+    std::vector<std::int32_t> columns;
+    if (row == 17) {
+      for (std::int64_t col = 0; col < matrix.cols; ++col) columns.push_back(static_cast<std::int32_t>(col));
+    } else if (row % 3 != 0) {
+      for (std::int64_t i = 0; i <= row % 5; ++i)
+        columns.push_back(static_cast<std::int32_t>((row * 7919 + i * (matrix.cols / 6)) % matrix.cols));
+      std::sort(columns.begin(), columns.end());
+    }
+    matrix.col_idx.insert(matrix.col_idx.end(), columns.begin(), columns.end());
+    matrix.row_ptr.push_back(static_cast<std::int32_t>(matrix.col_idx.size()));
+  }
+  for (std::int64_t j = 0; j < matrix.nnz(); ++j) matrix.values.push_back(value_for(17, static_cast<std::uint64_t>(j)));
+  return matrix;
+}
+
+// Half the rows empty, the rest single entries, plus one row of 3000: an average under
+// one entry per row, which selects the scalar (row-per-thread) kernel.
+CsrMatrix mostly_empty_matrix() {
+  CsrMatrix matrix;
+  matrix.rows = 100000;
+  matrix.cols = 100000;
+  matrix.row_ptr.push_back(0);
+  for (std::int64_t row = 0; row < matrix.rows; ++row) {
+    if (row == 99) {
+      for (std::int64_t i = 0; i < 3000; ++i) matrix.col_idx.push_back(static_cast<std::int32_t>(i * 31));
+    } else if (row % 2 == 0) {
+      matrix.col_idx.push_back(static_cast<std::int32_t>(row * 31 % matrix.cols));
+    }
+    matrix.row_ptr.push_back(static_cast<std::int32_t>(matrix.col_idx.size()));
+  }
+  for (std::int64_t j = 0; j < matrix.nnz(); ++j) matrix.values.push_back(value_for(99, static_cast<std::uint64_t>(j)));
+  return matrix;
+}
+
+Problem spmv_problem(DType dtype, CsrMatrix matrix) {
+  Problem problem;
+  problem.op = Op::spmv;
+  problem.dtype = dtype;
+  problem.seed = kSeed;
+  problem.shape.rows = matrix.rows;
+  problem.shape.cols = matrix.cols;
+  problem.shape.nnz = matrix.nnz();
+  problem.input_distribution = "hand-built matrix; values and x uniform[-1,1)";
+  auto csr = std::make_shared<const CsrMatrix>(std::move(matrix));
+  std::vector<double> x;
+  for (std::int64_t i = 0; i < csr->cols; ++i) x.push_back(value_for(kSeed, static_cast<std::uint64_t>(i)));
+  if (dtype == DType::f32) {
+    problem.csr_values = HostArray(std::vector<float>(csr->values.begin(), csr->values.end()));
+    problem.x = HostArray(std::vector<float>(x.begin(), x.end()));
+  } else {
+    problem.csr_values = HostArray(csr->values);
+    problem.x = HostArray(std::move(x));
+  }
+  problem.csr = std::move(csr);
+  return problem;
+}
+
+struct GpuCase {
+  std::string backend;
+  Op op;
+  DType dtype;
+  Shape shape;
+  MatrixSource matrix;
+  std::string label;  // the shape part of the test name
+};
+
+// How GoogleTest (and ctest's test names) show a case, instead of its bytes.
+void PrintTo(const GpuCase& test_case, std::ostream* out) {
+  *out << test_case.backend << " " << to_string(test_case.op) << " " << to_string(test_case.dtype) << " "
+       << test_case.label;
+}
+
+Problem build_problem(const GpuCase& test_case) {
+  switch (test_case.matrix) {
+    case MatrixSource::long_row:
+      return spmv_problem(test_case.dtype, long_row_matrix());
+    case MatrixSource::mostly_empty:
+      return spmv_problem(test_case.dtype, mostly_empty_matrix());
+    case MatrixSource::generated:
+    case MatrixSource::file:
+      break;
+  }
+  return make_problem(test_case.op, test_case.dtype, test_case.shape, kSeed);
+}
+
+std::string identifier(std::string text) {
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return text;
+}
+
+std::vector<std::string> test_matrix_files() {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(GPUBENCH_TEST_DATA, error))
+    if (entry.path().extension() == ".mtx") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct ShapeCase {
+  Shape shape;
+  MatrixSource matrix;
+  std::string label;
+};
+
+std::vector<ShapeCase> shapes_for(Op op) {
+  std::vector<ShapeCase> shapes;
+  switch (op) {
+    case Op::sin:
+    case Op::sqrt:
+    case Op::sum:
+      // One element, a vector-width tail only, a tail after full vectors, and enough for
+      // several grid-stride rounds.
+      for (std::int64_t n : {1, 31, 1000003, (1 << 24) + 3})
+        shapes.push_back({elementwise_shape(n), MatrixSource::generated, "n" + std::to_string(n)});
+      break;
+    case Op::matmul:
+      // 1x1x1 and odd sizes take the element-wise path; 130x260x68 the vectorised path
+      // with partial tiles in m, n and k; 512 whole tiles only.
+      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+               {1, 1, 1}, {1000, 333, 77}, {129, 257, 65}, {130, 260, 68}, {512, 512, 512}}) {
+        const Shape shape = matmul_shape(m, n, k);
+        shapes.push_back({shape, MatrixSource::generated, shape.label(Op::matmul)});
+      }
+      break;
+    case Op::spmv:
+      // Average row lengths that select each kernel variant (scalar, 2..32 lanes per row).
+      for (std::int64_t nnz_per_row : {1, 2, 3, 6, 12, 24, 64})
+        shapes.push_back({spmv_shape(20000, nnz_per_row, SpmvPattern::random), MatrixSource::generated,
+                          "random20000_" + std::to_string(nnz_per_row)});
+      shapes.push_back({spmv_shape(100000, 8, SpmvPattern::powerlaw), MatrixSource::generated, "powerlaw100000_8"});
+      shapes.push_back({spmv_shape(100000, 5, SpmvPattern::banded), MatrixSource::generated, "banded100000_5"});
+      shapes.push_back({spmv_shape(1000003, 4, SpmvPattern::random), MatrixSource::generated, "random1000003_4"});
+      shapes.push_back({Shape{}, MatrixSource::long_row, "long_row"});
+      shapes.push_back({Shape{}, MatrixSource::mostly_empty, "mostly_empty"});
+      for (const std::string& file : test_matrix_files())
+        shapes.push_back({spmv_file_shape(file), MatrixSource::file,
+                          "file_" + std::filesystem::path(file).stem().string()});
+      break;
+  }
+  return shapes;
+}
+
+// Evaluated when GoogleTest registers the tests (after static initialisation), and
+// touching no device: supports() is a static property of each backend.
+std::vector<GpuCase> all_gpu_cases() {
+  std::vector<GpuCase> cases;
+  for (const std::string name : {"cuda", "cublas", "cub", "cusparse"}) {
+    const Backend& backend = backend_named(name);
+    for (Op op : all_ops())
+      for (DType dtype : all_dtypes()) {
+        if (!backend.supports(op, dtype).supported) continue;
+        for (const ShapeCase& shape : shapes_for(op)) cases.push_back({name, op, dtype, shape.shape, shape.matrix, shape.label});
+      }
+  }
+  return cases;
+}
+
+std::string describe(const Verification& verification) {
+  return "max error " + std::to_string(verification.max_error) + " vs tolerance " +
+         std::to_string(verification.tolerance) + " over " + verification.method;
+}
+
+class GpuBackendCase : public ::testing::TestWithParam<GpuCase> {};
+
+TEST_P(GpuBackendCase, ComputesVerifiedResult) {
+  const GpuCase& test_case = GetParam();
+  Backend& backend = backend_named(test_case.backend);
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem = build_problem(test_case);
+  auto prepared = backend.prepare(problem, BackendSettings{});
+  prepared->run();
+  prepared->synchronize();
+  const Verification verification = verify(problem, prepared->result(), prepared->unit_roundoff_override());
+  EXPECT_TRUE(verification.checked);
+  EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << prepared->details();
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGpuBackends, GpuBackendCase, ::testing::ValuesIn(all_gpu_cases()),
+                         [](const ::testing::TestParamInfo<GpuCase>& param_info) {
+                           const GpuCase& c = param_info.param;
+                           return identifier(c.backend + "_" + to_string(c.op) + "_" + to_string(c.dtype) + "_" + c.label);
+                         });
+
+TEST(GpuBackends, AllFourAreRegisteredAsGpuBackends) {
+  for (const std::string name : {"cuda", "cublas", "cub", "cusparse"}) {
+    const Backend& backend = backend_named(name);
+    EXPECT_EQ(backend.kind(), DeviceKind::gpu) << name;
+    const Availability availability = backend.availability();
+    if (!availability.available) {
+      EXPECT_FALSE(availability.reason.empty()) << name;
+    }
+  }
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+}
+
+TEST(GpuBackends, UnsupportedOpsCarryAReason) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
+           {"cublas", Op::sin}, {"cub", Op::matmul}, {"cusparse", Op::sum}}) {
+    const Support support = backend_named(name).supports(op, DType::f32);
+    EXPECT_FALSE(support.supported) << name;
+    EXPECT_FALSE(support.reason.empty()) << name;
+  }
+}
+
+// upload, run, download as the runner's end-to-end phases: the same verified result.
+TEST(GpuBackends, EndToEndTransfersGiveVerifiedResult) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  const std::vector<std::pair<std::string, Problem>> cases = [] {
+    std::vector<std::pair<std::string, Problem>> built;
+    built.emplace_back("cuda", make_problem(Op::sum, DType::f32, elementwise_shape(1000003), kSeed));
+    built.emplace_back("cublas", make_problem(Op::matmul, DType::f64, matmul_shape(129, 257, 65), kSeed));
+    built.emplace_back("cub", make_problem(Op::sin, DType::f32, elementwise_shape(1000003), kSeed));
+    built.emplace_back("cusparse", make_problem(Op::spmv, DType::f32, spmv_shape(20000, 12, SpmvPattern::random), kSeed));
+    return built;
+  }();
+  for (const auto& [name, problem] : cases) {
+    auto prepared = backend_named(name).prepare(problem, BackendSettings{});
+    ASSERT_TRUE(prepared->has_transfers()) << name;
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      prepared->upload();
+      prepared->run();
+      prepared->download();
+    }
+    prepared->synchronize();
+    const Verification verification = verify(problem, prepared->result());
+    EXPECT_TRUE(verification.passed) << name << ": " << describe(verification);
+  }
+}
+
+TEST(GpuBackends, FlushCacheBetweenRunsKeepsResultsCorrect) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  const Problem problem = make_problem(Op::sqrt, DType::f64, elementwise_shape(1000003), kSeed);
+  for (const std::string name : {"cuda", "cub"}) {
+    auto prepared = backend_named(name).prepare(problem, BackendSettings{});
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      prepared->flush_cache();
+      prepared->run();
+    }
+    prepared->synchronize();
+    const Verification verification = verify(problem, prepared->result());
+    EXPECT_TRUE(verification.passed) << name << ": " << describe(verification);
+  }
+}
+
+// The output is poisoned with NaN in prepare: a case that never runs must fail.
+TEST(GpuBackends, UnwrittenOutputFailsVerification) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  const Problem problem = make_problem(Op::sin, DType::f32, elementwise_shape(31), kSeed);
+  auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
+  EXPECT_FALSE(verify(problem, prepared->result()).passed);
+}
+
+TEST(GpuBackends, EventTimerMeasuresTheStream) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  const Problem problem = make_problem(Op::sin, DType::f32, elementwise_shape(1 << 22), kSeed);
+  auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
+  auto timer = prepared->make_timer();
+  EXPECT_EQ(timer->name(), "cuda_event");
+  timer->start();
+  prepared->run();
+  timer->stop();
+  const double seconds = timer->elapsed_seconds();
+  EXPECT_GT(seconds, 0.0);
+  EXPECT_LT(seconds, 1.0);
+}
+
+TEST(GpuBackends, CudaSumIsDeterministic) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  const Problem problem = make_problem(Op::sum, DType::f32, elementwise_shape((1 << 24) + 3), kSeed);
+  for (const std::string name : {"cuda", "cub"}) {
+    auto prepared = backend_named(name).prepare(problem, BackendSettings{});
+    prepared->run();
+    const HostArray first = prepared->result();
+    for (int repeat = 0; repeat < 3; ++repeat) prepared->run();
+    const HostArray again = prepared->result();
+    EXPECT_EQ(first.as<float>(), again.as<float>()) << name;
+  }
+}
+
+TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  Backend& backend = backend_named("cuda");
+  const Problem short_rows = spmv_problem(DType::f32, mostly_empty_matrix());
+  EXPECT_NE(backend.prepare(short_rows, BackendSettings{})->details().find("csr_scalar"), std::string::npos);
+  const Problem rows_of_12 = make_problem(Op::spmv, DType::f32, spmv_shape(20000, 12, SpmvPattern::random), kSeed);
+  EXPECT_NE(backend.prepare(rows_of_12, BackendSettings{})->details().find("threads_per_row=16"), std::string::npos);
+}
+
+TEST(GpuBackends, CublasTf32IsVerifiedAtTf32Precision) {
+  Backend& backend = backend_named("cublas");
+  SKIP_UNLESS_AVAILABLE(backend);
+  BackendSettings settings;
+  settings.tf32 = true;
+  const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(512, 512, 512), kSeed);
+  auto prepared = backend.prepare(problem, settings);
+  EXPECT_EQ(prepared->unit_roundoff_override(), std::ldexp(1.0, -11));
+  EXPECT_NE(prepared->details().find("CUBLAS_TF32_TENSOR_OP_MATH"), std::string::npos) << prepared->details();
+  prepared->run();
+  const Verification verification = verify(problem, prepared->result(), prepared->unit_roundoff_override());
+  EXPECT_TRUE(verification.passed) << describe(verification);
+
+  // f64 has no TF32: the setting is ignored and the dtype's own precision applies.
+  const Problem f64_problem = make_problem(Op::matmul, DType::f64, matmul_shape(130, 260, 68), kSeed);
+  auto f64_prepared = backend.prepare(f64_problem, settings);
+  EXPECT_EQ(f64_prepared->unit_roundoff_override(), 0.0);
+  EXPECT_NE(f64_prepared->details().find("CUBLAS_DEFAULT_MATH"), std::string::npos) << f64_prepared->details();
+  f64_prepared->run();
+  EXPECT_TRUE(verify(f64_problem, f64_prepared->result()).passed);
+}
+
+// A product whose 200000 x 200000 output (149 GiB in f32) no current GPU holds, from
+// inputs of a few hundred KiB: prepare must fail with a message that says what did not
+// fit, and the device must stay usable.
+TEST(GpuBackends, OutOfDeviceMemoryFailsWithAClearMessage) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  Problem huge;
+  huge.op = Op::matmul;
+  huge.dtype = DType::f32;
+  huge.seed = kSeed;
+  huge.shape = matmul_shape(200000, 200000, 1);
+  huge.a = HostArray(DType::f32, 200000);
+  huge.b = HostArray(DType::f32, 200000);
+  try {
+    backend.prepare(huge, BackendSettings{});
+    FAIL() << "prepare of a 149 GiB output succeeded";
+  } catch (const std::runtime_error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("out of device memory"), std::string::npos) << message;
+    EXPECT_NE(message.find("GiB"), std::string::npos) << message;
+  }
+  const Problem small = make_problem(Op::sum, DType::f32, elementwise_shape(1000), kSeed);
+  auto prepared = backend.prepare(small, BackendSettings{});
+  prepared->run();
+  EXPECT_TRUE(verify(small, prepared->result()).passed);
+}
+
+TEST(GpuBackends, InvalidDeviceOrdinalFailsWithAClearMessage) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  const Problem problem = make_problem(Op::sin, DType::f32, elementwise_shape(31), kSeed);
+  for (const std::string name : {"cuda", "cub"})
+    for (int ordinal : {-1, 4096}) {
+      BackendSettings settings;
+      settings.device = ordinal;
+      try {
+        backend_named(name).prepare(problem, settings);
+        FAIL() << name << " accepted device " << ordinal;
+      } catch (const std::runtime_error& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("invalid CUDA device ordinal " + std::to_string(ordinal)), std::string::npos) << message;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace gpb
+
+#else  // built without the CUDA toolkit
+
+TEST(GpuBackends, RequireCuda) { GTEST_SKIP() << "built without CUDA: the GPU backends are not compiled in"; }
+
+#endif
