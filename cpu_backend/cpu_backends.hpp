@@ -1,0 +1,65 @@
+// What the CPU backends share: the prepared-case base that owns the output buffer, the
+// Eigen sqrt kept in its own file, and the factories cpu_backends.cpp registers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "backend.hpp"
+#include "cpu_timer.hpp"
+#include "op_table.hpp"
+
+namespace gpb {
+
+// A CPU case ready to run. The output is allocated here, in prepare, and first-touched by
+// the worker threads with a static schedule, so page faults stay out of the samples and
+// each thread's pages sit on its own NUMA node. The runner keeps the Problem alive longer
+// than this object, so a pointer to it suffices.
+template <class T>
+class CpuPrepared : public Prepared {
+ public:
+  CpuPrepared(const Problem& problem, int threads)
+      : problem_(&problem),
+        threads_(threads),
+        output_size_(op_output_size(problem.op, problem.shape)),
+        output_(static_cast<T*>(::operator new[](static_cast<std::size_t>(output_size_) * sizeof(T), kAlignment))) {
+    T* output = output_.get();
+    const std::int64_t size = output_size_;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t i = 0; i < size; ++i) output[i] = T(0);
+  }
+
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<SteadyClockTimer>(); }
+  HostArray result() override { return HostArray(std::vector<T>(output_.get(), output_.get() + output_size_)); }
+
+ protected:
+  const Problem& problem() const { return *problem_; }
+  int threads() const { return threads_; }
+  T* output() { return output_.get(); }
+
+ private:
+  // Aligned to the cache line and the widest vector (AVX-512), so blocks of a multiple of 16
+  // entries start on a vector boundary: Eigen then peels no scalar iterations at a block
+  // start, whose results would depend on where the allocation happened to land.
+  static constexpr std::align_val_t kAlignment{64};
+  struct AlignedDelete {
+    void operator()(T* output) const { ::operator delete[](output, kAlignment); }
+  };
+
+  const Problem* problem_;
+  int threads_;
+  std::int64_t output_size_;
+  std::unique_ptr<T[], AlignedDelete> output_;  // untouched until the fill above
+};
+
+// y = sqrt(x) for one block through Eigen array maps, built without Eigen's fast math
+// (eigen_sqrt.cpp says why).
+template <class T>
+void eigen_sqrt_block(const T* x, T* y, std::int64_t count);
+
+std::unique_ptr<Backend> make_eigen_backend();
+std::unique_ptr<Backend> make_openblas_backend();
+
+}  // namespace gpb

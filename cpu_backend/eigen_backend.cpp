@@ -1,0 +1,166 @@
+// The Eigen backend: every op on the host, vectorised by Eigen and spread over threads
+// with OpenMP (our own loops for elementwise and sum, Eigen's own for gemm and spmv).
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <algorithm>
+#include <string>
+
+#include "cpu_backends.hpp"
+#include "threading.hpp"
+
+namespace gpb {
+namespace {
+
+// Elementwise work is split into blocks large enough to amortise the per-block call and
+// small enough to balance; the static schedule hands each thread one contiguous range.
+constexpr std::int64_t kElementwiseBlock = 1 << 14;
+// Sum blocks are short on purpose: each block's vectorised sum is a handful of sequential
+// chains of length block / (2 * SIMD width), and the block sums are then added pairwise in
+// double, so the rounding error grows with log(n) rather than n (see verify.cpp).
+constexpr std::int64_t kSumBlock = 1 << 10;
+
+std::int64_t block_count(std::int64_t size, std::int64_t block) { return (size + block - 1) / block; }
+
+// Adds the values pairwise (a balanced tree), overwriting them.
+double pairwise_sum(std::vector<double>& values) {
+  const std::size_t count = values.size();
+  for (std::size_t width = 1; width < count; width *= 2)
+    for (std::size_t i = 0; i + width < count; i += 2 * width) values[i] += values[i + width];
+  return count == 0 ? 0 : values[0];
+}
+
+template <class T>
+class EigenPrepared final : public CpuPrepared<T> {
+ public:
+  EigenPrepared(const Problem& problem, int threads) : CpuPrepared<T>(problem, threads) {
+    if (problem.op == Op::sum) block_sums_.resize(static_cast<std::size_t>(block_count(problem.shape.n, kSumBlock)));
+  }
+
+  void run() override {
+    switch (this->problem().op) {
+      case Op::sin:
+        elementwise([](const T* x, T* y, std::int64_t count) {
+          Eigen::Map<Array>(y, count) = Eigen::Map<const Array>(x, count).sin();
+        });
+        break;
+      case Op::sqrt:
+        elementwise(eigen_sqrt_block<T>);
+        break;
+      case Op::sum:
+        sum();
+        break;
+      case Op::matmul:
+        matmul();
+        break;
+      case Op::spmv:
+        spmv();
+        break;
+    }
+  }
+
+  std::string details() const override {
+    const std::string threads = "; " + std::to_string(this->threads()) + " threads";
+    switch (this->problem().op) {
+      case Op::sin:
+        return "OpenMP static over " + std::to_string(kElementwiseBlock) + "-element blocks, Eigen array sin per block" +
+               threads;
+      case Op::sqrt:
+        return "OpenMP static over " + std::to_string(kElementwiseBlock) +
+               "-element blocks, Eigen array sqrt per block (IEEE sqrt: EIGEN_FAST_MATH=0)" + threads;
+      case Op::sum:
+        return "OpenMP static over " + std::to_string(kSumBlock) +
+               "-element blocks, Eigen sum per block, block sums added pairwise in double" + threads;
+      case Op::matmul:
+        return "Eigen gemm on row-major maps (Eigen's OpenMP-parallel gemm)" + threads;
+      case Op::spmv:
+        return "Eigen row-major sparse x dense product (Eigen's own OpenMP loop over rows, dynamic schedule, "
+               "used above 20000 nonzeros; y is zeroed first)" +
+               threads;
+    }
+    return {};
+  }
+
+ private:
+  using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using RowMajorSparse = Eigen::SparseMatrix<T, Eigen::RowMajor, int>;
+
+  // block_function(x, y, count) computes one block.
+  template <class BlockFunction>
+  void elementwise(BlockFunction block_function) {
+    const T* x = this->problem().x.template as<T>().data();
+    T* y = this->output();
+    const std::int64_t size = this->problem().shape.n;
+    const std::int64_t blocks = block_count(size, kElementwiseBlock);
+#pragma omp parallel for schedule(static) num_threads(this->threads())
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t begin = block * kElementwiseBlock;
+      block_function(x + begin, y + begin, std::min(kElementwiseBlock, size - begin));
+    }
+  }
+
+  void sum() {
+    const T* x = this->problem().x.template as<T>().data();
+    const std::int64_t size = this->problem().shape.n;
+    const auto blocks = static_cast<std::int64_t>(block_sums_.size());
+    double* block_sums = block_sums_.data();
+#pragma omp parallel for schedule(static) num_threads(this->threads())
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t begin = block * kSumBlock;
+      const std::int64_t length = std::min(kSumBlock, size - begin);
+      block_sums[block] = static_cast<double>(Eigen::Map<const Array>(x + begin, length).sum());
+    }
+    this->output()[0] = static_cast<T>(pairwise_sum(block_sums_));
+  }
+
+  void matmul() {
+    const Problem& problem = this->problem();
+    const Shape& shape = problem.shape;
+    const Eigen::Map<const RowMajorMatrix> a(problem.a.template as<T>().data(), shape.m, shape.k);
+    const Eigen::Map<const RowMajorMatrix> b(problem.b.template as<T>().data(), shape.k, shape.n);
+    Eigen::Map<RowMajorMatrix> c(this->output(), shape.m, shape.n);
+    c.noalias() = a * b;
+  }
+
+  void spmv() {
+    const Problem& problem = this->problem();
+    const CsrMatrix& csr = *problem.csr;
+    const Eigen::Map<const RowMajorSparse> matrix(csr.rows, csr.cols, csr.nnz(), csr.row_ptr.data(), csr.col_idx.data(),
+                                                  problem.csr_values.template as<T>().data());
+    const Eigen::Map<const Vector> x(problem.x.template as<T>().data(), csr.cols);
+    Eigen::Map<Vector> y(this->output(), csr.rows);
+    y.noalias() = matrix * x;
+  }
+
+  std::vector<double> block_sums_;  // sum only; sized in prepare
+};
+
+class EigenBackend final : public Backend {
+ public:
+  std::string name() const override { return "eigen"; }
+  std::string description() const override {
+    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+           std::to_string(EIGEN_MINOR_VERSION) + " (SIMD: " + Eigen::SimdInstructionSetsInUse() +
+           "), OpenMP threads; all ops";
+  }
+  DeviceKind kind() const override { return DeviceKind::cpu; }
+  Availability availability() const override { return {}; }
+  Support supports(Op, DType) const override { return {}; }
+
+  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
+    const int threads = apply_thread_count(settings.threads);
+    return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
+      return std::make_unique<EigenPrepared<decltype(tag)>>(problem, threads);
+    });
+  }
+
+  int threads_used(const BackendSettings& settings) const override { return resolve_thread_count(settings.threads); }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_eigen_backend() { return std::make_unique<EigenBackend>(); }
+
+}  // namespace gpb

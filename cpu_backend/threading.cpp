@@ -1,0 +1,28 @@
+#include "threading.hpp"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <string>
+
+#include "types.hpp"
+
+namespace gpb {
+
+int resolve_thread_count(int requested) {
+  if (requested < 0)
+    throw UsageError("thread count must be 0 (all cores) or positive (got " + std::to_string(requested) + ")");
+  // omp_get_num_procs honours the process's CPU affinity mask (taskset, cgroups cpusets).
+  return requested == 0 ? omp_get_num_procs() : requested;
+}
+
+int apply_thread_count(int requested) {
+  const int threads = resolve_thread_count(requested);
+  omp_set_num_threads(threads);
+  Eigen::setNbThreads(threads);
+  openblas_set_num_threads(threads);
+  return threads;
+}
+
+}  // namespace gpb

@@ -1,0 +1,411 @@
+#include "csr.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "random.hpp"
+
+namespace gpb {
+
+std::int64_t CsrMatrix::max_row_length() const {
+  std::int64_t longest = 0;
+  for (std::size_t row = 0; row + 1 < row_ptr.size(); ++row)
+    longest = std::max<std::int64_t>(longest, row_ptr[row + 1] - row_ptr[row]);
+  return longest;
+}
+
+namespace {
+
+constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
+
+// Stream labels under the generator's seed.
+enum StreamLabel : std::uint64_t { kRowLengths = 1, kColumns = 2, kValues = 3 };
+
+// Power-law rows: lengths are a discretised Lomax (Pareto II) law,
+// floor(scale * (U^(-1/alpha) - 1)) capped at the column count. With alpha = 2.5 the tail
+// is heavy (the longest of a million rows is a few hundred times the mean) yet the variance
+// stays finite, so the mean over many rows settles near its target.
+constexpr double kPowerLawAlpha = 2.5;
+
+// P(length >= j) for the uncapped law.
+double powerlaw_tail(double scale, double j) { return std::pow(1 + j / scale, -kPowerLawAlpha); }
+
+// Mean capped row length, sum over j = 1..cap of P(length >= j): exact for the first terms,
+// the rest by the integral of the tail.
+double powerlaw_mean(double scale, std::int64_t cap) {
+  constexpr std::int64_t kExactTerms = 2048;
+  const std::int64_t exact = std::min(cap, kExactTerms);
+  double mean = 0;
+  for (std::int64_t j = 1; j <= exact; ++j) mean += powerlaw_tail(scale, static_cast<double>(j));
+  if (cap > exact) {
+    const auto antiderivative = [scale](double x) {
+      return scale / (kPowerLawAlpha - 1) * std::pow(1 + x / scale, 1 - kPowerLawAlpha);
+    };
+    mean += antiderivative(static_cast<double>(exact) + 0.5) - antiderivative(static_cast<double>(cap) + 0.5);
+  }
+  return mean;
+}
+
+// The scale whose capped mean row length is the target (bisection; the mean grows with scale).
+double powerlaw_scale(double target_mean, std::int64_t cap) {
+  double low = 1e-3;
+  double high = 1.0;
+  while (powerlaw_mean(high, cap) < target_mean && high < 1e15) high *= 2;
+  for (int iteration = 0; iteration < 64; ++iteration) {
+    const double middle = 0.5 * (low + high);
+    (powerlaw_mean(middle, cap) < target_mean ? low : high) = middle;
+  }
+  return 0.5 * (low + high);
+}
+
+void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row) {
+  if (rows <= 0) throw UsageError("spmv rows must be positive (got " + std::to_string(rows) + ")");
+  if (nnz_per_row <= 0) throw UsageError("spmv nnz per row must be positive (got " + std::to_string(nnz_per_row) + ")");
+  if (nnz_per_row > rows)
+    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
+                     std::to_string(rows) + ")");
+  if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)
+    throw UsageError("spmv matrix " + std::to_string(rows) + " rows x " + std::to_string(nnz_per_row) +
+                     " nnz/row does not fit 32-bit indices (at most " + std::to_string(kMaxIndex) + " nonzeros)");
+}
+
+// A banded row's columns: nnz_per_row diagonals from -(nnz_per_row / 2) up, clipped to the matrix.
+struct BandedRow {
+  std::int64_t first_column;
+  std::int64_t length;
+};
+
+BandedRow banded_row(std::int64_t row, std::int64_t rows, std::int64_t nnz_per_row) {
+  const std::int64_t lowest = row - nnz_per_row / 2;
+  const std::int64_t first = std::max<std::int64_t>(0, lowest);
+  const std::int64_t last = std::min(rows - 1, lowest + nnz_per_row - 1);
+  return {first, last - first + 1};
+}
+
+// Row lengths for the pattern.
+std::vector<std::int32_t> row_lengths(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern,
+                                      std::uint64_t seed) {
+  std::vector<std::int32_t> lengths(static_cast<std::size_t>(rows));
+  const double scale = pattern == SpmvPattern::powerlaw ? powerlaw_scale(static_cast<double>(nnz_per_row), rows) : 0;
+  const std::uint64_t length_key = derive_key(seed, kRowLengths);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t row = 0; row < rows; ++row) {
+    std::int64_t length = nnz_per_row;
+    if (pattern == SpmvPattern::banded) {
+      length = banded_row(row, rows, nnz_per_row).length;
+    } else if (pattern == SpmvPattern::powerlaw) {
+      const double uniform_open_low = 1 - unit_interval(random_bits(length_key, static_cast<std::uint64_t>(row)));
+      const double drawn = std::floor(scale * (std::pow(uniform_open_low, -1 / kPowerLawAlpha) - 1));
+      length = static_cast<std::int64_t>(std::min(drawn, static_cast<double>(rows)));
+    }
+    lengths[static_cast<std::size_t>(row)] = static_cast<std::int32_t>(length);
+  }
+  return lengths;
+}
+
+}  // namespace
+
+CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed) {
+  if (pattern == SpmvPattern::file) throw std::invalid_argument("generate_csr: pattern 'file' is read, not generated");
+  validate_generated_size(rows, nnz_per_row);
+
+  CsrMatrix matrix;
+  matrix.rows = rows;
+  matrix.cols = rows;
+  const std::vector<std::int32_t> lengths = row_lengths(rows, nnz_per_row, pattern, seed);
+  matrix.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
+  std::int64_t total = 0;
+  for (std::int64_t row = 0; row < rows; ++row) {
+    matrix.row_ptr[static_cast<std::size_t>(row)] = static_cast<std::int32_t>(total);
+    total += lengths[static_cast<std::size_t>(row)];
+    if (total > kMaxIndex)
+      throw UsageError("spmv " + to_string(pattern) + " matrix has more than " + std::to_string(kMaxIndex) +
+                       " nonzeros, too many for 32-bit indices");
+  }
+  matrix.row_ptr.back() = static_cast<std::int32_t>(total);
+  matrix.col_idx.resize(static_cast<std::size_t>(total));
+  matrix.values.resize(static_cast<std::size_t>(total));
+
+  const std::uint64_t column_key = derive_key(seed, kColumns);
+  const std::uint64_t value_key = derive_key(seed, kValues);
+  // Every row draws from its own stream, so dynamic scheduling (power-law rows are very
+  // uneven) cannot change the result.
+#pragma omp parallel
+  {
+    std::vector<std::int32_t> columns;
+#pragma omp for schedule(dynamic, 4096)
+    for (std::int64_t row = 0; row < rows; ++row) {
+      const auto begin = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
+      const std::int64_t length = lengths[static_cast<std::size_t>(row)];
+      std::int32_t* row_columns = matrix.col_idx.data() + begin;
+      if (pattern == SpmvPattern::banded) {
+        const std::int64_t first = banded_row(row, rows, nnz_per_row).first_column;
+        for (std::int64_t offset = 0; offset < length; ++offset)
+          row_columns[offset] = static_cast<std::int32_t>(first + offset);
+      } else {
+        SplitMix64 rng(derive_key(column_key, static_cast<std::uint64_t>(row)));
+        sample_distinct_sorted(length, rows, rng, columns);
+        std::copy(columns.begin(), columns.end(), row_columns);
+      }
+      for (std::int64_t offset = 0; offset < length; ++offset) {
+        const auto position = begin + static_cast<std::size_t>(offset);
+        matrix.values[position] = 2 * unit_interval(random_bits(value_key, position)) - 1;
+      }
+    }
+  }
+  return matrix;
+}
+
+namespace {
+
+// Reads a Matrix Market file line by line from memory, with the line number at hand for
+// error messages.
+class MatrixMarketReader {
+ public:
+  explicit MatrixMarketReader(std::string path) : path_(std::move(path)) {}
+
+  CsrMatrix read() {
+    load_text();
+    parse_header();
+    parse_size();
+    parse_entries();
+    return assemble();
+  }
+
+ private:
+  struct Entry {
+    std::int32_t row;
+    std::int32_t col;
+    double value;
+  };
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw UsageError("matrix file '" + path_ + "': " + problem);
+  }
+  [[noreturn]] void fail_at_line(const std::string& problem) const {
+    fail("line " + std::to_string(line_number_) + ": " + problem);
+  }
+
+  void load_text() {
+    std::error_code error;
+    if (std::filesystem::is_directory(path_, error)) fail("is a directory, not a file");
+    std::ifstream file(path_, std::ios::binary);
+    if (!file) fail(std::string("cannot open (") + std::strerror(errno) + ")");
+    file.seekg(0, std::ios::end);
+    const std::streamoff size = file.tellg();
+    file.seekg(0, std::ios::beg);
+    if (size < 0) fail("cannot read");
+    text_.resize(static_cast<std::size_t>(size));
+    if (!file.read(text_.data(), size)) fail("cannot read");
+  }
+
+  // The next line without its terminator; false at the end of the text.
+  bool next_line(std::string_view& line) {
+    if (position_ >= text_.size()) return false;
+    const std::size_t end = std::min(text_.find('\n', position_), text_.size());
+    line = std::string_view(text_).substr(position_, end - position_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    position_ = end + 1;
+    ++line_number_;
+    return true;
+  }
+
+  // The next line that is neither a comment nor blank; false at the end of the text.
+  bool next_content_line(std::string_view& line) {
+    while (next_line(line)) {
+      const std::size_t first = line.find_first_not_of(" \t");
+      if (first == std::string_view::npos || line[first] == '%') continue;
+      line.remove_prefix(first);
+      return true;
+    }
+    return false;
+  }
+
+  static std::vector<std::string_view> split_tokens(std::string_view line) {
+    std::vector<std::string_view> tokens;
+    std::size_t begin = line.find_first_not_of(" \t");
+    while (begin != std::string_view::npos) {
+      const std::size_t end = std::min(line.find_first_of(" \t", begin), line.size());
+      tokens.push_back(line.substr(begin, end - begin));
+      begin = line.find_first_not_of(" \t", end);
+    }
+    return tokens;
+  }
+
+  static std::string lowercase(std::string_view token) {
+    std::string lower(token);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower;
+  }
+
+  std::int64_t parse_integer(std::string_view token, const char* what) const {
+    if (!token.empty() && token.front() == '+') token.remove_prefix(1);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc() || end != token.data() + token.size())
+      fail_at_line(std::string(what) + " '" + std::string(token) + "' is not an integer");
+    return value;
+  }
+
+  double parse_real(std::string_view token) const {
+    if (!token.empty() && token.front() == '+') token.remove_prefix(1);
+    double value = 0;
+    const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc() || end != token.data() + token.size())
+      fail_at_line("value '" + std::string(token) + "' is not a number");
+    if (!std::isfinite(value)) fail_at_line("value '" + std::string(token) + "' is not finite");
+    return value;
+  }
+
+  void parse_header() {
+    std::string_view line;
+    if (!next_line(line)) fail("is empty (expected a '%%MatrixMarket' header)");
+    const auto tokens = split_tokens(line);
+    if (tokens.empty() || lowercase(tokens[0]) != "%%matrixmarket")
+      fail_at_line("missing '%%MatrixMarket' header");
+    if (tokens.size() != 5)
+      fail_at_line("header must read '%%MatrixMarket matrix coordinate <real|integer|pattern> <general|symmetric>'");
+    const std::string object = lowercase(tokens[1]);
+    const std::string format = lowercase(tokens[2]);
+    const std::string field = lowercase(tokens[3]);
+    const std::string symmetry = lowercase(tokens[4]);
+    if (object != "matrix") fail_at_line("unsupported object '" + object + "' (only 'matrix')");
+    if (format != "coordinate")
+      fail_at_line("unsupported format '" + format + "' (only sparse 'coordinate'; 'array' is dense)");
+    if (field == "real")
+      field_ = Field::real;
+    else if (field == "integer")
+      field_ = Field::integer;
+    else if (field == "pattern")
+      field_ = Field::pattern;
+    else
+      fail_at_line("unsupported field '" + field + "' (supported: real, integer, pattern)");
+    if (symmetry == "general")
+      symmetric_ = false;
+    else if (symmetry == "symmetric")
+      symmetric_ = true;
+    else
+      fail_at_line("unsupported symmetry '" + symmetry + "' (supported: general, symmetric)");
+  }
+
+  void parse_size() {
+    std::string_view line;
+    if (!next_content_line(line)) fail("no size line after the header (expected 'rows cols entries')");
+    const auto tokens = split_tokens(line);
+    if (tokens.size() != 3) fail_at_line("size line must hold 3 integers: rows cols entries");
+    rows_ = parse_integer(tokens[0], "row count");
+    cols_ = parse_integer(tokens[1], "column count");
+    declared_entries_ = parse_integer(tokens[2], "entry count");
+    if (rows_ <= 0 || cols_ <= 0) fail_at_line("matrix must have at least one row and one column");
+    if (rows_ > kMaxIndex || cols_ > kMaxIndex) fail_at_line("dimensions do not fit 32-bit indices");
+    if (declared_entries_ < 0) fail_at_line("entry count is negative");
+    const std::int64_t stored_limit = symmetric_ ? kMaxIndex / 2 : kMaxIndex;
+    if (declared_entries_ > stored_limit) fail_at_line("too many entries for 32-bit indices");
+    if (declared_entries_ > rows_ * cols_)
+      fail_at_line(std::to_string(declared_entries_) + " entries cannot fit a " + std::to_string(rows_) + " x " +
+                   std::to_string(cols_) + " matrix");
+    if (symmetric_ && rows_ != cols_) fail_at_line("a symmetric matrix must be square");
+  }
+
+  void parse_entries() {
+    entries_.reserve(static_cast<std::size_t>(declared_entries_));
+    const std::size_t expected_tokens = field_ == Field::pattern ? 2 : 3;
+    std::string_view line;
+    while (next_content_line(line)) {
+      if (static_cast<std::int64_t>(entries_.size()) == declared_entries_)
+        fail_at_line("more entries than the " + std::to_string(declared_entries_) + " declared");
+      const auto tokens = split_tokens(line);
+      if (tokens.size() != expected_tokens)
+        fail_at_line("expected " + std::to_string(expected_tokens) + " fields (row column" +
+                     (field_ == Field::pattern ? "" : " value") + "), found " + std::to_string(tokens.size()));
+      const std::int64_t row = parse_integer(tokens[0], "row index");
+      const std::int64_t col = parse_integer(tokens[1], "column index");
+      if (row < 1 || row > rows_) fail_at_line("row index " + std::to_string(row) + " outside 1.." + std::to_string(rows_));
+      if (col < 1 || col > cols_)
+        fail_at_line("column index " + std::to_string(col) + " outside 1.." + std::to_string(cols_));
+      if (symmetric_ && col > row)
+        fail_at_line("entry (" + std::to_string(row) + ", " + std::to_string(col) +
+                     ") lies above the diagonal; a symmetric file stores only the lower triangle");
+      double value = 1;
+      if (field_ == Field::real) value = parse_real(tokens[2]);
+      if (field_ == Field::integer) value = static_cast<double>(parse_integer(tokens[2], "value"));
+      entries_.push_back({static_cast<std::int32_t>(row - 1), static_cast<std::int32_t>(col - 1), value});
+    }
+    if (static_cast<std::int64_t>(entries_.size()) < declared_entries_)
+      fail("ends after " + std::to_string(entries_.size()) + " of the " + std::to_string(declared_entries_) +
+           " declared entries (truncated?)");
+  }
+
+  // Counting sort by row (mirroring symmetric entries), then per row: sort by column and
+  // sum duplicates.
+  CsrMatrix assemble() {
+    CsrMatrix matrix;
+    matrix.rows = rows_;
+    matrix.cols = cols_;
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(rows_) + 1, 0);
+    for (const Entry& entry : entries_) {
+      ++counts[static_cast<std::size_t>(entry.row) + 1];
+      if (symmetric_ && entry.row != entry.col) ++counts[static_cast<std::size_t>(entry.col) + 1];
+    }
+    for (std::size_t row = 0; row < static_cast<std::size_t>(rows_); ++row) counts[row + 1] += counts[row];
+
+    std::vector<std::pair<std::int32_t, double>> by_row(static_cast<std::size_t>(counts.back()));
+    std::vector<std::int64_t> fill(counts.begin(), counts.end() - 1);
+    for (const Entry& entry : entries_) {
+      by_row[static_cast<std::size_t>(fill[static_cast<std::size_t>(entry.row)]++)] = {entry.col, entry.value};
+      if (symmetric_ && entry.row != entry.col)
+        by_row[static_cast<std::size_t>(fill[static_cast<std::size_t>(entry.col)]++)] = {entry.row, entry.value};
+    }
+    entries_ = {};
+
+    matrix.row_ptr.resize(static_cast<std::size_t>(rows_) + 1);
+    matrix.col_idx.reserve(by_row.size());
+    matrix.values.reserve(by_row.size());
+    for (std::size_t row = 0; row < static_cast<std::size_t>(rows_); ++row) {
+      matrix.row_ptr[row] = static_cast<std::int32_t>(matrix.col_idx.size());
+      const auto begin = by_row.begin() + counts[row];
+      const auto end = by_row.begin() + counts[row + 1];
+      std::stable_sort(begin, end, [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (auto entry = begin; entry != end; ++entry) {
+        if (matrix.col_idx.size() > static_cast<std::size_t>(matrix.row_ptr[row]) && matrix.col_idx.back() == entry->first)
+          matrix.values.back() += entry->second;
+        else {
+          matrix.col_idx.push_back(entry->first);
+          matrix.values.push_back(entry->second);
+        }
+      }
+    }
+    matrix.row_ptr.back() = static_cast<std::int32_t>(matrix.col_idx.size());
+    return matrix;
+  }
+
+  enum class Field { real, integer, pattern };
+
+  std::string path_;
+  std::string text_;
+  std::size_t position_ = 0;
+  std::int64_t line_number_ = 0;
+  Field field_ = Field::real;
+  bool symmetric_ = false;
+  std::int64_t rows_ = 0;
+  std::int64_t cols_ = 0;
+  std::int64_t declared_entries_ = 0;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+CsrMatrix read_matrix_market(const std::string& path) { return MatrixMarketReader(path).read(); }
+
+}  // namespace gpb

@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "problem.hpp"
+#include "verify.hpp"
+
+namespace gpb {
+namespace {
+
+std::vector<std::unique_ptr<Backend>> cpu_backends() {
+  std::vector<std::unique_ptr<Backend>> backends;
+  append_cpu_backends(backends);
+  return backends;
+}
+
+struct ShapeCase {
+  Op op;
+  Shape shape;
+};
+
+std::vector<ShapeCase> shape_cases() {
+  std::vector<ShapeCase> cases;
+  for (Op op : {Op::sin, Op::sqrt, Op::sum})
+    for (std::int64_t n : {1, 3, 1000003}) cases.push_back({op, elementwise_shape(n)});
+  for (const Shape& shape : {matmul_shape(1, 1, 1), matmul_shape(17, 5, 3), matmul_shape(1000, 333, 77)})
+    cases.push_back({Op::matmul, shape});
+  for (SpmvPattern pattern : {SpmvPattern::random, SpmvPattern::banded, SpmvPattern::powerlaw}) {
+    cases.push_back({Op::spmv, spmv_shape(1000, 16, pattern)});
+    cases.push_back({Op::spmv, spmv_shape(100003, 16, pattern)});  // above Eigen's parallel threshold
+  }
+  cases.push_back({Op::spmv, spmv_file_shape(std::string(GPUBENCH_TEST_DATA) + "/mm_empty_rows.mtx")});
+  return cases;
+}
+
+TEST(CpuBackends, RegistersEigenThenOpenblas) {
+  const auto backends = cpu_backends();
+  ASSERT_EQ(backends.size(), 2u);
+  EXPECT_EQ(backends[0]->name(), "eigen");
+  EXPECT_EQ(backends[1]->name(), "openblas");
+  for (const auto& backend : backends) {
+    EXPECT_EQ(backend->kind(), DeviceKind::cpu);
+    EXPECT_TRUE(backend->availability().available);
+  }
+  EXPECT_NE(backends[0]->description().find("Eigen 3."), std::string::npos) << backends[0]->description();
+  EXPECT_NE(backends[1]->description().find("OpenBLAS"), std::string::npos) << backends[1]->description();
+}
+
+TEST(CpuBackends, EverySupportedCaseVerifiesWithOneAndTwoThreads) {
+  auto backends = cpu_backends();
+  for (const ShapeCase& c : shape_cases())
+    for (DType dtype : all_dtypes()) {
+      const Problem problem = make_problem(c.op, dtype, c.shape, 42);
+      for (auto& backend : backends) {
+        if (!backend->supports(c.op, dtype).supported) continue;
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(backend->name() + " " + to_string(c.op) + " " + to_string(dtype) + " " +
+                       problem.shape.label(c.op) + " threads=" + std::to_string(threads));
+          BackendSettings settings;
+          settings.threads = threads;
+          EXPECT_EQ(backend->threads_used(settings), threads);
+          const auto prepared = backend->prepare(problem, settings);
+          prepared->run();
+          prepared->run();  // repeated runs give the same answer (no accumulation into the output)
+          const Verification verification = verify(problem, prepared->result());
+          EXPECT_TRUE(verification.passed) << verification.max_error << " > " << verification.tolerance << " ("
+                                           << verification.method << ")";
+          EXPECT_FALSE(prepared->details().empty());
+        }
+      }
+    }
+}
+
+TEST(CpuBackends, ResultsDoNotDependOnTheThreadCount) {
+  // Sum and the elementwise ops split work into fixed blocks, so the bits match.
+  auto backends = cpu_backends();
+  for (Op op : {Op::sin, Op::sum}) {
+    const Problem problem = make_problem(op, DType::f32, elementwise_shape(1000003), 7);
+    std::vector<HostArray> results;
+    for (int threads : {1, 2}) {
+      BackendSettings settings;
+      settings.threads = threads;
+      const auto prepared = backends[0]->prepare(problem, settings);
+      prepared->run();
+      results.push_back(prepared->result());
+    }
+    EXPECT_EQ(results[0].as<float>(), results[1].as<float>()) << to_string(op);
+  }
+}
+
+TEST(CpuBackends, ResultIsACopy) {
+  auto backends = cpu_backends();
+  const Problem problem = make_problem(Op::sqrt, DType::f64, elementwise_shape(10), 1);
+  const auto prepared = backends[0]->prepare(problem, BackendSettings{});
+  prepared->run();
+  HostArray first = prepared->result();
+  first.as<double>()[0] = -1;
+  EXPECT_NE(prepared->result().at(0), -1);
+}
+
+TEST(CpuBackends, TimerIsTheSteadyClock) {
+  auto backends = cpu_backends();
+  const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(64, 64, 64), 1);
+  for (auto& backend : backends) {
+    const auto prepared = backend->prepare(problem, BackendSettings{});
+    const auto timer = prepared->make_timer();
+    EXPECT_EQ(timer->name(), "steady_clock");
+    timer->start();
+    prepared->run();
+    timer->stop();
+    EXPECT_GT(timer->elapsed_seconds(), 0.0);
+    EXPECT_FALSE(prepared->has_transfers());
+  }
+}
+
+TEST(CpuBackends, AllCoresByDefault) {
+  auto backends = cpu_backends();
+  for (auto& backend : backends) EXPECT_EQ(backend->threads_used(BackendSettings{}), omp_get_num_procs());
+  BackendSettings negative;
+  negative.threads = -1;
+  EXPECT_THROW(backends[0]->threads_used(negative), UsageError);
+}
+
+TEST(CpuBackends, OpenblasExplainsWhatItCannotRun) {
+  auto backends = cpu_backends();
+  Backend& openblas = *backends[1];
+  for (DType dtype : all_dtypes()) {
+    EXPECT_TRUE(openblas.supports(Op::matmul, dtype).supported);
+    for (Op op : {Op::sin, Op::sqrt, Op::sum, Op::spmv}) {
+      const Support support = openblas.supports(op, dtype);
+      EXPECT_FALSE(support.supported) << to_string(op);
+      EXPECT_NE(support.reason.find("use eigen"), std::string::npos) << support.reason;
+    }
+  }
+  EXPECT_NE(openblas.supports(Op::sum, DType::f32).reason.find("asum"), std::string::npos);
+  const Problem problem = make_problem(Op::sin, DType::f32, elementwise_shape(10), 1);
+  EXPECT_THROW(openblas.prepare(problem, BackendSettings{}), std::runtime_error);
+}
+
+TEST(CpuBackends, EigenSupportsEverything) {
+  auto backends = cpu_backends();
+  for (Op op : all_ops())
+    for (DType dtype : all_dtypes()) EXPECT_TRUE(backends[0]->supports(op, dtype).supported);
+}
+
+}  // namespace
+}  // namespace gpb

@@ -1,0 +1,130 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "csr.hpp"
+
+namespace gpb {
+namespace {
+
+// Row pointers, sorted distinct in-range columns, values in [-1, 1).
+void expect_well_formed(const CsrMatrix& matrix) {
+  ASSERT_EQ(matrix.row_ptr.size(), static_cast<std::size_t>(matrix.rows) + 1);
+  EXPECT_EQ(matrix.row_ptr.front(), 0);
+  EXPECT_EQ(matrix.row_ptr.back(), matrix.nnz());
+  ASSERT_EQ(matrix.values.size(), matrix.col_idx.size());
+  for (std::int64_t row = 0; row < matrix.rows; ++row) {
+    const auto begin = matrix.col_idx.begin() + matrix.row_ptr[static_cast<std::size_t>(row)];
+    const auto end = matrix.col_idx.begin() + matrix.row_ptr[static_cast<std::size_t>(row) + 1];
+    ASSERT_LE(begin, end) << "row " << row;
+    EXPECT_TRUE(std::adjacent_find(begin, end, [](int a, int b) { return a >= b; }) == end) << "row " << row;
+    if (begin != end) {
+      EXPECT_GE(*begin, 0);
+      EXPECT_LT(*(end - 1), matrix.cols);
+    }
+  }
+  for (double value : matrix.values) {
+    EXPECT_GE(value, -1.0);
+    EXPECT_LT(value, 1.0);
+  }
+}
+
+std::int64_t row_length(const CsrMatrix& matrix, std::int64_t row) {
+  return matrix.row_ptr[static_cast<std::size_t>(row) + 1] - matrix.row_ptr[static_cast<std::size_t>(row)];
+}
+
+void expect_usage_error(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, const std::string& fragment) {
+  try {
+    generate_csr(rows, nnz_per_row, pattern, 1);
+    ADD_FAILURE() << "no UsageError for " << rows << " rows, " << nnz_per_row << " nnz/row";
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(fragment), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(Csr, GenerationIsDeterministicFromTheSeed) {
+  for (SpmvPattern pattern : {SpmvPattern::random, SpmvPattern::banded, SpmvPattern::powerlaw}) {
+    const CsrMatrix first = generate_csr(5000, 8, pattern, 42);
+    const CsrMatrix second = generate_csr(5000, 8, pattern, 42);
+    EXPECT_EQ(first.row_ptr, second.row_ptr);
+    EXPECT_EQ(first.col_idx, second.col_idx);
+    EXPECT_EQ(first.values, second.values);
+    const CsrMatrix other = generate_csr(5000, 8, pattern, 43);
+    EXPECT_NE(first.values, other.values) << to_string(pattern);
+  }
+}
+
+TEST(Csr, RandomRowsHaveExactlyNnzPerRowDistinctSortedColumns) {
+  const CsrMatrix matrix = generate_csr(20000, 16, SpmvPattern::random, 7);
+  EXPECT_EQ(matrix.rows, 20000);
+  EXPECT_EQ(matrix.cols, 20000);
+  EXPECT_EQ(matrix.nnz(), 20000 * 16);
+  expect_well_formed(matrix);
+  for (std::int64_t row = 0; row < matrix.rows; ++row) ASSERT_EQ(row_length(matrix, row), 16);
+  EXPECT_EQ(matrix.max_row_length(), 16);
+}
+
+TEST(Csr, RandomColumnsSpreadOverTheWholeRange) {
+  const CsrMatrix matrix = generate_csr(1000, 16, SpmvPattern::random, 3);
+  const auto [lowest, highest] = std::minmax_element(matrix.col_idx.begin(), matrix.col_idx.end());
+  EXPECT_LT(*lowest, 10);
+  EXPECT_GT(*highest, 990);
+}
+
+TEST(Csr, FullRowsWhenNnzPerRowEqualsRows) {
+  const CsrMatrix matrix = generate_csr(8, 8, SpmvPattern::random, 1);
+  expect_well_formed(matrix);
+  for (std::int64_t row = 0; row < 8; ++row)
+    for (int col = 0; col < 8; ++col) EXPECT_EQ(matrix.col_idx[static_cast<std::size_t>(row * 8 + col)], col);
+}
+
+TEST(Csr, BandedRowsAreCentredOnTheDiagonalAndClippedAtTheEdges) {
+  const CsrMatrix odd = generate_csr(10, 5, SpmvPattern::banded, 1);
+  expect_well_formed(odd);
+  const std::int64_t expected_lengths[] = {3, 4, 5, 5, 5, 5, 5, 5, 4, 3};
+  for (std::int64_t row = 0; row < 10; ++row) {
+    ASSERT_EQ(row_length(odd, row), expected_lengths[row]) << "row " << row;
+    const int first = odd.col_idx[static_cast<std::size_t>(odd.row_ptr[static_cast<std::size_t>(row)])];
+    EXPECT_EQ(first, std::max<std::int64_t>(0, row - 2)) << "row " << row;
+  }
+  // An even band has one more diagonal below the main one than above.
+  const CsrMatrix even = generate_csr(6, 4, SpmvPattern::banded, 1);
+  EXPECT_EQ(even.row_ptr, (std::vector<std::int32_t>{0, 2, 5, 9, 13, 17, 20}));
+  EXPECT_EQ(std::vector<std::int32_t>(even.col_idx.begin() + 9, even.col_idx.begin() + 13),
+            (std::vector<std::int32_t>{1, 2, 3, 4}));
+}
+
+TEST(Csr, PowerLawHasEmptyRowsLongRowsAndTheTargetMean) {
+  const std::int64_t rows = 200000;
+  const CsrMatrix matrix = generate_csr(rows, 16, SpmvPattern::powerlaw, 11);
+  expect_well_formed(matrix);
+  std::int64_t empty = 0;
+  for (std::int64_t row = 0; row < rows; ++row) empty += row_length(matrix, row) == 0;
+  EXPECT_GT(empty, rows / 50);
+  EXPECT_GT(matrix.max_row_length(), 30 * 16);
+  const double mean = static_cast<double>(matrix.nnz()) / static_cast<double>(rows);
+  EXPECT_NEAR(mean, 16.0, 1.6);
+}
+
+TEST(Csr, PowerLawMeanHoldsForSmallTargetsAndCapsAtTheColumnCount) {
+  const CsrMatrix sparse = generate_csr(100000, 1, SpmvPattern::powerlaw, 5);
+  EXPECT_NEAR(static_cast<double>(sparse.nnz()) / 100000.0, 1.0, 0.1);
+  const CsrMatrix small = generate_csr(50, 40, SpmvPattern::powerlaw, 5);
+  expect_well_formed(small);
+  EXPECT_LE(small.max_row_length(), 50);
+}
+
+TEST(Csr, RejectsSizesThatCannotBeBuilt) {
+  expect_usage_error(0, 16, SpmvPattern::random, "rows must be positive");
+  expect_usage_error(-5, 16, SpmvPattern::random, "rows must be positive");
+  expect_usage_error(100, 0, SpmvPattern::banded, "nnz per row must be positive");
+  expect_usage_error(10, 11, SpmvPattern::random, "cannot exceed the row count");
+  expect_usage_error(std::int64_t{1} << 20, 4096, SpmvPattern::random, "32-bit indices");
+  expect_usage_error(std::int64_t{1} << 32, 1, SpmvPattern::banded, "32-bit indices");
+}
+
+}  // namespace
+}  // namespace gpb

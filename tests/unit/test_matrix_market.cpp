@@ -1,0 +1,184 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "csr.hpp"
+#include "problem.hpp"
+
+namespace gpb {
+namespace {
+
+std::string data_file(const std::string& name) { return std::string(GPUBENCH_TEST_DATA) + "/" + name; }
+
+// Row-major (row, column, value) listing, for readable expectations.
+struct Entry {
+  int row;
+  int col;
+  double value;
+  bool operator==(const Entry& other) const { return row == other.row && col == other.col && value == other.value; }
+};
+
+std::ostream& operator<<(std::ostream& out, const Entry& entry) {
+  return out << "(" << entry.row << ", " << entry.col << ", " << entry.value << ")";
+}
+
+std::vector<Entry> entries(const CsrMatrix& matrix) {
+  std::vector<Entry> listed;
+  for (std::int64_t row = 0; row < matrix.rows; ++row)
+    for (auto position = matrix.row_ptr[static_cast<std::size_t>(row)];
+         position < matrix.row_ptr[static_cast<std::size_t>(row) + 1]; ++position)
+      listed.push_back({static_cast<int>(row), matrix.col_idx[static_cast<std::size_t>(position)],
+                        matrix.values[static_cast<std::size_t>(position)]});
+  return listed;
+}
+
+TEST(MatrixMarket, ReadsGeneralRealWithEmptyRowsAndSummedDuplicates) {
+  const CsrMatrix matrix = read_matrix_market(data_file("mm_general.mtx"));
+  EXPECT_EQ(matrix.rows, 4);
+  EXPECT_EQ(matrix.cols, 5);
+  EXPECT_EQ(matrix.row_ptr, (std::vector<std::int32_t>{0, 2, 4, 4, 5}));
+  EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 0, 1.5}, {0, 4, 0.3}, {1, 0, -1}, {1, 3, -1.5}, {3, 1, 4}}));
+}
+
+TEST(MatrixMarket, MirrorsSymmetricOffDiagonalEntries) {
+  const CsrMatrix matrix = read_matrix_market(data_file("mm_symmetric.mtx"));
+  EXPECT_EQ(matrix.rows, 3);
+  EXPECT_EQ(matrix.cols, 3);
+  EXPECT_EQ(entries(matrix),
+            (std::vector<Entry>{{0, 0, 2}, {0, 1, -1}, {1, 0, -1}, {1, 2, -1}, {2, 1, -1}, {2, 2, 2}}));
+}
+
+TEST(MatrixMarket, PatternEntriesAreOne) {
+  const CsrMatrix matrix = read_matrix_market(data_file("mm_pattern.mtx"));
+  EXPECT_EQ(matrix.rows, 3);
+  EXPECT_EQ(matrix.cols, 4);
+  EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 1, 1}, {1, 1, 1}, {2, 0, 1}, {2, 3, 1}}));
+}
+
+TEST(MatrixMarket, ReadsIntegerValues) {
+  const CsrMatrix matrix = read_matrix_market(data_file("mm_integer.mtx"));
+  EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 0, 2}, {0, 2, 7}, {1, 0, -4}}));
+}
+
+TEST(MatrixMarket, KeepsEmptyRows) {
+  const CsrMatrix matrix = read_matrix_market(data_file("mm_empty_rows.mtx"));
+  EXPECT_EQ(matrix.rows, 8);
+  EXPECT_EQ(matrix.nnz(), 7);
+  EXPECT_EQ(matrix.row_ptr, (std::vector<std::int32_t>{0, 0, 2, 2, 2, 4, 4, 7, 7}));
+  EXPECT_EQ(matrix.max_row_length(), 3);
+}
+
+TEST(MatrixMarket, CacheParsesEachPathOnce) {
+  const auto first = load_matrix_cached(data_file("mm_general.mtx"));
+  const auto second = load_matrix_cached(data_file("mm_general.mtx"));
+  EXPECT_EQ(first.get(), second.get());
+  EXPECT_EQ(first->nnz(), 5);
+}
+
+// Malformed inputs are written to a scratch directory, one small file per case, so each
+// case's text sits next to the message it must produce.
+class MalformedMatrixMarket : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("gpubench_mtx_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  std::string write(const std::string& text) {
+    const std::string path = (directory_ / ("case" + std::to_string(files_++) + ".mtx")).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+
+  // The message names the file and holds the fragment, on one line.
+  static void expect_rejected(const std::string& path, const std::string& fragment) {
+    try {
+      read_matrix_market(path);
+      ADD_FAILURE() << "accepted " << path << ", expected: " << fragment;
+    } catch (const UsageError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
+      EXPECT_NE(message.find(fragment), std::string::npos) << "expected '" << fragment << "' in: " << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+
+  void expect_text_rejected(const std::string& text, const std::string& fragment) { expect_rejected(write(text), fragment); }
+
+  std::filesystem::path directory_;
+  int files_ = 0;
+};
+
+const std::string kGeneralHeader = "%%MatrixMarket matrix coordinate real general\n";
+
+TEST_F(MalformedMatrixMarket, MissingOrUnreadableFile) {
+  expect_rejected((directory_ / "absent.mtx").string(), "cannot open");
+  expect_rejected(directory_.string(), "is a directory");
+}
+
+TEST_F(MalformedMatrixMarket, EmptyFileOrMissingHeader) {
+  expect_text_rejected("", "is empty");
+  expect_text_rejected("3 3 1\n1 1 1.0\n", "line 1: missing '%%MatrixMarket' header");
+  expect_text_rejected("% just a comment\n3 3 1\n1 1 1.0\n", "missing '%%MatrixMarket' header");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", "header must read");
+}
+
+TEST_F(MalformedMatrixMarket, UnsupportedFormats) {
+  expect_text_rejected("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "unsupported format 'array'");
+  expect_text_rejected("%%MatrixMarket vector coordinate real general\n2 1 1\n1 1 1\n", "unsupported object 'vector'");
+  expect_text_rejected("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "unsupported field 'complex'");
+  expect_text_rejected("%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 0\n", "unsupported field");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", "unsupported symmetry 'hermitian'");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1\n",
+                       "unsupported symmetry 'skew-symmetric'");
+}
+
+TEST_F(MalformedMatrixMarket, BadSizeLine) {
+  expect_text_rejected(kGeneralHeader + "% comment only\n", "no size line");
+  expect_text_rejected(kGeneralHeader + "3 3\n", "line 2: size line must hold 3 integers");
+  expect_text_rejected(kGeneralHeader + "3 x 1\n1 1 1\n", "line 2: column count 'x' is not an integer");
+  expect_text_rejected(kGeneralHeader + "0 3 0\n", "at least one row and one column");
+  expect_text_rejected(kGeneralHeader + "3 3 -1\n", "entry count is negative");
+  expect_text_rejected(kGeneralHeader + "2 2 5\n", "5 entries cannot fit a 2 x 2 matrix");
+  expect_text_rejected(kGeneralHeader + "3000000000 3 1\n1 1 1\n", "32-bit indices");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", "must be square");
+}
+
+TEST_F(MalformedMatrixMarket, BadCounts) {
+  expect_text_rejected(kGeneralHeader + "3 3 3\n1 1 1\n2 2 1\n", "ends after 2 of the 3 declared entries");
+  expect_text_rejected(kGeneralHeader + "3 3 1\n1 1 1\n2 2 1\n", "line 4: more entries than the 1 declared");
+}
+
+TEST_F(MalformedMatrixMarket, TruncatedLine) {
+  expect_text_rejected(kGeneralHeader + "3 3 2\n1 1 1\n2 2", "line 4: expected 3 fields (row column value), found 2");
+}
+
+TEST_F(MalformedMatrixMarket, OutOfRangeIndices) {
+  expect_text_rejected(kGeneralHeader + "3 3 1\n4 1 1\n", "line 3: row index 4 outside 1..3");
+  expect_text_rejected(kGeneralHeader + "3 3 1\n0 1 1\n", "row index 0 outside 1..3");
+  expect_text_rejected(kGeneralHeader + "3 3 1\n1 9 1\n", "column index 9 outside 1..3");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real symmetric\n3 3 1\n1 2 1\n", "above the diagonal");
+}
+
+TEST_F(MalformedMatrixMarket, NonNumericTokens) {
+  expect_text_rejected(kGeneralHeader + "3 3 1\n1 1 abc\n", "line 3: value 'abc' is not a number");
+  expect_text_rejected(kGeneralHeader + "3 3 1\n1 1 1.5x\n", "value '1.5x' is not a number");
+  expect_text_rejected(kGeneralHeader + "3 3 1\none 1 1\n", "row index 'one' is not an integer");
+  expect_text_rejected(kGeneralHeader + "3 3 1\n1 1 inf\n", "is not finite");
+  expect_text_rejected("%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 1.5\n", "value '1.5' is not an integer");
+  expect_text_rejected("%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1.0\n", "expected 2 fields");
+}
+
+TEST_F(MalformedMatrixMarket, AcceptsCarriageReturnsBlankLinesAndMixedCase) {
+  const std::string path = write("%%MatrixMarket Matrix Coordinate Real General\r\n% comment\r\n\r\n2 2 2\r\n1 1 1.0\r\n\r\n2 2 -3.5e0\r\n");
+  const CsrMatrix matrix = read_matrix_market(path);
+  EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 0, 1.0}, {1, 1, -3.5}}));
+}
+
+}  // namespace
+}  // namespace gpb
