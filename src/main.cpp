@@ -1,4 +1,4 @@
-// gpubench command line: run, list, info, compare.
+// gpubench command line: run, list, info, compare, report.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,7 +18,9 @@
 #include "plan.hpp"
 #include "problem.hpp"
 #include "report/report.hpp"
+#include "report/summary_render.hpp"
 #include "runner.hpp"
+#include "summary.hpp"
 
 namespace gpb {
 namespace {
@@ -260,6 +262,33 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   return exit_code;
 }
 
+// ---- report: re-render a JSON report, with the CPU-versus-GPU summary and an HTML page ----
+
+struct ReportCli {
+  std::string path, html, format = "console", relative_to;
+};
+
+int command_report(const ReportCli& cli) {
+  const ReportFormat format = parse_report_format(cli.format);
+  const LoadedReport report = read_json_report(cli.path);
+  ReportOptions options;
+  if (!cli.relative_to.empty()) {
+    const bool present = std::any_of(report.results.begin(), report.results.end(),
+                                     [&](const ResultRecord& record) { return record.spec.backend == cli.relative_to; });
+    if (!present) throw UsageError("--relative-to " + cli.relative_to + ": no results of that backend in " + cli.path);
+    options.relative_to = cli.relative_to;
+  }
+  if (!cli.html.empty()) write_file_atomic(cli.html, render_html(report.context, report.results, options));
+  // The console view adds the speed-up summary that the Markdown and JSON reports carry themselves.
+  std::cout << render_report(format, report.context, report.results, options);
+  if (format == ReportFormat::console)
+    std::cout << '\n' << render_speedups_console(summarize_speedups(report.results));
+  std::cout << std::flush;
+  return kExitOk;
+}
+
+// ---- end of report ----
+
 void print_list(std::ostream& out) {
   auto backends = make_all_backends();
   out << "Ops:\n";
@@ -361,6 +390,16 @@ int dispatch(int argc, char** argv) {
   compare_app->add_flag("--allow-missing", compare.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.allow_machine_mismatch, "Compare reports from different machines");
 
+  // ---- report ----
+  ReportCli report;
+  CLI::App* report_app = app.add_subcommand(
+      "report", "Re-render a JSON report: results, CPU-versus-GPU speed-up and crossover sizes; --html writes a self-contained page");
+  report_app->add_option("report", report.path, "Report (JSON) from gpubench run --out")->required();
+  report_app->add_option("--html", report.html, "Also write an HTML report with plots to this file");
+  report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout)");
+  report_app->add_option("--relative-to", report.relative_to, "Add a speed-up column against this backend");
+  // ---- end of report ----
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -393,6 +432,7 @@ int dispatch(int argc, char** argv) {
     }
     return run_compare(baseline_path, current_path, compare, parse_report_format(compare_format), std::cout, std::cerr);
   }
+  if (report_app->parsed()) return command_report(report);  // report
   return kExitUsage;
 }
 

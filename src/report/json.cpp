@@ -11,6 +11,7 @@
 
 #include "report/report.hpp"
 #include "report/report_model.hpp"
+#include "report/summary_render.hpp"
 
 namespace gpb {
 namespace {
@@ -419,6 +420,8 @@ std::string render_json(const Context& context, const std::vector<ResultRecord>&
   Json records = Json::array();
   for (const auto& record : results) records.push_back(result_json(record, results, options));
   report["results"] = std::move(records);
+  // Derived from the results, so parse_json_report does not read it back.
+  report["summary"] = Json::parse(render_speedups_json(summarize_speedups(results)));
   // Invalid UTF-8 (say, from a system error message) becomes U+FFFD instead of an exception.
   return report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

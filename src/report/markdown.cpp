@@ -4,6 +4,7 @@
 
 #include "report/report.hpp"
 #include "report/report_model.hpp"
+#include "report/summary_render.hpp"
 
 namespace gpb {
 namespace {
@@ -59,6 +60,8 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
     out << "\nFailures:\n\n";
     for (const auto& failure : failures) out << "- " << escape(failure) << '\n';
   }
+  const SpeedupSummary speedups = summarize_speedups(results);
+  if (speedups.has_cpu_gpu_pair()) out << '\n' << render_speedups_markdown(speedups);
   return out.str();
 }
 

@@ -28,6 +28,9 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
 std::string render_json(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
 std::string render_csv(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
 std::string render_markdown(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+// A self-contained HTML page (inline SVG plots, nothing fetched): the context, the
+// CPU-versus-GPU speed-up summary, plots per op/dtype and every result.
+std::string render_html(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
 std::string render_report(ReportFormat format, const Context& context, const std::vector<ResultRecord>& results,
                           const ReportOptions& options = {});
 

@@ -1,0 +1,231 @@
+#include "report/summary_render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace gpb {
+namespace {
+
+using report_model::Align;
+using report_model::Table;
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kSpeedupMeaning = "speed-up = best CPU time / best GPU time at each size; above 1x the GPU is faster";
+constexpr const char* kTimingMeaning = "kernel: the op alone; e2e: host-to-device copy + op + device-to-host copy";
+
+const char* timing_title(TimingMode timing) { return timing == TimingMode::kernel ? "kernel-only" : "end-to-end"; }
+
+std::string backend_cell(const std::optional<BestBackend>& best) {
+  return best ? best->backend + " " + format_seconds(best->median_s) : "-";
+}
+
+std::string speedup_cell(const std::optional<double>& speedup) { return speedup ? format_speedup(*speedup) : "-"; }
+
+// Sizes at which both a CPU and a GPU figure exist for this timing, smallest and largest.
+std::pair<std::int64_t, std::int64_t> compared_range(const SpeedupGroup& group, TimingMode timing) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& row : group.rows)
+    if (comparison_for(row, timing).speedup) sizes.push_back(row.size);
+  if (sizes.empty()) return {0, 0};
+  return {sizes.front(), sizes.back()};
+}
+
+bool has_e2e_figures(const SpeedupGroup& group) {
+  return std::any_of(group.rows.begin(), group.rows.end(), [](const SpeedupRow& row) { return row.e2e.gpu.has_value(); });
+}
+
+std::size_t display_width(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+void append_aligned(std::ostringstream& out, const Table& table, const std::string& indent) {
+  std::vector<std::size_t> widths;
+  for (const auto& column : table.columns) widths.push_back(display_width(column.header));
+  for (const auto& row : table.rows)
+    for (std::size_t i = 0; i < row.cells.size(); ++i) widths[i] = std::max(widths[i], display_width(row.cells[i]));
+  const auto append_line = [&](const std::vector<std::string>& cells) {
+    std::string line = indent;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::string fill(widths[i] - display_width(cells[i]), ' ');
+      line += (i ? "  " : "") + (table.columns[i].align == Align::left ? cells[i] + fill : fill + cells[i]);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out << line << '\n';
+  };
+  std::vector<std::string> headers, rules;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    headers.push_back(table.columns[i].header);
+    rules.push_back(std::string(widths[i], '-'));
+  }
+  append_line(headers);
+  append_line(rules);
+  for (const auto& row : table.rows) append_line(row.cells);
+}
+
+// Backslash-escapes what GitHub would read as markup ('|' would split a table cell).
+std::string escape_markdown(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+Json real_or_null(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? Json(*value) : Json(nullptr);
+}
+
+Json best_json(const std::optional<BestBackend>& best) {
+  if (!best) return nullptr;
+  return {{"backend", best->backend}, {"median_s", real_or_null(best->median_s)}};
+}
+
+Json crossover_json(const Crossover& crossover) {
+  const bool has_size = crossover.kind == CrossoverKind::at || crossover.kind == CrossoverKind::always;
+  Json json = {{"kind", to_string(crossover.kind)},
+               {"size", has_size ? real_or_null(crossover.size) : Json(nullptr)},
+               {"interpolated", crossover.interpolated}};
+  if (crossover.kind == CrossoverKind::at) {
+    json["last_losing_size"] = crossover.last_losing_size;
+    json["first_winning_size"] = crossover.first_winning_size;
+  }
+  return json;
+}
+
+}  // namespace
+
+std::string format_elements(double elements) {
+  static const char* const kPrefixes[] = {"", "K", "M", "G", "T", "P"};
+  std::size_t index = 0;
+  while (index + 1 < std::size(kPrefixes) && std::fabs(elements) >= 1024) {
+    elements /= 1024;
+    ++index;
+  }
+  const bool whole = elements == std::floor(elements);
+  return (whole ? std::to_string(static_cast<std::int64_t>(elements)) : report_model::format_significant(elements, 3)) +
+         kPrefixes[index];
+}
+
+std::string format_speedup(double speedup) { return report_model::format_significant(speedup, 3) + "x"; }
+
+std::string describe_crossover(const SpeedupGroup& group, TimingMode timing) {
+  const Crossover& crossover = crossover_for(group, timing);
+  const auto [smallest, largest] = compared_range(group, timing);
+  switch (crossover.kind) {
+    case CrossoverKind::at:
+      if (!crossover.interpolated) return format_elements(crossover.size) + " elements";
+      return "\u2248" + format_elements(crossover.size) + " elements (interpolated between " +
+             format_elements(static_cast<double>(crossover.last_losing_size)) + " and " +
+             format_elements(static_cast<double>(crossover.first_winning_size)) + ")";
+    case CrossoverKind::never:
+      return "never: the GPU is not faster at the largest size compared, " + format_elements(static_cast<double>(largest));
+    case CrossoverKind::always:
+      return "always: the GPU is faster at every size compared, from " + format_elements(static_cast<double>(smallest));
+    case CrossoverKind::no_gpu:
+      return timing == TimingMode::e2e ? "no end-to-end GPU result (run with --timing e2e)" : "no GPU result";
+    case CrossoverKind::no_cpu:
+      return "no CPU result";
+    case CrossoverKind::no_common_size:
+      return "no size with both a CPU and a GPU result";
+  }
+  return "?";
+}
+
+Table speedup_table(const SpeedupGroup& group) {
+  const bool show_e2e = has_e2e_figures(group);
+  Table table;
+  table.columns = {{"size", Align::right}, {"shape", Align::left}, {"CPU", Align::left}, {"GPU kernel", Align::left},
+                   {"kernel speed-up", Align::right}};
+  if (show_e2e) table.columns.insert(table.columns.end(), {{"GPU e2e", Align::left}, {"e2e speed-up", Align::right}});
+  table.key_columns = 2;
+  for (const auto& row : group.rows) {
+    report_model::Row cells;
+    cells.cells = {format_elements(static_cast<double>(row.size)), row.shape, backend_cell(row.cpu), backend_cell(row.kernel.gpu),
+                   speedup_cell(row.kernel.speedup)};
+    if (show_e2e) cells.cells.insert(cells.cells.end(), {backend_cell(row.e2e.gpu), speedup_cell(row.e2e.speedup)});
+    table.rows.push_back(std::move(cells));
+  }
+  return table;
+}
+
+std::vector<std::string> unpaired_groups(const SpeedupSummary& summary) {
+  std::vector<std::string> lines;
+  for (const auto& group : summary.groups)
+    if (!group.has_cpu_gpu_pair()) lines.push_back(group.name() + " (" + describe_crossover(group, TimingMode::kernel) + ")");
+  return lines;
+}
+
+std::string render_speedups_console(const SpeedupSummary& summary) {
+  std::ostringstream out;
+  out << "CPU versus GPU (" << kSpeedupMeaning << ")\n" << kTimingMeaning << '\n';
+  for (const auto& group : summary.groups) {
+    if (!group.has_cpu_gpu_pair()) continue;
+    out << '\n' << group.name() << '\n';
+    for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e})
+      out << "  crossover, " << timing_title(timing) << ": " << describe_crossover(group, timing) << '\n';
+    append_aligned(out, speedup_table(group), "  ");
+  }
+  const auto unpaired = unpaired_groups(summary);
+  if (!unpaired.empty()) {
+    out << '\n' << (summary.has_cpu_gpu_pair() ? "Not compared:" : "Nothing to compare:") << '\n';
+    for (const auto& line : unpaired) out << "  " << line << '\n';
+  }
+  return out.str();
+}
+
+std::string render_speedups_markdown(const SpeedupSummary& summary) {
+  std::ostringstream out;
+  out << "**CPU versus GPU** (" << escape_markdown(kSpeedupMeaning) << "; " << escape_markdown(kTimingMeaning) << ")\n";
+  for (const auto& group : summary.groups) {
+    if (!group.has_cpu_gpu_pair()) continue;
+    out << "\n**" << escape_markdown(group.name()) << "**: crossover " << timing_title(TimingMode::kernel) << ": "
+        << escape_markdown(describe_crossover(group, TimingMode::kernel)) << "; " << timing_title(TimingMode::e2e) << ": "
+        << escape_markdown(describe_crossover(group, TimingMode::e2e)) << ".\n\n";
+    const Table table = speedup_table(group);
+    std::string header = "|", rule = "|";
+    for (const auto& column : table.columns) {
+      header += " " + escape_markdown(column.header) + " |";
+      rule += column.align == Align::left ? " :--- |" : " ---: |";
+    }
+    out << header << '\n' << rule << '\n';
+    for (const auto& row : table.rows) {
+      out << '|';
+      for (const auto& cell : row.cells) out << ' ' << escape_markdown(cell) << " |";
+      out << '\n';
+    }
+  }
+  const auto unpaired = unpaired_groups(summary);
+  if (!unpaired.empty()) {
+    out << '\n' << (summary.has_cpu_gpu_pair() ? "Not compared: " : "Nothing to compare: ");
+    for (std::size_t i = 0; i < unpaired.size(); ++i) out << (i ? "; " : "") << escape_markdown(unpaired[i]);
+    out << ".\n";
+  }
+  return out.str();
+}
+
+std::string render_speedups_json(const SpeedupSummary& summary) {
+  Json groups = Json::array();
+  for (const auto& group : summary.groups) {
+    Json rows = Json::array();
+    for (const auto& row : group.rows) {
+      rows.push_back({{"size", row.size},
+                      {"shape", row.shape},
+                      {"cpu", best_json(row.cpu)},
+                      {"kernel", {{"gpu", best_json(row.kernel.gpu)}, {"speedup", real_or_null(row.kernel.speedup)}}},
+                      {"e2e", {{"gpu", best_json(row.e2e.gpu)}, {"speedup", real_or_null(row.e2e.speedup)}}}});
+    }
+    groups.push_back({{"op", to_string(group.op)},
+                      {"dtype", to_string(group.dtype)},
+                      {"variant", group.variant},
+                      {"rows", std::move(rows)},
+                      {"crossover", {{"kernel", crossover_json(group.kernel_crossover)}, {"e2e", crossover_json(group.e2e_crossover)}}}});
+  }
+  const Json section = {{"description", std::string(kSpeedupMeaning) + "; " + kTimingMeaning}, {"groups", std::move(groups)}};
+  return section.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace gpb

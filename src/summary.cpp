@@ -1,0 +1,186 @@
+#include "summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace gpb {
+namespace {
+
+// The phase an e2e record names "op" is its kernel-only time.
+std::optional<double> op_phase_median(const ResultRecord& record) {
+  for (const auto& phase : record.phases)
+    if (phase.name == "op" && phase.stats.count > 0) return phase.stats.median;
+  return std::nullopt;
+}
+
+void keep_best(std::optional<BestBackend>& best, const std::string& backend, double median_s) {
+  if (!best || median_s < best->median_s) best = BestBackend{backend, median_s};
+}
+
+void add_record(SpeedupRow& row, const ResultRecord& record) {
+  const double median = record.stats.median;
+  if (record.device == DeviceKind::cpu) {
+    keep_best(row.cpu, record.spec.backend, median);
+  } else if (record.spec.timing == TimingMode::kernel) {
+    keep_best(row.kernel.gpu, record.spec.backend, median);
+  } else {
+    keep_best(row.e2e.gpu, record.spec.backend, median);
+    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, record.spec.backend, *op);
+  }
+}
+
+void set_speedup(GpuComparison& comparison, const std::optional<BestBackend>& cpu) {
+  if (cpu && comparison.gpu && comparison.gpu->median_s > 0) comparison.speedup = cpu->median_s / comparison.gpu->median_s;
+}
+
+Crossover find_crossover(const std::vector<SpeedupRow>& rows, TimingMode timing) {
+  bool any_cpu = false, any_gpu = false;
+  std::vector<std::pair<std::int64_t, double>> speedups;  // (size, speed-up), by size
+  for (const auto& row : rows) {
+    const GpuComparison& comparison = comparison_for(row, timing);
+    any_cpu = any_cpu || row.cpu.has_value();
+    any_gpu = any_gpu || comparison.gpu.has_value();
+    if (comparison.speedup) speedups.emplace_back(row.size, *comparison.speedup);
+  }
+  Crossover crossover;
+  if (!any_gpu) return crossover;
+  crossover.kind = !any_cpu ? CrossoverKind::no_cpu : CrossoverKind::no_common_size;
+  if (speedups.empty()) return crossover;
+
+  // "From which the GPU wins": what matters is the last size where it does not.
+  const auto losing = std::find_if(speedups.rbegin(), speedups.rend(), [](const auto& point) { return point.second <= 1; });
+  if (losing == speedups.rend()) {
+    crossover.kind = CrossoverKind::always;
+    crossover.size = static_cast<double>(speedups.front().first);
+    return crossover;
+  }
+  if (losing == speedups.rbegin()) {
+    crossover.kind = CrossoverKind::never;
+    return crossover;
+  }
+  const auto& [losing_size, losing_speedup] = *losing;
+  const auto& [winning_size, winning_speedup] = *std::prev(losing);
+  crossover.kind = CrossoverKind::at;
+  crossover.last_losing_size = losing_size;
+  crossover.first_winning_size = winning_size;
+  if (losing_size == winning_size) {
+    crossover.size = static_cast<double>(winning_size);
+    return crossover;
+  }
+  // The speed-up of a launch- or transfer-bound GPU against a CPU grows roughly as a power
+  // of the size, so it is interpolated on a straight line in log-log space.
+  const double fraction = -std::log(losing_speedup) / (std::log(winning_speedup) - std::log(losing_speedup));
+  const double log_low = std::log(static_cast<double>(losing_size)), log_high = std::log(static_cast<double>(winning_size));
+  crossover.size = std::exp(log_low + fraction * (log_high - log_low));
+  crossover.interpolated = true;
+  return crossover;
+}
+
+}  // namespace
+
+std::int64_t footprint_elements(Op op, const Shape& shape) {
+  switch (op) {
+    case Op::sin:
+    case Op::sqrt:
+    case Op::sum:
+      return shape.n;
+    case Op::matmul:
+      return shape.m * shape.n;
+    case Op::spmv:
+      return shape.nnz > 0 ? shape.nnz : shape.rows * shape.nnz_per_row;
+  }
+  return 0;
+}
+
+std::string comparison_variant(const CaseSpec& spec) {
+  std::vector<std::string> parts;
+  if (spec.op == Op::spmv) parts.push_back(to_string(spec.shape.pattern));
+  if (spec.tf32) parts.push_back("tf32");
+  if (spec.l2 == L2Mode::warm) parts.push_back("l2warm");
+  std::string variant;
+  for (const auto& part : parts) variant += (variant.empty() ? "" : "+") + part;
+  return variant;
+}
+
+bool is_comparable(const ResultRecord& record) {
+  return record.status == Status::ok && record.verification.checked && record.verification.passed && record.stats.count > 0 &&
+         record.stats.median > 0;
+}
+
+std::string to_string(CrossoverKind kind) {
+  switch (kind) {
+    case CrossoverKind::at:
+      return "at";
+    case CrossoverKind::never:
+      return "never";
+    case CrossoverKind::always:
+      return "always";
+    case CrossoverKind::no_gpu:
+      return "no_gpu";
+    case CrossoverKind::no_cpu:
+      return "no_cpu";
+    case CrossoverKind::no_common_size:
+      return "no_common_size";
+  }
+  return "?";
+}
+
+std::string SpeedupGroup::name() const {
+  std::string qualifiers = variant;
+  std::replace(qualifiers.begin(), qualifiers.end(), '+', ' ');
+  return to_string(op) + " " + to_string(dtype) + (qualifiers.empty() ? "" : " " + qualifiers);
+}
+
+bool SpeedupGroup::contains(const CaseSpec& spec) const {
+  return spec.op == op && spec.dtype == dtype && comparison_variant(spec) == variant;
+}
+
+bool SpeedupGroup::has_cpu_gpu_pair() const {
+  return std::any_of(rows.begin(), rows.end(), [](const SpeedupRow& row) { return row.kernel.speedup || row.e2e.speedup; });
+}
+
+bool SpeedupSummary::has_cpu_gpu_pair() const {
+  return std::any_of(groups.begin(), groups.end(), [](const SpeedupGroup& group) { return group.has_cpu_gpu_pair(); });
+}
+
+const GpuComparison& comparison_for(const SpeedupRow& row, TimingMode timing) {
+  return timing == TimingMode::kernel ? row.kernel : row.e2e;
+}
+
+const Crossover& crossover_for(const SpeedupGroup& group, TimingMode timing) {
+  return timing == TimingMode::kernel ? group.kernel_crossover : group.e2e_crossover;
+}
+
+SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
+  using GroupKey = std::tuple<Op, DType, std::string>;
+  std::map<GroupKey, std::map<std::string, SpeedupRow>> rows_by_group;  // rows keyed by shape label
+  for (const auto& record : results) {
+    if (!is_comparable(record)) continue;
+    const CaseSpec& spec = record.spec;
+    SpeedupRow& row = rows_by_group[{spec.op, spec.dtype, comparison_variant(spec)}][spec.shape.label(spec.op)];
+    row.size = footprint_elements(spec.op, spec.shape);
+    row.shape = spec.shape.label(spec.op);
+    add_record(row, record);
+  }
+
+  SpeedupSummary summary;
+  for (auto& [key, rows] : rows_by_group) {
+    SpeedupGroup group;
+    std::tie(group.op, group.dtype, group.variant) = key;
+    for (auto& entry : rows) {
+      SpeedupRow& row = entry.second;
+      set_speedup(row.kernel, row.cpu);
+      set_speedup(row.e2e, row.cpu);
+      group.rows.push_back(std::move(row));
+    }
+    std::stable_sort(group.rows.begin(), group.rows.end(), [](const SpeedupRow& a, const SpeedupRow& b) { return a.size < b.size; });
+    group.kernel_crossover = find_crossover(group.rows, TimingMode::kernel);
+    group.e2e_crossover = find_crossover(group.rows, TimingMode::e2e);
+    summary.groups.push_back(std::move(group));
+  }
+  return summary;
+}
+
+}  // namespace gpb

@@ -1,0 +1,90 @@
+// CPU versus GPU: for each op, dtype and variant, the best CPU and the best GPU backend at
+// every size, the GPU's speed-up kernel-only and end to end, and the size from which the
+// GPU wins. Computed from result records alone; the reporters render it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "result.hpp"
+
+namespace gpb {
+
+// The op's size in elements, comparable across ops: n for sin, sqrt and sum, m*n for
+// matmul, nnz for spmv (rows * nnz_per_row while the actual count is unknown).
+std::int64_t footprint_elements(Op op, const Shape& shape);
+
+// What separates cases of one op and dtype that must not be compared with each other:
+// the spmv pattern, TF32 and a warm L2, joined by '+' ("" for a plain case, "random+l2warm").
+std::string comparison_variant(const CaseSpec& spec);
+
+// Records that take part in the comparison: ok, verified and with a positive median.
+bool is_comparable(const ResultRecord& record);
+
+struct BestBackend {
+  std::string backend;
+  double median_s = 0;
+};
+
+// The best GPU figure at one size for one timing, and how many times faster it is than the
+// best CPU figure (CPU median / GPU median: above 1 the GPU wins).
+struct GpuComparison {
+  std::optional<BestBackend> gpu;
+  std::optional<double> speedup;
+};
+
+struct SpeedupRow {
+  std::int64_t size = 0;  // footprint in elements
+  std::string shape;      // the op's own shape label
+  // CPU backends have no transfers, so one figure serves kernel-only and end-to-end.
+  std::optional<BestBackend> cpu;
+  GpuComparison kernel;  // GPU op time (an e2e record's "op" phase counts too)
+  GpuComparison e2e;     // GPU h2d + op + d2h
+};
+
+enum class CrossoverKind {
+  at,              // the GPU wins from `size` on
+  never,           // the GPU does not win at the largest size compared
+  always,          // the GPU wins at every size compared
+  no_gpu,          // no GPU figure for this timing
+  no_cpu,          // no CPU figure
+  no_common_size,  // CPU and GPU figures, but never at the same size
+};
+std::string to_string(CrossoverKind kind);
+
+struct Crossover {
+  CrossoverKind kind = CrossoverKind::no_gpu;
+  // at: the footprint from which the GPU wins; always: the smallest size compared.
+  double size = 0;
+  // at: found by log-log interpolation of the speed-up between the last size where the
+  // GPU loses and the next one, where it wins (false only when both have one footprint).
+  bool interpolated = false;
+  std::int64_t last_losing_size = 0, first_winning_size = 0;  // at only
+};
+
+struct SpeedupGroup {
+  Op op = Op::sin;
+  DType dtype = DType::f32;
+  std::string variant;           // comparison_variant of its cases
+  std::vector<SpeedupRow> rows;  // by size, then shape label
+  Crossover kernel_crossover, e2e_crossover;
+
+  std::string name() const;  // "sin f32", "spmv f64 banded", "matmul f32 tf32"
+  bool contains(const CaseSpec& spec) const;
+  bool has_cpu_gpu_pair() const;  // some size has both a CPU and a GPU figure
+};
+
+struct SpeedupSummary {
+  std::vector<SpeedupGroup> groups;  // by op, dtype, variant
+
+  bool has_cpu_gpu_pair() const;  // some group has one
+};
+
+const GpuComparison& comparison_for(const SpeedupRow& row, TimingMode timing);
+const Crossover& crossover_for(const SpeedupGroup& group, TimingMode timing);
+
+SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results);
+
+}  // namespace gpb

@@ -1,0 +1,350 @@
+// The CPU-versus-GPU summary: best backends, speed-ups, crossover sizes (interpolated,
+// never, always, missing sides) and its JSON, Markdown and console renderings.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+#include "report/summary_render.hpp"
+#include "summary.hpp"
+
+namespace gpb {
+namespace {
+
+Statistics stats_with_median(double median) {
+  Statistics stats;
+  stats.count = 5;
+  stats.median = stats.mean = stats.min = stats.max = median;
+  stats.p5 = median * 0.95;
+  stats.p95 = median * 1.1;
+  return stats;
+}
+
+ResultRecord record(Op op, const std::string& backend, DeviceKind device, const Shape& shape, double median_s,
+                    TimingMode timing = TimingMode::kernel) {
+  ResultRecord r;
+  r.spec.op = op;
+  r.spec.backend = backend;
+  r.spec.shape = shape;
+  r.spec.timing = timing;
+  r.device = device;
+  r.stats = stats_with_median(median_s);
+  r.samples_s.assign(5, median_s);
+  r.verification = {true, true, 100, 0, 1e-6, "all entries"};
+  return r;
+}
+
+ResultRecord cpu(double n, double median_s, const std::string& backend = "eigen") {
+  return record(Op::sin, backend, DeviceKind::cpu, elementwise_shape(static_cast<std::int64_t>(n)), median_s);
+}
+
+ResultRecord gpu(double n, double median_s, const std::string& backend = "cuda") {
+  return record(Op::sin, backend, DeviceKind::gpu, elementwise_shape(static_cast<std::int64_t>(n)), median_s);
+}
+
+// An e2e GPU record: the reported figure is h2d + op + d2h, the op phase is kernel-only.
+ResultRecord gpu_e2e(double n, double op_s, double copy_s) {
+  ResultRecord r = gpu(n, op_s + 2 * copy_s);
+  r.spec.timing = TimingMode::e2e;
+  for (const auto& [name, median] : {std::pair{"h2d", copy_s}, {"op", op_s}, {"d2h", copy_s}}) {
+    Phase phase;
+    phase.name = name;
+    phase.stats = stats_with_median(median);
+    r.phases.push_back(phase);
+  }
+  return r;
+}
+
+const std::vector<double> kSizes = {1024, 4096, 16384, 65536, 262144};
+
+// CPU time n ns, GPU time 10 us: the speed-up n / 10^4 is a power law, so log-log
+// interpolation between 4096 and 16384 lands exactly on 10^4.
+std::vector<ResultRecord> power_law_results() {
+  std::vector<ResultRecord> results;
+  for (double n : kSizes) {
+    results.push_back(cpu(n, n * 1e-9));
+    results.push_back(gpu(n, 1e-5));
+  }
+  return results;
+}
+
+// The summary's one group, by value (a summary is usually a temporary here).
+SpeedupGroup only_group(const SpeedupSummary& summary) {
+  EXPECT_EQ(summary.groups.size(), 1u);
+  return summary.groups.at(0);
+}
+
+TEST(SpeedupSummary, GpuWinsFromAnInterpolatedSize) {
+  const auto summary = summarize_speedups(power_law_results());
+  const SpeedupGroup group = only_group(summary);
+  EXPECT_EQ(group.name(), "sin f32");
+  ASSERT_EQ(group.rows.size(), kSizes.size());
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    const SpeedupRow& row = group.rows[i];
+    EXPECT_EQ(row.size, static_cast<std::int64_t>(kSizes[i]));
+    EXPECT_EQ(row.shape, std::to_string(row.size));
+    ASSERT_TRUE(row.cpu && row.kernel.gpu && row.kernel.speedup);
+    EXPECT_EQ(row.cpu->backend, "eigen");
+    EXPECT_EQ(row.kernel.gpu->backend, "cuda");
+    EXPECT_NEAR(*row.kernel.speedup, kSizes[i] / 1e4, 1e-12);
+    EXPECT_FALSE(row.e2e.gpu || row.e2e.speedup);
+  }
+  const Crossover& kernel = group.kernel_crossover;
+  EXPECT_EQ(kernel.kind, CrossoverKind::at);
+  EXPECT_TRUE(kernel.interpolated);
+  EXPECT_NEAR(kernel.size, 1e4, 1e-6);
+  EXPECT_EQ(kernel.last_losing_size, 4096);
+  EXPECT_EQ(kernel.first_winning_size, 16384);
+  EXPECT_EQ(group.e2e_crossover.kind, CrossoverKind::no_gpu);
+  EXPECT_TRUE(summary.has_cpu_gpu_pair());
+}
+
+TEST(SpeedupSummary, InterpolatesInLogLogSpace) {
+  // Speed-ups 0.5 at 1000 and 8 at 16000: log2 speed-up -1 and 3, a quarter of the way in
+  // log size, so 1000 * 16^(1/4) = 2000.
+  const std::vector<ResultRecord> results = {cpu(1000, 0.5e-6), gpu(1000, 1e-6), cpu(16000, 8e-6), gpu(16000, 1e-6)};
+  const Crossover crossover = only_group(summarize_speedups(results)).kernel_crossover;
+  EXPECT_EQ(crossover.kind, CrossoverKind::at);
+  EXPECT_NEAR(crossover.size, 2000, 1e-9);
+}
+
+TEST(SpeedupSummary, NeverWhenTheGpuLosesAtTheLargestSize) {
+  std::vector<ResultRecord> results;
+  for (double n : kSizes) {
+    results.push_back(cpu(n, 1e-6));
+    results.push_back(gpu(n, 2e-6));
+  }
+  EXPECT_EQ(only_group(summarize_speedups(results)).kernel_crossover.kind, CrossoverKind::never);
+
+  // Winning in the middle does not count: the GPU must win from some size on.
+  results[5] = gpu(kSizes[2], 0.5e-6);
+  EXPECT_EQ(only_group(summarize_speedups(results)).kernel_crossover.kind, CrossoverKind::never);
+}
+
+TEST(SpeedupSummary, AlwaysWhenTheGpuWinsEverywhere) {
+  std::vector<ResultRecord> results;
+  for (double n : kSizes) {
+    results.push_back(cpu(n, 1e-3));
+    results.push_back(gpu(n, 1e-5));
+  }
+  const Crossover crossover = only_group(summarize_speedups(results)).kernel_crossover;
+  EXPECT_EQ(crossover.kind, CrossoverKind::always);
+  EXPECT_EQ(crossover.size, 1024);
+  EXPECT_FALSE(crossover.interpolated);
+}
+
+TEST(SpeedupSummary, ATieIsNotAWin) {
+  const std::vector<ResultRecord> results = {cpu(1024, 1e-6), gpu(1024, 1e-6), cpu(4096, 4e-6), gpu(4096, 1e-6)};
+  const Crossover crossover = only_group(summarize_speedups(results)).kernel_crossover;
+  EXPECT_EQ(crossover.kind, CrossoverKind::at);
+  EXPECT_NEAR(crossover.size, 1024, 1e-9);
+  EXPECT_EQ(crossover.last_losing_size, 1024);
+}
+
+TEST(SpeedupSummary, EndToEndAndKernelOnlyCrossDifferently) {
+  // e2e records only (what --timing e2e produces): the op phase is the kernel-only figure.
+  // Copies of 2n ns each way keep the end-to-end speed-up below 1/4 at every size.
+  std::vector<ResultRecord> results;
+  for (double n : kSizes) {
+    results.push_back(cpu(n, n * 1e-9));
+    results.push_back(gpu_e2e(n, 1e-5, 2 * n * 1e-9));
+  }
+  const SpeedupGroup group = only_group(summarize_speedups(results));
+  EXPECT_EQ(group.kernel_crossover.kind, CrossoverKind::at);
+  EXPECT_NEAR(group.kernel_crossover.size, 1e4, 1e-6);
+  EXPECT_EQ(group.e2e_crossover.kind, CrossoverKind::never);
+  const SpeedupRow& largest = group.rows.back();
+  ASSERT_TRUE(largest.e2e.gpu && largest.e2e.speedup);
+  EXPECT_DOUBLE_EQ(largest.e2e.gpu->median_s, 1e-5 + 4 * 262144e-9);
+  EXPECT_DOUBLE_EQ(*largest.e2e.speedup, 262144e-9 / (1e-5 + 4 * 262144e-9));
+  EXPECT_DOUBLE_EQ(largest.kernel.gpu->median_s, 1e-5);
+
+  // Cheap copies: end to end the GPU wins from 2 * 10^4 (CPU n ns against 20 us + 0).
+  results.clear();
+  for (double n : kSizes) {
+    results.push_back(cpu(n, n * 1e-9));
+    results.push_back(gpu(n, 1e-5));
+    results.push_back(gpu_e2e(n, 1e-5, 5e-6));
+  }
+  const SpeedupGroup both = only_group(summarize_speedups(results));
+  EXPECT_NEAR(both.kernel_crossover.size, 1e4, 1e-6);
+  EXPECT_EQ(both.e2e_crossover.kind, CrossoverKind::at);
+  EXPECT_NEAR(both.e2e_crossover.size, 2e4, 1e-6);
+  EXPECT_EQ(both.e2e_crossover.last_losing_size, 16384);
+}
+
+TEST(SpeedupSummary, MissingSides) {
+  const std::vector<ResultRecord> cpu_only = {cpu(1024, 1e-6), cpu(4096, 4e-6)};
+  const SpeedupGroup no_gpu = only_group(summarize_speedups(cpu_only));
+  EXPECT_EQ(no_gpu.kernel_crossover.kind, CrossoverKind::no_gpu);
+  EXPECT_EQ(no_gpu.e2e_crossover.kind, CrossoverKind::no_gpu);
+  EXPECT_FALSE(summarize_speedups(cpu_only).has_cpu_gpu_pair());
+  EXPECT_EQ(describe_crossover(no_gpu, TimingMode::kernel), "no GPU result");
+
+  const SpeedupGroup no_cpu = only_group(summarize_speedups({gpu(1024, 1e-6), gpu_e2e(4096, 1e-6, 1e-6)}));
+  EXPECT_EQ(no_cpu.kernel_crossover.kind, CrossoverKind::no_cpu);
+  EXPECT_EQ(no_cpu.e2e_crossover.kind, CrossoverKind::no_cpu);
+
+  const SpeedupGroup disjoint = only_group(summarize_speedups({cpu(1024, 1e-6), gpu(4096, 1e-6)}));
+  EXPECT_EQ(disjoint.kernel_crossover.kind, CrossoverKind::no_common_size);
+  EXPECT_EQ(disjoint.e2e_crossover.kind, CrossoverKind::no_gpu);
+}
+
+TEST(SpeedupSummary, BestIsTheLowestMedianOfOkVerifiedRecords) {
+  std::vector<ResultRecord> results = {cpu(1024, 3e-6, "eigen"), cpu(1024, 2e-6, "openblas"), gpu(1024, 5e-6, "cuda"),
+                                       gpu(1024, 4e-6, "cub")};
+  // Faster, but not to be believed or not measured at all.
+  ResultRecord failed = gpu(1024, 1e-9, "broken");
+  failed.status = Status::failed;
+  failed.verification.passed = false;
+  ResultRecord unchecked = cpu(1024, 1e-9, "unchecked");
+  unchecked.verification.checked = false;
+  ResultRecord skipped = gpu(1024, 0, "cusparse");
+  skipped.status = Status::skipped;
+  skipped.stats = {};
+  results.insert(results.end(), {failed, unchecked, skipped});
+
+  const SpeedupRow row = only_group(summarize_speedups(results)).rows.at(0);
+  EXPECT_EQ(row.cpu->backend, "openblas");
+  EXPECT_EQ(row.cpu->median_s, 2e-6);
+  EXPECT_EQ(row.kernel.gpu->backend, "cub");
+  EXPECT_DOUBLE_EQ(*row.kernel.speedup, 0.5);
+
+  EXPECT_TRUE(summarize_speedups({failed, skipped, unchecked}).groups.empty());
+}
+
+TEST(SpeedupSummary, SizesAreFootprintsAndVariantsAreSeparate) {
+  EXPECT_EQ(footprint_elements(Op::sum, elementwise_shape(1000)), 1000);
+  EXPECT_EQ(footprint_elements(Op::matmul, matmul_shape(64, 32, 7)), 64 * 32);
+  Shape spmv = spmv_shape(1000, 16, SpmvPattern::banded);
+  EXPECT_EQ(footprint_elements(Op::spmv, spmv), 16000);
+  spmv.nnz = 15873;
+  EXPECT_EQ(footprint_elements(Op::spmv, spmv), 15873);
+
+  ResultRecord tf32 = record(Op::matmul, "cublas", DeviceKind::gpu, matmul_shape(128, 128, 128), 1e-6);
+  tf32.spec.tf32 = true;
+  ResultRecord banded = record(Op::spmv, "cuda", DeviceKind::gpu, spmv, 1e-6);
+  banded.spec.dtype = DType::f64;
+  banded.spec.l2 = L2Mode::warm;
+  const std::vector<ResultRecord> results = {
+      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(256, 256, 256), 1e-3),
+      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(128, 128, 128), 1e-4),
+      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(128, 128, 128), 1e-5),
+      tf32,
+      banded,
+      cpu(64, 1e-7)};
+  const auto summary = summarize_speedups(results);
+  ASSERT_EQ(summary.groups.size(), 4u);
+  EXPECT_EQ(summary.groups[0].name(), "sin f32");
+  EXPECT_EQ(summary.groups[1].name(), "matmul f32");
+  EXPECT_EQ(summary.groups[2].name(), "matmul f32 tf32");
+  EXPECT_EQ(summary.groups[3].name(), "spmv f64 banded l2warm");
+  EXPECT_EQ(summary.groups[3].variant, "banded+l2warm");
+  EXPECT_TRUE(summary.groups[3].contains(banded.spec));
+  EXPECT_FALSE(summary.groups[1].contains(tf32.spec));
+
+  const SpeedupGroup& matmul = summary.groups[1];
+  ASSERT_EQ(matmul.rows.size(), 2u);
+  EXPECT_EQ(matmul.rows[0].size, 128 * 128);
+  EXPECT_EQ(matmul.rows[0].shape, "128x128x128");
+  EXPECT_EQ(matmul.rows[1].size, 256 * 256);
+  EXPECT_EQ(matmul.kernel_crossover.kind, CrossoverKind::always);
+  EXPECT_EQ(summary.groups[2].kernel_crossover.kind, CrossoverKind::no_cpu);
+}
+
+TEST(SpeedupSummary, OneFootprintOnBothSidesOfTheCrossoverIsNotInterpolated) {
+  // 100x50 and 50x100 have the same footprint; the GPU loses on the first and wins on the second.
+  const std::vector<ResultRecord> results = {
+      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(100, 50, 7), 1e-6),
+      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(100, 50, 7), 2e-6),
+      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(50, 100, 7), 2e-6),
+      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(50, 100, 7), 1e-6)};
+  const Crossover crossover = only_group(summarize_speedups(results)).kernel_crossover;
+  EXPECT_EQ(crossover.kind, CrossoverKind::at);
+  EXPECT_FALSE(crossover.interpolated);
+  EXPECT_EQ(crossover.size, 5000);
+}
+
+// ---- renderings ----
+
+TEST(SpeedupRendering, ElementsAndCrossoverPhrases) {
+  EXPECT_EQ(format_elements(1000), "1000");
+  EXPECT_EQ(format_elements(1024), "1K");
+  EXPECT_EQ(format_elements(16777216), "16M");
+  EXPECT_EQ(format_elements(98634.5), "96.3K");
+  EXPECT_EQ(format_speedup(236.12), "236x");
+  EXPECT_EQ(format_speedup(0.35249), "0.352x");
+
+  const auto summary = summarize_speedups(power_law_results());
+  const SpeedupGroup group = only_group(summary);
+  EXPECT_EQ(describe_crossover(group, TimingMode::kernel), "\u22489.77K elements (interpolated between 4K and 16K)");
+  EXPECT_EQ(describe_crossover(group, TimingMode::e2e), "no end-to-end GPU result (run with --timing e2e)");
+}
+
+TEST(SpeedupRendering, ConsoleListsCrossoversAndTheTable) {
+  auto results = power_law_results();
+  results.push_back(record(Op::sqrt, "eigen", DeviceKind::cpu, elementwise_shape(1024), 1e-6));
+  const std::string text = render_speedups_console(summarize_speedups(results));
+  EXPECT_NE(text.find("sin f32\n  crossover, kernel-only: \u22489.77K elements (interpolated between 4K and 16K)\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  size  shape   CPU            GPU kernel    kernel speed-up\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("   16K  16384   eigen 16.4 us  cuda 10.0 us            1.64x\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("e2e speed-up"), std::string::npos) << "no e2e figures, no e2e columns";
+  EXPECT_NE(text.find("\nNot compared:\n  sqrt f32 (no GPU result)\n"), std::string::npos) << text;
+}
+
+TEST(SpeedupRendering, JsonSummarySection) {
+  auto results = power_law_results();
+  results.push_back(gpu_e2e(262144, 1e-5, 1e-3));
+  const auto report = nlohmann::json::parse(render_json(Context{}, results));
+  ASSERT_TRUE(report.contains("summary"));
+  const auto& groups = report["summary"]["groups"];
+  ASSERT_EQ(groups.size(), 1u);
+  const auto& group = groups[0];
+  EXPECT_EQ(group["op"], "sin");
+  EXPECT_EQ(group["dtype"], "f32");
+  EXPECT_EQ(group["variant"], "");
+  ASSERT_EQ(group["rows"].size(), kSizes.size());
+  const auto& first = group["rows"][0];
+  EXPECT_EQ(first["size"], 1024);
+  EXPECT_EQ(first["shape"], "1024");
+  EXPECT_EQ(first["cpu"]["backend"], "eigen");
+  EXPECT_DOUBLE_EQ(first["cpu"]["median_s"].get<double>(), 1024e-9);
+  EXPECT_EQ(first["kernel"]["gpu"]["backend"], "cuda");
+  EXPECT_DOUBLE_EQ(first["kernel"]["speedup"].get<double>(), 0.1024);
+  EXPECT_TRUE(first["e2e"]["gpu"].is_null());
+  EXPECT_TRUE(first["e2e"]["speedup"].is_null());
+  EXPECT_DOUBLE_EQ(group["rows"][4]["e2e"]["gpu"]["median_s"].get<double>(), 1e-5 + 2e-3);
+
+  const auto& kernel = group["crossover"]["kernel"];
+  EXPECT_EQ(kernel["kind"], "at");
+  EXPECT_NEAR(kernel["size"].get<double>(), 1e4, 1e-6);
+  EXPECT_EQ(kernel["interpolated"], true);
+  EXPECT_EQ(kernel["last_losing_size"], 4096);
+  EXPECT_EQ(kernel["first_winning_size"], 16384);
+  const auto& e2e = group["crossover"]["e2e"];
+  EXPECT_EQ(e2e["kind"], "never");
+  EXPECT_TRUE(e2e["size"].is_null());
+  EXPECT_FALSE(e2e.contains("last_losing_size"));
+
+  // The summary is derived, so reading the report back ignores it.
+  EXPECT_EQ(parse_json_report(render_json(Context{}, results), "r.json").results.size(), results.size());
+}
+
+TEST(SpeedupRendering, MarkdownCarriesTheSummaryOnlyWithAPair) {
+  const std::string with_pair = render_markdown(Context{}, power_law_results());
+  EXPECT_NE(with_pair.find("**CPU versus GPU**"), std::string::npos);
+  EXPECT_NE(with_pair.find("**sin f32**: crossover kernel-only: \u22489.77K elements (interpolated between 4K and 16K); "
+                           "end-to-end: no end-to-end GPU result (run with --timing e2e).\n\n"
+                           "| size | shape | CPU | GPU kernel | kernel speed-up |\n"
+                           "| ---: | :--- | :--- | :--- | ---: |\n"
+                           "| 1K | 1024 | eigen 1.02 us | cuda 10.0 us | 0.102x |\n"),
+            std::string::npos)
+      << with_pair;
+  const std::string cpu_only = render_markdown(Context{}, {cpu(1024, 1e-6)});
+  EXPECT_EQ(cpu_only.find("CPU versus GPU"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpb
