@@ -58,6 +58,9 @@ class CpuPrepared : public Prepared {
 // (eigen_sqrt.cpp says why).
 template <class T>
 void eigen_sqrt_block(const T* x, T* y, std::int64_t count);
+// Whether that sqrt runs on SIMD packets in this build (not on AVX-512 with Eigen 3.4).
+template <class T>
+bool eigen_sqrt_is_vectorised();
 
 std::unique_ptr<Backend> make_eigen_backend();
 std::unique_ptr<Backend> make_openblas_backend();

@@ -67,7 +67,9 @@ class EigenPrepared final : public CpuPrepared<T> {
                threads;
       case Op::sqrt:
         return "OpenMP static over " + std::to_string(kElementwiseBlock) +
-               "-element blocks, Eigen array sqrt per block (IEEE sqrt: EIGEN_FAST_MATH=0)" + threads;
+               "-element blocks, Eigen array sqrt per block (IEEE sqrt: EIGEN_FAST_MATH=0, " +
+               (eigen_sqrt_is_vectorised<T>() ? "vectorised" : "scalar: Eigen 3.4 has no exact AVX-512 sqrt packet") +
+               ")" + threads;
       case Op::sum:
         return "OpenMP static over " + std::to_string(kSumBlock) +
                "-element blocks, Eigen sum per block, block sums added pairwise in double" + threads;
