@@ -41,7 +41,7 @@ class OpenBlasBackend final : public Backend {
  public:
   std::string name() const override { return "openblas"; }
   std::string description() const override {
-    return std::string(openblas_get_config()) + " (core " + openblas_get_corename() + "); matmul only";
+    return std::string(openblas_get_config()) + "; matmul only";  // the config names version and core
   }
   DeviceKind kind() const override { return DeviceKind::cpu; }
   Availability availability() const override { return {}; }
