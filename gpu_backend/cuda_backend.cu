@@ -18,11 +18,11 @@ using kernels::LaunchConfig;
 
 constexpr unsigned kBlockThreads = 256;
 
-// Grid-stride kernels get as many blocks as the device keeps resident at once (every
-// SM full), or fewer when the work needs fewer; each thread loops over the rest.
-LaunchConfig resident_grid(const DeviceLimits& limits, std::int64_t blocks_needed) {
-  const std::int64_t resident =
-      static_cast<std::int64_t>(limits.sm_count) * std::max(1, limits.max_threads_per_sm / static_cast<int>(kBlockThreads));
+// Grid-stride kernels get as many blocks as the device keeps resident at once (one full
+// wave: more would leave SMs idle while a partial second wave runs), or fewer when the
+// work needs fewer; each thread loops over the rest.
+LaunchConfig resident_grid(const DeviceLimits& limits, int blocks_per_sm, std::int64_t blocks_needed) {
+  const std::int64_t resident = static_cast<std::int64_t>(limits.sm_count) * std::max(1, blocks_per_sm);
   return {static_cast<unsigned>(std::clamp<std::int64_t>(blocks_needed, 1, resident)), kBlockThreads};
 }
 
@@ -41,7 +41,8 @@ class ElementwiseCase final : public GpuPrepared {
   ElementwiseCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
         n_(static_cast<std::int64_t>(problem.x.size())),
-        launch_(resident_grid(limits(), ceil_div(n_, kVecLanes<T> * kBlockThreads))) {}
+        launch_(resident_grid(limits(), kernels::elementwise_blocks_per_sm<T, Fn>(kBlockThreads),
+                              ceil_div(n_, kVecLanes<T> * kBlockThreads))) {}
   void run() override {
     kernels::launch_elementwise<T>(Fn{}, device_x<T>(), device_output<T>(), n_, launch_, stream());
   }
@@ -58,7 +59,8 @@ class SumCase final : public GpuPrepared {
   SumCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
         n_(static_cast<std::int64_t>(problem.x.size())),
-        launch_(resident_grid(limits(), ceil_div(n_, kVecLanes<T> * kBlockThreads))),
+        launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<T>(kBlockThreads),
+                              ceil_div(n_, kVecLanes<T> * kBlockThreads))),
         block_sums_(launch_.blocks, "sum block partials") {}
   void run() override {
     kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), device_output<T>(), launch_, stream());
@@ -115,7 +117,8 @@ class SpmvCase final : public GpuPrepared {
                                                    : static_cast<double>(problem.csr->nnz()) /
                                                          static_cast<double>(problem.csr->rows)),
         threads_per_row_(spmv_threads_per_row(average_row_length_)),
-        launch_(resident_grid(limits(), ceil_div(matrix_.rows, kBlockThreads / threads_per_row_))) {}
+        launch_(resident_grid(limits(), kernels::spmv_blocks_per_sm<T>(threads_per_row_, kBlockThreads),
+                              ceil_div(matrix_.rows, kBlockThreads / threads_per_row_))) {}
   void run() override {
     if (threads_per_row_ == 1)
       kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(), launch_,

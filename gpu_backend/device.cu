@@ -34,7 +34,6 @@ DeviceLimits device_limits(int ordinal) {
   limits.ordinal = ordinal;
   int l2_bytes = 0;
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&limits.sm_count, cudaDevAttrMultiProcessorCount, ordinal));
-  GPB_CUDA_CHECK(cudaDeviceGetAttribute(&limits.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal));
   limits.l2_bytes = static_cast<std::size_t>(l2_bytes);
   return limits;

@@ -18,7 +18,6 @@ void select_device(int ordinal);
 struct DeviceLimits {
   int ordinal = 0;
   int sm_count = 0;
-  int max_threads_per_sm = 0;
   std::size_t l2_bytes = 0;
 };
 

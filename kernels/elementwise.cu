@@ -47,9 +47,20 @@ void launch_elementwise(Fn fn, const T* in, T* out, std::int64_t n, LaunchConfig
   GPB_CHECK_LAUNCH();
 }
 
+template <class T, class Fn>
+int elementwise_blocks_per_sm(unsigned threads) {
+  int blocks = 0;
+  GPB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, elementwise_kernel<T, Fn>, static_cast<int>(threads), 0));
+  return blocks;
+}
+
 template void launch_elementwise<float, SinFn>(SinFn, const float*, float*, std::int64_t, LaunchConfig, cudaStream_t);
 template void launch_elementwise<double, SinFn>(SinFn, const double*, double*, std::int64_t, LaunchConfig, cudaStream_t);
 template void launch_elementwise<float, SqrtFn>(SqrtFn, const float*, float*, std::int64_t, LaunchConfig, cudaStream_t);
 template void launch_elementwise<double, SqrtFn>(SqrtFn, const double*, double*, std::int64_t, LaunchConfig, cudaStream_t);
+template int elementwise_blocks_per_sm<float, SinFn>(unsigned);
+template int elementwise_blocks_per_sm<double, SinFn>(unsigned);
+template int elementwise_blocks_per_sm<float, SqrtFn>(unsigned);
+template int elementwise_blocks_per_sm<double, SqrtFn>(unsigned);
 
 }  // namespace gpb::kernels

@@ -37,4 +37,7 @@ struct SqrtFn {
 template <class T, class Fn>
 void launch_elementwise(Fn fn, const T* in, T* out, std::int64_t n, LaunchConfig config, cudaStream_t stream);
 
+template <class T, class Fn>
+int elementwise_blocks_per_sm(unsigned threads);
+
 }  // namespace gpb::kernels

