@@ -1,0 +1,104 @@
+// Baseline comparison for CI: one verdict per case and an exit code that fails on a real
+// slowdown and only then.
+//
+// A case is slower (or faster) only when three things agree, judged on the raw samples:
+//   - the ratio of medians (current / baseline) is beyond 1 +- threshold,
+//   - a two-sided Mann-Whitney U test rejects "same distribution" at alpha,
+//   - the 95 % confidence intervals of the two medians do not overlap, in that direction.
+// A side cannot resolve a change of the threshold's size when its median CI half-width
+// exceeds the threshold, or when its fastest 5 % of samples run more than the threshold below
+// its median (interference sets the median); its case is then "same (noisy)", and so is a
+// change beyond the threshold without the evidence. Serial correlation of the samples is
+// estimated and widens the CIs and the test's variance. The rules for CI owners: docs/ci.md.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+#include "result.hpp"
+
+namespace gpb {
+
+inline constexpr double kDefaultRegressionThreshold = 0.05;
+inline constexpr double kDefaultSignificanceLevel = 0.001;
+
+struct CompareOptions {
+  std::optional<double> threshold;           // replaces the suite's global ("*") threshold
+  double alpha = kDefaultSignificanceLevel;  // Mann-Whitney significance level, two-sided
+  bool allow_missing = false;                // cases absent from the current report do not fail
+  bool allow_machine_mismatch = false;       // compare across GPU/CPU models; verdicts marked cross-machine
+};
+
+// In order of severity; the tables list cases in this order.
+enum class Verdict { failed, slower, missing, same, faster, new_case };
+std::string to_string(Verdict verdict);  // "failed", "slower", "missing", "same", "faster", "new"
+
+struct Interval {
+  double low = 0, high = 0;
+};
+
+struct CaseComparison {
+  std::string id;  // CaseSpec::id()
+  Op op = Op::sin;
+  std::string backend;
+  Verdict verdict = Verdict::same;
+  bool noisy = false;          // same because the samples could not resolve a threshold-sized change
+  bool cross_machine = false;  // the reports come from different GPU/CPU models
+  // Recomputed from the raw samples; absent where a side has no measurement.
+  std::optional<double> baseline_median_s, current_median_s;
+  std::optional<Interval> baseline_median_ci_s, current_median_ci_s;  // 95 %
+  std::optional<double> ratio;                                        // current median / baseline median
+  std::optional<Interval> ratio_bounds;  // current CI over baseline CI: [low / high, high / low]
+  std::optional<double> p_value;         // Mann-Whitney U, two-sided
+  double threshold = 0;                  // the fraction this case was judged against
+  std::string note;                      // why, where the verdict needs a reason
+
+  // "slower", "same (noisy)", "faster (cross-machine)".
+  std::string label() const;
+};
+
+struct VerdictCounts {
+  std::size_t failed = 0, slower = 0, missing = 0, same = 0, noisy = 0, faster = 0, new_cases = 0;
+};
+
+struct ReportOrigin {
+  std::string git_sha, timestamp, hostname;
+};
+
+struct Comparison {
+  std::vector<CaseComparison> cases;  // regressions first
+  std::vector<std::string> warnings;  // context differences that do not refuse the comparison
+  std::string machine_mismatch;       // set when GPU/CPU models differ (allowed by the options)
+  VerdictCounts counts;               // same includes the noisy ones
+  ReportOrigin baseline, current;
+  double alpha = kDefaultSignificanceLevel;
+  bool allow_missing = false;
+
+  // 0 when nothing regressed; 1 when a case is slower or failed, or missing unless allowed.
+  int exit_code() const;
+};
+
+// Matches cases by CaseSpec::id() and judges each. Throws UsageError when the GPU or CPU
+// models differ (unless allowed), on a case listed twice in one report, and on thresholds
+// or alpha outside (0, 1).
+Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
+
+// Console table (sorted, with a summary line), Markdown (for job summaries) or JSON.
+// CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr.
+std::string render_comparison(const Comparison& comparison, ReportFormat format);
+
+// `gpubench compare`: reads both JSON reports, writes the comparison to out and the
+// warnings to err, and returns the exit code. UsageError (exit 2) propagates.
+int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
+                ReportFormat format, std::ostream& out, std::ostream& err);
+
+// `gpubench run --baseline`: compares results just measured against a JSON report.
+int compare_with_baseline(const std::string& baseline_path, const Context& context,
+                          const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
+                          std::ostream& out, std::ostream& err);
+
+}  // namespace gpb
