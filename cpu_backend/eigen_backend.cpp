@@ -89,6 +89,12 @@ class EigenPrepared final : public CpuPrepared<T> {
   using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using RowMajorSparse = Eigen::SparseMatrix<T, Eigen::RowMajor, int>;
 
+  // At least kElementwiseBlock elements per thread: waking a team for a small input costs
+  // more than the work, and on a busy machine one descheduled thread stalls the barrier.
+  int team_size(std::int64_t elements) const {
+    return static_cast<int>(std::clamp<std::int64_t>(elements / kElementwiseBlock, 1, this->threads()));
+  }
+
   // block_function(x, y, count) computes one block.
   template <class BlockFunction>
   void elementwise(BlockFunction block_function) {
@@ -96,7 +102,7 @@ class EigenPrepared final : public CpuPrepared<T> {
     T* y = this->output();
     const std::int64_t size = this->problem().shape.n;
     const std::int64_t blocks = block_count(size, kElementwiseBlock);
-#pragma omp parallel for schedule(static) num_threads(this->threads())
+#pragma omp parallel for schedule(static) num_threads(team_size(size))
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t begin = block * kElementwiseBlock;
       block_function(x + begin, y + begin, std::min(kElementwiseBlock, size - begin));
@@ -108,7 +114,7 @@ class EigenPrepared final : public CpuPrepared<T> {
     const std::int64_t size = this->problem().shape.n;
     const auto blocks = static_cast<std::int64_t>(block_sums_.size());
     double* block_sums = block_sums_.data();
-#pragma omp parallel for schedule(static) num_threads(this->threads())
+#pragma omp parallel for schedule(static) num_threads(team_size(size))
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t begin = block * kSumBlock;
       const std::int64_t length = std::min(kSumBlock, size - begin);
