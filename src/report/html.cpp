@@ -70,7 +70,7 @@ std::string exact(double value) {
 
 // Three plots side by side fit a 1400-pixel-wide window.
 constexpr double kPlotWidth = 440, kPlotHeight = 310;
-constexpr double kLeft = 64, kRight = 300, kTop = 34, kBottom = 262;  // the data area
+constexpr double kLeft = 80, kRight = 300, kTop = 34, kBottom = 262;  // the data area; tick labels such as "100 GFLOP/s" fit left of it
 constexpr double kLegendX = 308;
 
 // Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
@@ -262,11 +262,17 @@ std::string render_plot(const Plot& plot) {
     out << "<g class=\"ceiling\" data-name=\"" << escape(guide.name) << "\" data-value=\"" << exact(guide.value) << "\"><line x1=\""
         << kLeft << "\" x2=\"" << kRight << "\" y1=\"" << py << "\" y2=\"" << py << "\"/></g>";
   }
+  // Labels sit beside their line, towards the plot's middle, one per row so that two
+  // crossovers close together stay readable.
+  double label_y = kTop - 4;
   for (const auto& guide : plot.crossovers) {
-    const std::string px = number(x.map(guide.value));
+    const double px = x.map(guide.value);
+    const bool left_half = px < (kLeft + kRight) / 2;
     out << "<g class=\"crossover\" data-timing=\"" << escape(guide.name) << "\" data-size=\"" << exact(guide.value) << "\"><line x1=\""
-        << px << "\" x2=\"" << px << "\" y1=\"" << kTop << "\" y2=\"" << kBottom << "\"/><text x=\"" << px << "\" y=\""
-        << kTop - 4 << "\" text-anchor=\"middle\">" << escape(guide.label) << "</text></g>";
+        << number(px) << "\" x2=\"" << number(px) << "\" y1=\"" << kTop << "\" y2=\"" << kBottom << "\"/><text x=\""
+        << number(left_half ? px + 3 : px - 3) << "\" y=\"" << label_y << "\" text-anchor=\"" << (left_half ? "start" : "end") << "\">"
+        << escape(guide.label) << "</text></g>";
+    label_y += 14;
   }
   for (const auto& series : plot.series) append_series(out, series, x, y);
   if (plot.series.empty())
@@ -422,7 +428,7 @@ table { border-collapse: collapse; margin: 8px 0; font-size: 0.88em; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; } th { background: #f3f3f3; } td.num { text-align: right; }
 td.message { color: #666; font-style: italic; }
 .plots { display: flex; flex-wrap: wrap; gap: 12px; }
-svg.plot { border: 1px solid #e3e3e3; background: #fff; font-size: 11px; }
+svg.plot { border: 1px solid #e3e3e3; background: #fff; font-size: 10px; }
 svg.plot .grid { stroke: #eee; } svg.plot .frame { fill: none; stroke: #999; }
 svg.plot .plot-title { font-weight: 600; font-size: 12px; } svg.plot .axis-title { fill: #555; }
 svg.plot .spread { stroke-width: 1.2; opacity: 0.6; }
