@@ -82,42 +82,10 @@ void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, Launc
   GPB_CHECK_LAUNCH();
 }
 
-template <class T>
-int spmv_blocks_per_sm(int threads_per_row, unsigned threads) {
-  const void* kernel = nullptr;
-  switch (threads_per_row) {
-    case 1:
-      kernel = reinterpret_cast<const void*>(spmv_scalar_kernel<T>);
-      break;
-    case 2:
-      kernel = reinterpret_cast<const void*>(spmv_vector_kernel<T, 2>);
-      break;
-    case 4:
-      kernel = reinterpret_cast<const void*>(spmv_vector_kernel<T, 4>);
-      break;
-    case 8:
-      kernel = reinterpret_cast<const void*>(spmv_vector_kernel<T, 8>);
-      break;
-    case 16:
-      kernel = reinterpret_cast<const void*>(spmv_vector_kernel<T, 16>);
-      break;
-    case 32:
-      kernel = reinterpret_cast<const void*>(spmv_vector_kernel<T, 32>);
-      break;
-    default:
-      throw std::invalid_argument("spmv: unsupported threads per row " + std::to_string(threads_per_row));
-  }
-  int blocks = 0;
-  GPB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(threads), 0));
-  return blocks;
-}
-
 template void launch_spmv_vector<float>(int, CsrView, const float*, const float*, float*, LaunchConfig, cudaStream_t);
 template void launch_spmv_vector<double>(int, CsrView, const double*, const double*, double*, LaunchConfig,
                                          cudaStream_t);
 template void launch_spmv_scalar<float>(CsrView, const float*, const float*, float*, LaunchConfig, cudaStream_t);
 template void launch_spmv_scalar<double>(CsrView, const double*, const double*, double*, LaunchConfig, cudaStream_t);
-template int spmv_blocks_per_sm<float>(int, unsigned);
-template int spmv_blocks_per_sm<double>(int, unsigned);
 
 }  // namespace gpb::kernels

@@ -27,8 +27,4 @@ void launch_spmv_vector(int threads_per_row, CsrView matrix, const T* values, co
 template <class T>
 void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, LaunchConfig config, cudaStream_t stream);
 
-// Resident blocks per SM of the kernel that threads_per_row selects (1: the scalar kernel).
-template <class T>
-int spmv_blocks_per_sm(int threads_per_row, unsigned threads);
-
 }  // namespace gpb::kernels

@@ -122,9 +122,13 @@ elif $built; then
 fi
 
 # --- summary -----------------------------------------------------------------------
-count_sanitizer_errors() {  # TOOL: the error count of that tool's "ERROR SUMMARY" line
-  awk -v tool="$1" '/^=== / { current = ($2 == tool) } current && /ERROR SUMMARY:/ { print $(NF-1); found = 1 }
-    END { if (!found) print "n/a" }' "$sanitizer_log" | tail -1
+# TOOL: the error count of that tool's run: "ERROR SUMMARY: N errors" (memcheck) or
+# "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)" (racecheck).
+count_sanitizer_errors() {
+  awk -v tool="$1" '/^=== / { current = ($2 == tool) }
+    current && /ERROR SUMMARY:/ { count = $(NF-1); found = 1 }
+    current && /RACECHECK SUMMARY:/ { match($0, /\(([0-9]+) errors/); count = substr($0, RSTART + 1, RLENGTH - 8); found = 1 }
+    END { print (found ? count : "n/a") }' "$sanitizer_log"
 }
 
 {
