@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -44,7 +43,8 @@ std::vector<double> timing_samples(std::uint64_t seed, double median_s, std::siz
   return samples;
 }
 
-CaseSpec elementwise_case(Op op, const std::string& backend, DType dtype = DType::f32) {
+// A case at 64M elements; matmul and spmv cases replace the shape.
+CaseSpec case_spec(Op op, const std::string& backend, DType dtype = DType::f32) {
   CaseSpec spec;
   spec.op = op;
   spec.backend = backend;
@@ -83,11 +83,11 @@ Context machine_context() {
 
 const std::vector<CaseSpec>& suite_cases() {
   static const std::vector<CaseSpec> cases = [] {
-    std::vector<CaseSpec> specs{elementwise_case(Op::sin, "cuda"), elementwise_case(Op::sin, "eigen", DType::f64),
-                                elementwise_case(Op::sqrt, "cuda"), elementwise_case(Op::sum, "cub")};
-    CaseSpec matmul = elementwise_case(Op::matmul, "cublas");
+    std::vector<CaseSpec> specs{case_spec(Op::sin, "cuda"), case_spec(Op::sin, "eigen", DType::f64),
+                                case_spec(Op::sqrt, "cuda"), case_spec(Op::sum, "cub")};
+    CaseSpec matmul = case_spec(Op::matmul, "cublas");
     matmul.shape = matmul_shape(2048, 2048, 2048);
-    CaseSpec spmv = elementwise_case(Op::spmv, "cusparse");
+    CaseSpec spmv = case_spec(Op::spmv, "cusparse");
     spmv.shape = spmv_shape(1 << 20, 16, SpmvPattern::random);
     specs.push_back(matmul);
     specs.push_back(spmv);
@@ -116,8 +116,8 @@ const CaseComparison& find_case(const Comparison& comparison, const std::string&
   throw std::runtime_error("no case " + id + " in the comparison");
 }
 
-const std::string kSinId = elementwise_case(Op::sin, "cuda").id();
-const std::string kSqrtId = elementwise_case(Op::sqrt, "cuda").id();
+const std::string kSinId = case_spec(Op::sin, "cuda").id();
+const std::string kSqrtId = case_spec(Op::sqrt, "cuda").id();
 
 // ---- Mann-Whitney U ---------------------------------------------------------------------------
 
@@ -264,9 +264,8 @@ TEST(Compare, SignificantChangeBelowThresholdIsSame) {
 TEST(Compare, ChangeBeyondThresholdWithoutSignificanceIsNoisy) {
   // Few samples: the median CI is bounded but no test at alpha = 0.001 can reject with 6 + 6.
   LoadedReport baseline{machine_context(),
-                        {measured(elementwise_case(Op::sin, "cuda"), {1.00, 1.01, 0.99, 1.02, 0.98, 1.00})}};
-  LoadedReport current{machine_context(),
-                       {measured(elementwise_case(Op::sin, "cuda"), {1.30, 1.31, 1.29, 1.32, 1.28, 1.30})}};
+                        {measured(case_spec(Op::sin, "cuda"), {1.00, 1.01, 0.99, 1.02, 0.98, 1.00})}};
+  LoadedReport current{machine_context(), {measured(case_spec(Op::sin, "cuda"), {1.30, 1.31, 1.29, 1.32, 1.28, 1.30})}};
   CompareOptions options;
   options.threshold = 0.2;
   const Comparison comparison = compare_reports(baseline, current, options);
@@ -302,11 +301,15 @@ std::vector<double> concatenated(std::initializer_list<std::vector<double>> part
 TEST(Compare, SignificantChangeWithOverlappingMedianIntervalsIsNoisy) {
   // The current run's slow tail makes the test significant, but the middles, where the
   // medians live, overlap.
-  const CaseSpec spec = elementwise_case(Op::sin, "cuda");
-  const LoadedReport baseline{machine_context(), {measured(spec, alternating(concatenated({
-      evenly_spaced(0.955, 0.959, 12), evenly_spaced(0.96, 1.04, 16), evenly_spaced(1.041, 1.05, 12)})))}};
-  const LoadedReport current{machine_context(), {measured(spec, alternating(concatenated({
-      evenly_spaced(1.03, 1.034, 12), evenly_spaced(1.035, 1.115, 16), evenly_spaced(1.5, 2.0, 12)})))}};
+  const CaseSpec spec = case_spec(Op::sin, "cuda");
+  const LoadedReport baseline{
+      machine_context(),
+      {measured(spec, alternating(concatenated({evenly_spaced(0.955, 0.959, 12), evenly_spaced(0.96, 1.04, 16),
+                                                evenly_spaced(1.041, 1.05, 12)})))}};
+  const LoadedReport current{
+      machine_context(),
+      {measured(spec, alternating(concatenated({evenly_spaced(1.03, 1.034, 12), evenly_spaced(1.035, 1.115, 16),
+                                                evenly_spaced(1.5, 2.0, 12)})))}};
   const CaseComparison sin = compare_reports(baseline, current, {}).cases.at(0);
   EXPECT_NEAR(*sin.ratio, 1.075, 1e-12);
   EXPECT_LT(*sin.p_value, 1e-6);
@@ -318,7 +321,7 @@ TEST(Compare, SignificantChangeWithOverlappingMedianIntervalsIsNoisy) {
 TEST(Compare, InterferenceMakesASideNoisy) {
   // Measured on a loaded 2-core host: most samples wait for the CPU, a few run undisturbed.
   // The median CI is tight, but the median tracks the load, which changes between runs.
-  const CaseSpec spec = elementwise_case(Op::sqrt, "eigen");
+  const CaseSpec spec = case_spec(Op::sqrt, "eigen");
   std::vector<double> loaded = timing_samples(11, 16e-3, 60, {0.005, 0, 0});
   for (std::size_t i = 0; i < loaded.size(); i += 8) loaded[i] = 3e-3;
   const LoadedReport baseline{machine_context(), {measured(spec, timing_samples(12, 20e-3, 60, {0.005, 0, 0}))}};
@@ -331,7 +334,7 @@ TEST(Compare, InterferenceMakesASideNoisy) {
 TEST(Compare, SerialCorrelationDiscountsTheEvidence) {
   // The same two sets of values: taken in an independent-looking order they show a
   // slowdown; taken as a slow drift (sorted) they are worth far fewer samples.
-  const CaseSpec spec = elementwise_case(Op::sin, "cuda");
+  const CaseSpec spec = case_spec(Op::sin, "cuda");
   const std::vector<double> base_values = evenly_spaced(0.99, 1.01, 12);
   const std::vector<double> cur_values = evenly_spaced(1.09, 1.11, 12);
   const auto verdict_for = [&](const std::vector<double>& base, const std::vector<double>& cur) {
@@ -353,7 +356,7 @@ TEST(Compare, RecomputesFromRawSamplesNotStoredStatistics) {
 }
 
 TEST(Compare, PerOpAndPerCaseThresholdsAreRespected) {
-  const std::string sum_id = elementwise_case(Op::sum, "cub").id();
+  const std::string sum_id = case_spec(Op::sum, "cub").id();
   LoadedReport baseline = suite_report(1, kTight);
   LoadedReport current = suite_report(100, kTight);
   for (ResultRecord& record : current.results)
@@ -606,7 +609,9 @@ TEST(CompareRender, JsonCarriesVerdictsNumbersAndTheExitCode) {
   EXPECT_EQ(slower.at("threshold"), 0.05);
 }
 
-TEST(CompareRender, CsvIsRefused) { EXPECT_THROW(render_comparison(mixed_comparison(), ReportFormat::csv), UsageError); }
+TEST(CompareRender, CsvIsRefused) {
+  EXPECT_THROW(render_comparison(mixed_comparison(), ReportFormat::csv), UsageError);
+}
 
 // ---- The CLI entry points, through real files -------------------------------------------------
 
@@ -647,7 +652,7 @@ TEST(CompareFalseAlarms, TwoHundredAaPairsGiveNoVerdict) {
   for (std::uint64_t pair = 0; pair < 200; ++pair) {
     const Noise noise{noise_levels[pair % 5], 0.3, 0.05};
     const std::size_t count = 20 + 10 * (pair / 5 % 4);
-    const CaseSpec spec = elementwise_case(Op::sin, "cuda");
+    const CaseSpec spec = case_spec(Op::sin, "cuda");
     const LoadedReport baseline{machine_context(),
                                 {measured(spec, timing_samples(1000 + 2 * pair, 1e-3, count, noise))}};
     const LoadedReport current{machine_context(),
