@@ -6,27 +6,23 @@
 namespace gpb::kernels {
 namespace {
 
-// Vectors per thread per grid-stride step: all loads are issued before the first use,
-// so each thread keeps several 16-byte requests in flight.
-constexpr int kUnroll = 4;
-
 template <class T, class Fn>
 __global__ void elementwise_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n, Fn fn) {
   using Vec = Vec16<T>;
   const std::int64_t vectors = n / Vec::kLanes;
   const Vec* in_vec = reinterpret_cast<const Vec*>(in);
   Vec* out_vec = reinterpret_cast<Vec*>(out);
-  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kUnroll;
+  const std::int64_t tile = static_cast<std::int64_t>(blockDim.x) * kElementwiseVectorsPerThread;
   const std::int64_t stride = tile * gridDim.x;
   for (std::int64_t base = blockIdx.x * tile + threadIdx.x; base < vectors; base += stride) {
-    Vec values[kUnroll];
+    Vec values[kElementwiseVectorsPerThread];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kElementwiseVectorsPerThread; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * blockDim.x;
       if (i < vectors) values[u] = in_vec[i];
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kElementwiseVectorsPerThread; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * blockDim.x;
       if (i < vectors) {
 #pragma unroll
@@ -47,20 +43,9 @@ void launch_elementwise(Fn fn, const T* in, T* out, std::int64_t n, LaunchConfig
   GPB_CHECK_LAUNCH();
 }
 
-template <class T, class Fn>
-int elementwise_blocks_per_sm(unsigned threads) {
-  int blocks = 0;
-  GPB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, elementwise_kernel<T, Fn>, static_cast<int>(threads), 0));
-  return blocks;
-}
-
 template void launch_elementwise<float, SinFn>(SinFn, const float*, float*, std::int64_t, LaunchConfig, cudaStream_t);
 template void launch_elementwise<double, SinFn>(SinFn, const double*, double*, std::int64_t, LaunchConfig, cudaStream_t);
 template void launch_elementwise<float, SqrtFn>(SqrtFn, const float*, float*, std::int64_t, LaunchConfig, cudaStream_t);
 template void launch_elementwise<double, SqrtFn>(SqrtFn, const double*, double*, std::int64_t, LaunchConfig, cudaStream_t);
-template int elementwise_blocks_per_sm<float, SinFn>(unsigned);
-template int elementwise_blocks_per_sm<double, SinFn>(unsigned);
-template int elementwise_blocks_per_sm<float, SqrtFn>(unsigned);
-template int elementwise_blocks_per_sm<double, SqrtFn>(unsigned);
 
 }  // namespace gpb::kernels

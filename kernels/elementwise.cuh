@@ -32,12 +32,14 @@ struct SqrtFn {
   }
 };
 
+// 16-byte vectors each thread handles per grid-stride step, all loads issued before the
+// first use so that several requests are in flight; a block's tile is threads times this.
+inline constexpr int kElementwiseVectorsPerThread = 4;
+
 // Grid-stride over 16-byte vectors (a scalar tail covers n not divisible by the vector
-// width); `in` and `out` must be 16-byte aligned, as cudaMalloc'd buffers are.
+// width); `in` and `out` must be 16-byte aligned, as cudaMalloc'd buffers are. Any grid
+// is correct; one block per tile needs no second step.
 template <class T, class Fn>
 void launch_elementwise(Fn fn, const T* in, T* out, std::int64_t n, LaunchConfig config, cudaStream_t stream);
-
-template <class T, class Fn>
-int elementwise_blocks_per_sm(unsigned threads);
 
 }  // namespace gpb::kernels

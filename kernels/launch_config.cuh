@@ -9,8 +9,4 @@ struct LaunchConfig {
   unsigned threads = 256;
 };
 
-// The elementwise and sum kernel files also answer how many blocks of a given size one
-// SM keeps resident (the occupancy calculator, from the kernel's registers and
-// shared memory): a grid of exactly that many blocks per SM runs in one wave.
-
 }  // namespace gpb::kernels

@@ -17,6 +17,8 @@ namespace gpb::kernels {
 template <class T>
 void launch_sum(const T* in, std::int64_t n, T* block_sums, T* out, LaunchConfig partial_pass, cudaStream_t stream);
 
+// Blocks of `threads` threads that one SM keeps resident (the occupancy calculator, from
+// the kernel's registers and shared memory): pass 1's grid is sized with it.
 template <class T>
 int sum_blocks_per_sm(unsigned threads);
 

@@ -191,8 +191,9 @@ std::vector<ShapeCase> shapes_for(Op op) {
       }
       break;
     case Op::spmv:
-      // Average row lengths that select each kernel variant (scalar, 2..32 lanes per row).
-      for (std::int64_t nnz_per_row : {1, 2, 6, 12, 24, 40, 200})
+      // Average row lengths that select each kernel variant (scalar, 2..32 lanes per row)
+      // under both dtypes' rules.
+      for (std::int64_t nnz_per_row : {1, 2, 3, 6, 12, 24, 40, 200})
         shapes.push_back({spmv_shape(20000, nnz_per_row, SpmvPattern::random), MatrixSource::generated,
                           "random20000_" + std::to_string(nnz_per_row)});
       shapes.push_back({spmv_shape(100000, 8, SpmvPattern::powerlaw), MatrixSource::generated, "powerlaw100000_8"});
