@@ -19,6 +19,7 @@
 #include "problem.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
+#include "roofline.hpp"
 #include "runner.hpp"
 #include "summary.hpp"
 
@@ -213,6 +214,8 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (runner.warmup < 0) throw UsageError("--warmup must not be negative");
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   check_plan_fits_memory(plan);
+  // An unreadable baseline is a usage error before the suite runs, not after.
+  if (!cli.baseline.empty()) read_json_report(cli.baseline);
   // Matrix files are read (and cached) before anything runs, so a bad file is a usage
   // error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
@@ -237,7 +240,16 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 
   nvtx::initialize();
-  const auto results = run_plan(plan, backends, runner);
+  // ---- roofline: ceilings measured once, before any case, for the device kinds the plan uses ----
+  const auto plan_uses = [&](DeviceKind kind) {
+    return std::any_of(plan.cases.begin(), plan.cases.end(),
+                       [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
+  };
+  if (plan_uses(DeviceKind::cpu)) context.cpu_copy_gbps = measure_cpu_copy_gbps(threads_used);
+  if (plan_uses(DeviceKind::gpu)) measure_gpu_ceilings(context, cli.device);
+  auto results = run_plan(plan, backends, runner);
+  annotate_roofline(context, results, cli.device);
+  // ---- end of roofline ----
 
   ReportOptions report_options;
   if (!cli.relative_to.empty()) report_options.relative_to = cli.relative_to;

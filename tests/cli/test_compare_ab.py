@@ -1,0 +1,49 @@
+"""A real A/B through the CLI: the same suite with --threads 2 as baseline and --threads 1 as
+current must flag the multithreaded CPU cases as slower (exit 1); a run compared with itself
+is all `same` (exit 0)."""
+import json
+import os
+
+from gpubench_cli import CliTestCase, gpubench, main, write_file
+
+SUITE = {
+    "name": "ab",
+    "settings": {"warmup": 2, "min_samples": 20, "max_noise": 0.01, "min_time": 0.3, "max_time": 3},
+    "groups": [
+        {"ops": ["sin", "sum"], "sizes": ["8M"], "backends": ["eigen"]},
+        {"ops": ["matmul"], "sizes": [512], "backends": ["eigen", "openblas"]},
+    ],
+}
+
+
+class CompareAbTests(CliTestCase):
+    def run_suite(self, name, threads):
+        suite = write_file(self.dir, "ab.json", json.dumps(SUITE))
+        out = os.path.join(self.dir, name)
+        process = gpubench("run", "--config", suite, "--threads", str(threads), "--out", out, "--quiet")
+        self.assertOk(process)
+        return out
+
+    def test_two_threads_against_one(self):
+        if (os.cpu_count() or 1) < 2:
+            self.skipTest("needs two cores")
+        baseline = self.run_suite("two.json", 2)
+        current = self.run_suite("one.json", 1)
+        process = gpubench("compare", baseline, current, "--format", "json")
+        self.assertEqual(process.returncode, 1, process.stdout + process.stderr)
+        verdicts = {case["id"]: case["verdict"] for case in json.loads(process.stdout)["cases"]}
+        self.assertEqual(len(verdicts), 4, verdicts)
+        for case_id, verdict in verdicts.items():
+            self.assertEqual(verdict, "slower", f"{case_id}: {verdict}\n{process.stdout}")
+        self.assertIn("threads", process.stderr)  # the thread-count difference is a warning
+
+    def test_report_compared_with_itself(self):
+        report = self.run_suite("same.json", 2)
+        process = gpubench("compare", report, report, "--format", "json")
+        self.assertOk(process)
+        verdicts = [case["verdict"] for case in json.loads(process.stdout)["cases"]]
+        self.assertEqual(verdicts, ["same"] * 4)
+
+
+if __name__ == "__main__":
+    main()
