@@ -17,4 +17,14 @@ void append_cpu_context(Context& context);
 // Appends GPU facts; provided by gpu_backend/ (or its stand-in, which adds nothing).
 void append_gpu_context(Context& context);
 
+// Roofline ceilings, measured once per run outside any timed case (well under a second).
+// The host's copy bandwidth with `threads` OpenMP threads over buffers well beyond the
+// last-level cache, in GB/s counting bytes read + written; 0 when the buffers cannot be
+// allocated. Provided by cpu_backend/.
+double measure_cpu_copy_gbps(int threads);
+// Fills the theoretical peaks of every GPU in context.gpus and measures the copy bandwidth
+// of device `device` (a note says why when it cannot). Provided by gpu_backend/ (or its
+// stand-in, which does nothing).
+void measure_gpu_ceilings(Context& context, int device);
+
 }  // namespace gpb

@@ -57,6 +57,18 @@ struct Phase {
   Statistics stats;
 };
 
+// Where a result sits against the device's ceilings. Memory-bound ops are held against
+// bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and
+// so is a fraction of 0: reports show "-" rather than a made-up percentage.
+struct Roofline {
+  std::string bound;                // "memory" or "compute"; empty for a record without measurements
+  std::string ceiling_name;         // "measured copy", "FP32 peak", "TF32 peak", ...
+  double ceiling = 0;               // GB/s (memory) or GFLOP/s (compute)
+  double fraction = 0;              // achieved / ceiling
+  double theoretical_ceiling = 0;   // the data-sheet figure: DRAM bandwidth, or the same peak for matmul
+  double theoretical_fraction = 0;  // achieved / theoretical_ceiling
+};
+
 struct ResultRecord {
   CaseSpec spec;
   DeviceKind device = DeviceKind::cpu;
@@ -81,6 +93,7 @@ struct ResultRecord {
   // Throughput from op_bytes/op_flops over stats.median
   double bytes = 0, flops = 0;
   double gbps = 0, gflops = 0;
+  Roofline roofline;             // filled by annotate_roofline from the context's ceilings
 
   Verification verification;
 };
@@ -97,6 +110,11 @@ struct GpuInfo {
   double l2_mib = 0;
   bool ecc = false;
   std::string driver_version, runtime_version;
+  // Roofline ceilings (0 = unknown). copy_gbps is measured: a device-to-device copy, bytes
+  // read + written per second / 1e9, counted as the op table counts bytes. The peaks are
+  // theoretical, from SM count x SM clock x flops per clock per SM of the architecture.
+  double copy_gbps = 0;
+  double peak_fp32_gflops = 0, peak_fp64_gflops = 0, peak_tf32_gflops = 0;
 };
 
 struct Context {
@@ -108,6 +126,7 @@ struct Context {
   int cpu_cores = 0;
   int threads = 0;              // worker threads used by CPU backends
   double memory_gib = 0;
+  double cpu_copy_gbps = 0;     // measured parallel host copy, counted like GpuInfo::copy_gbps (0 = not measured)
   std::map<std::string, std::string> libraries;  // name -> version
   std::map<std::string, std::string> settings;   // run-wide settings (seed, l2, stopping rule...)
   // Regression thresholds from the suite, as fractions: key "*" is the global one, an op

@@ -101,6 +101,11 @@ CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& resu
   row.add_if(host_measured, "host_median_s", number(record.host_stats.median));
   row.add_if(measured, "gbps", number(record.gbps));
   row.add_if(measured, "gflops", number(record.gflops));
+  const Roofline& roofline = record.roofline;
+  row.add_if(measured, "roofline_bound", roofline.bound);
+  row.add_if(roofline.ceiling > 0, "roofline_ceiling", number(roofline.ceiling));
+  row.add_if(roofline.ceiling > 0, "roofline_fraction", number(roofline.fraction));
+  row.add_if(roofline.theoretical_ceiling > 0, "theoretical_fraction", number(roofline.theoretical_fraction));
   row.add_if(checked, "verified", boolean(record.verification.passed));
   row.add_if(checked, "max_error", number(record.verification.max_error));
   row.add_if(checked, "tolerance", number(record.verification.tolerance));

@@ -84,6 +84,10 @@ Json context_json(const Context& context) {
                     {"memory_gib", real(gpu.memory_gib)},
                     {"bus_width_bits", gpu.bus_width_bits},
                     {"theoretical_bandwidth_gbps", real(gpu.theoretical_bandwidth_gbps)},
+                    {"copy_gbps", real(gpu.copy_gbps)},
+                    {"peak_fp32_gflops", real(gpu.peak_fp32_gflops)},
+                    {"peak_fp64_gflops", real(gpu.peak_fp64_gflops)},
+                    {"peak_tf32_gflops", real(gpu.peak_tf32_gflops)},
                     {"l2_mib", real(gpu.l2_mib)},
                     {"ecc", gpu.ecc},
                     {"driver_version", gpu.driver_version},
@@ -103,6 +107,7 @@ Json context_json(const Context& context) {
           {"cpu_cores", context.cpu_cores},
           {"threads", context.threads},
           {"memory_gib", real(context.memory_gib)},
+          {"cpu_copy_gbps", real(context.cpu_copy_gbps)},
           {"libraries", context.libraries},
           {"settings", context.settings},
           {"thresholds", thresholds},
@@ -116,6 +121,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
   for (const auto& phase : record.phases)
     phases.push_back({{"name", phase.name}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
   const Verification& verification = record.verification;
+  const Roofline& roofline = record.roofline;
   Json json = {{"id", spec.id()},
                {"op", to_string(spec.op)},
                {"backend", spec.backend},
@@ -145,6 +151,13 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                {"phases", phases},
                {"throughput",
                 {{"bytes", real(record.bytes)}, {"flops", real(record.flops)}, {"gbps", real(record.gbps)}, {"gflops", real(record.gflops)}}},
+               {"roofline",
+                {{"bound", roofline.bound},
+                 {"ceiling_name", roofline.ceiling_name},
+                 {"ceiling", real(roofline.ceiling)},
+                 {"fraction", real(roofline.fraction)},
+                 {"theoretical_ceiling", real(roofline.theoretical_ceiling)},
+                 {"theoretical_fraction", real(roofline.theoretical_fraction)}}},
                {"verification",
                 {{"checked", verification.checked},
                  {"passed", verification.passed},
@@ -204,6 +217,7 @@ void read(const Node& node, double& out);
 void read(const Node& node, Statistics& out);
 void read(const Node& node, Phase& out);
 void read(const Node& node, Verification& out);
+void read(const Node& node, Roofline& out);
 void read(const Node& node, GpuInfo& out);
 void read(const Node& node, Shape& out);
 void read(const Node& node, ResultRecord& out);
@@ -316,6 +330,15 @@ void read(const Node& node, Verification& out) {
   read_member(node, "method", out.method);
 }
 
+void read(const Node& node, Roofline& out) {
+  read_member(node, "bound", out.bound);
+  read_member(node, "ceiling_name", out.ceiling_name);
+  read_member(node, "ceiling", out.ceiling);
+  read_member(node, "fraction", out.fraction);
+  read_member(node, "theoretical_ceiling", out.theoretical_ceiling);
+  read_member(node, "theoretical_fraction", out.theoretical_fraction);
+}
+
 void read(const Node& node, GpuInfo& out) {
   read_member(node, "ordinal", out.ordinal);
   read_member(node, "name", out.name);
@@ -326,6 +349,10 @@ void read(const Node& node, GpuInfo& out) {
   read_member(node, "memory_gib", out.memory_gib);
   read_member(node, "bus_width_bits", out.bus_width_bits);
   read_member(node, "theoretical_bandwidth_gbps", out.theoretical_bandwidth_gbps);
+  read_member(node, "copy_gbps", out.copy_gbps);
+  read_member(node, "peak_fp32_gflops", out.peak_fp32_gflops);
+  read_member(node, "peak_fp64_gflops", out.peak_fp64_gflops);
+  read_member(node, "peak_tf32_gflops", out.peak_tf32_gflops);
   read_member(node, "l2_mib", out.l2_mib);
   read_member(node, "ecc", out.ecc);
   read_member(node, "driver_version", out.driver_version);
@@ -382,6 +409,7 @@ void read(const Node& node, ResultRecord& out) {
     read_member(*throughput, "gbps", out.gbps);
     read_member(*throughput, "gflops", out.gflops);
   }
+  read_member(node, "roofline", out.roofline);
   read_member(node, "verification", out.verification);
 }
 
@@ -398,6 +426,7 @@ void read(const Node& node, Context& out) {
   read_member(node, "cpu_cores", out.cpu_cores);
   read_member(node, "threads", out.threads);
   read_member(node, "memory_gib", out.memory_gib);
+  read_member(node, "cpu_copy_gbps", out.cpu_copy_gbps);
   read_member(node, "libraries", out.libraries);
   read_member(node, "settings", out.settings);
   read_member(node, "thresholds", out.thresholds);

@@ -68,6 +68,18 @@ ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shap
   return record;
 }
 
+// A roofline as annotate_roofline would set it; each fraction is one division.
+Roofline fixture_roofline(const char* bound, const char* ceiling_name, double achieved, double ceiling, double theoretical_ceiling) {
+  Roofline result;
+  result.bound = bound;
+  result.ceiling_name = ceiling_name;
+  result.ceiling = ceiling;
+  result.fraction = ceiling > 0 ? achieved / ceiling : 0;
+  result.theoretical_ceiling = theoretical_ceiling;
+  result.theoretical_fraction = theoretical_ceiling > 0 ? achieved / theoretical_ceiling : 0;
+  return result;
+}
+
 Context fixed_context() {
   Context context;
   context.tool_version = "0.1.0";
@@ -82,10 +94,12 @@ Context fixed_context() {
   context.cpu_cores = 16;
   context.threads = 16;
   context.memory_gib = 125.75;
+  context.cpu_copy_gbps = 182.5;
   context.libraries = {{"cuda_runtime", "12.4"}, {"eigen", "3.4.0"}, {"openblas", "0.3.21"}};
   context.settings = {{"l2", "flush"}, {"max_noise", "0.005"}, {"seed", "42"}};
   context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
-  context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4"}};
+  context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4",
+                          2950.4, 66908.16, 66908.16, 535265.28}};
   context.notes = {"L2 flushed between samples"};
   return context;
 }
@@ -95,16 +109,20 @@ std::vector<ResultRecord> fixed_results() {
   std::vector<ResultRecord> results;
 
   results.push_back(measured(Op::sin, "eigen", DType::f32, elementwise_shape(n), DeviceKind::cpu, 12.3e-3, 8.0 * n, n));
+  results.back().roofline = fixture_roofline("memory", "measured copy", results.back().gbps, 182.5, 0);
   results.push_back(measured(Op::sin, "custom", DType::f32, elementwise_shape(n), DeviceKind::gpu, 52.1e-6, 8.0 * n, n));
   results.back().details = "grid-stride kernel, 4 elements per thread";
+  results.back().roofline = fixture_roofline("memory", "measured copy", results.back().gbps, 2950.4, 3352.32);
 
   const double matmul_flops = 2.0 * 1024 * 1024 * 1024;
   results.push_back(measured(Op::matmul, "eigen", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::cpu, 21.4e-3,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
+  results.back().roofline = fixture_roofline("compute", "", results.back().gflops, 0, 0);
   results.push_back(measured(Op::matmul, "cublas", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::gpu, 41.2e-6,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
   results.back().spec.tf32 = true;
   results.back().verification.tolerance = 9.8e-4;
+  results.back().roofline = fixture_roofline("compute", "TF32 peak", results.back().gflops, 535265.28, 535265.28);
 
   // e2e: the reported figure is h2d + op + d2h per sample.
   ResultRecord e2e = measured(Op::sum, "cub", DType::f64, elementwise_shape(n), DeviceKind::gpu, 5.6734e-3, 8.0 * n, n);
@@ -116,6 +134,7 @@ std::vector<ResultRecord> fixed_results() {
     set_samples(phase.samples_s, phase.stats, median);
     e2e.phases.push_back(phase);
   }
+  e2e.roofline.bound = "memory";  // e2e: no device ceiling bounds the transfers
   results.push_back(e2e);
 
   ResultRecord skipped;
@@ -230,15 +249,19 @@ auto fields(const Statistics& s) {
                   s.median_ci_high);
 }
 auto fields(const Verification& v) { return std::tie(v.checked, v.passed, v.entries_checked, v.max_error, v.tolerance, v.method); }
+auto fields(const Roofline& r) {
+  return std::tie(r.bound, r.ceiling_name, r.ceiling, r.fraction, r.theoretical_ceiling, r.theoretical_fraction);
+}
 auto fields(const Shape& s) { return std::tie(s.n, s.m, s.k, s.rows, s.cols, s.nnz_per_row, s.nnz, s.pattern, s.matrix_path); }
 auto fields(const CaseSpec& c) { return std::tie(c.op, c.backend, c.dtype, c.timing, c.l2, c.tf32, c.threads, c.seed); }
 auto fields(const GpuInfo& g) {
   return std::tie(g.ordinal, g.name, g.compute_capability, g.sm_count, g.sm_clock_mhz, g.mem_clock_mhz, g.memory_gib, g.bus_width_bits,
-                  g.theoretical_bandwidth_gbps, g.l2_mib, g.ecc, g.driver_version, g.runtime_version);
+                  g.theoretical_bandwidth_gbps, g.l2_mib, g.ecc, g.driver_version, g.runtime_version, g.copy_gbps,
+                  g.peak_fp32_gflops, g.peak_fp64_gflops, g.peak_tf32_gflops);
 }
 auto fields(const Context& c) {
   return std::tie(c.schema_version, c.tool_version, c.git_sha, c.build_type, c.compiler, c.argv, c.timestamp, c.hostname, c.os,
-                  c.cpu_model, c.cpu_cores, c.threads, c.memory_gib, c.libraries, c.settings, c.thresholds, c.notes);
+                  c.cpu_model, c.cpu_cores, c.threads, c.memory_gib, c.cpu_copy_gbps, c.libraries, c.settings, c.thresholds, c.notes);
 }
 auto fields(const ResultRecord& r) {
   return std::tie(r.device, r.status, r.reason, r.input_distribution, r.details, r.threads_used, r.timer, r.warmup, r.batch,
@@ -259,6 +282,7 @@ void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
   EXPECT_EQ(fields(expected.stats), fields(actual.stats));
   EXPECT_EQ(fields(expected.host_stats), fields(actual.host_stats));
   EXPECT_EQ(fields(expected.verification), fields(actual.verification));
+  EXPECT_EQ(fields(expected.roofline), fields(actual.roofline));
   ASSERT_EQ(expected.phases.size(), actual.phases.size());
   for (std::size_t i = 0; i < expected.phases.size(); ++i) {
     EXPECT_EQ(expected.phases[i].name, actual.phases[i].name);

@@ -1,0 +1,64 @@
+// The host's copy bandwidth, the memory-bound ceiling the CPU results are held against:
+// a STREAM-style parallel copy over buffers far larger than the last-level cache.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <new>
+
+#include "context.hpp"
+
+namespace gpb {
+namespace {
+
+constexpr std::int64_t kMinBufferBytes = std::int64_t{256} << 20;
+constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 30;
+// Enough repetitions for a stable best, within about 0.1 s of copying on a slow host.
+constexpr int kMinRepetitions = 3;
+constexpr int kMaxRepetitions = 10;
+constexpr double kBudgetSeconds = 0.1;
+
+// Twice the L3 that sysconf reports (0 or -1 where it does not know) per buffer, so that
+// a copy streams four times the cache through it; at least 256 MiB, at most 1 GiB.
+std::int64_t buffer_bytes() {
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return std::clamp<std::int64_t>(2 * std::int64_t{std::max(l3, 0L)}, kMinBufferBytes, kMaxBufferBytes);
+}
+
+}  // namespace
+
+double measure_cpu_copy_gbps(int threads) {
+  const std::int64_t count = buffer_bytes() / static_cast<std::int64_t>(sizeof(double));
+  // Not std::vector: its serial zero-fill would place every page on one NUMA node.
+  std::unique_ptr<double[]> source(new (std::nothrow) double[static_cast<std::size_t>(count)]);
+  std::unique_ptr<double[]> destination(new (std::nothrow) double[static_cast<std::size_t>(count)]);
+  if (!source || !destination) return 0;
+  double* const from = source.get();
+  double* const to = destination.get();
+  const int team = std::max(1, threads);
+
+  // First touch with the copy's own static schedule: each thread's pages are local to it,
+  // and the page faults stay out of the timed copies.
+#pragma omp parallel for schedule(static) num_threads(team)
+  for (std::int64_t i = 0; i < count; ++i) {
+    from[i] = static_cast<double>(i);
+    to[i] = 0;
+  }
+
+  using Clock = std::chrono::steady_clock;
+  double best_s = 0, spent_s = 0;
+  for (int repetition = 0; repetition < kMaxRepetitions && (repetition < kMinRepetitions || spent_s < kBudgetSeconds); ++repetition) {
+    const auto start = Clock::now();
+#pragma omp parallel for schedule(static) num_threads(team)
+    for (std::int64_t i = 0; i < count; ++i) to[i] = from[i];
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    spent_s += seconds;
+    best_s = repetition == 0 ? seconds : std::min(best_s, seconds);
+  }
+  // Bytes read + written, as the op table counts an op's traffic.
+  return 2.0 * static_cast<double>(count) * sizeof(double) / best_s / 1e9;
+}
+
+}  // namespace gpb

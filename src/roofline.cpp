@@ -1,0 +1,91 @@
+#include "roofline.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "op_table.hpp"
+
+namespace gpb {
+namespace {
+
+// Flops per clock per SM (an FMA counts 2), dense, as the CUDA programming guide's
+// throughput table and the architecture whitepapers give them.
+struct FlopsPerClock {
+  const char* compute_capability;
+  double fp32, fp64, tf32;
+};
+
+constexpr FlopsPerClock kFlopsPerClock[] = {
+    // A100: 64 FP32 cores; FP64 on the tensor cores (DMMA), which cuBLAS DGEMM uses.
+    {"8.0", 128, 128, 1024},
+    // GA10x/AD10x: 128 FP32 cores, FP64 at 1/64 rate; TF32 is the professional parts' rate
+    // (GeForce runs it at half), so it stays an upper bound.
+    {"8.6", 256, 4, 512},
+    {"8.9", 256, 4, 512},
+    // H100/H200: 128 FP32 cores; 256 FP64 flops per clock from Hopper's FP64 tensor cores
+    // (the FP64 CUDA cores give half that), which cuBLAS DGEMM uses.
+    {"9.0", 256, 256, 2048},
+    // B200: taken as Hopper's until per-SM figures are confirmed.
+    {"10.0", 256, 256, 2048},
+};
+
+double ratio(double achieved, double ceiling) { return ceiling > 0 ? achieved / ceiling : 0; }
+
+const GpuInfo* find_gpu(const Context& context, int device) {
+  const auto found = std::find_if(context.gpus.begin(), context.gpus.end(), [&](const GpuInfo& gpu) { return gpu.ordinal == device; });
+  return found == context.gpus.end() ? nullptr : &*found;
+}
+
+}  // namespace
+
+void set_theoretical_peaks(GpuInfo& gpu) {
+  const auto found = std::find_if(std::begin(kFlopsPerClock), std::end(kFlopsPerClock),
+                                  [&](const FlopsPerClock& entry) { return gpu.compute_capability == entry.compute_capability; });
+  // SM clock cycles per second, in units of 1e9, so that x flops per clock gives GFLOP/s.
+  const double sm_gigacycles = gpu.sm_count * gpu.sm_clock_mhz / 1e3;
+  const bool known = found != std::end(kFlopsPerClock);
+  gpu.peak_fp32_gflops = known ? sm_gigacycles * found->fp32 : 0;
+  gpu.peak_fp64_gflops = known ? sm_gigacycles * found->fp64 : 0;
+  gpu.peak_tf32_gflops = known ? sm_gigacycles * found->tf32 : 0;
+}
+
+Roofline roofline_of(const ResultRecord& record, const Context& context, int device) {
+  Roofline roofline;
+  if (record.stats.count == 0) return roofline;
+  const bool memory_bound = op_info(record.spec.op).memory_bound;
+  roofline.bound = memory_bound ? "memory" : "compute";
+  if (record.spec.timing == TimingMode::e2e) return roofline;
+
+  const bool gpu_record = record.device == DeviceKind::gpu;
+  const GpuInfo* gpu = gpu_record ? find_gpu(context, device) : nullptr;
+  if (gpu_record && !gpu) return roofline;
+
+  if (memory_bound) {
+    roofline.ceiling_name = "measured copy";
+    roofline.ceiling = gpu ? gpu->copy_gbps : context.cpu_copy_gbps;
+    roofline.theoretical_ceiling = gpu ? gpu->theoretical_bandwidth_gbps : 0;
+    roofline.fraction = ratio(record.gbps, roofline.ceiling);
+    roofline.theoretical_fraction = ratio(record.gbps, roofline.theoretical_ceiling);
+    return roofline;
+  }
+  if (!gpu) return roofline;  // no theoretical peak is known for a host CPU
+  if (record.spec.dtype == DType::f64) {
+    roofline.ceiling_name = "FP64 peak";
+    roofline.ceiling = gpu->peak_fp64_gflops;
+  } else if (record.spec.tf32) {
+    roofline.ceiling_name = "TF32 peak";
+    roofline.ceiling = gpu->peak_tf32_gflops;
+  } else {
+    roofline.ceiling_name = "FP32 peak";
+    roofline.ceiling = gpu->peak_fp32_gflops;
+  }
+  roofline.theoretical_ceiling = roofline.ceiling;
+  roofline.fraction = roofline.theoretical_fraction = ratio(record.gflops, roofline.ceiling);
+  return roofline;
+}
+
+void annotate_roofline(const Context& context, std::vector<ResultRecord>& results, int device) {
+  for (auto& record : results) record.roofline = roofline_of(record, context, device);
+}
+
+}  // namespace gpb

@@ -1,0 +1,27 @@
+// Roofline: each result's achieved rate as a fraction of its device's ceilings, from the
+// ceilings that the context records. Pure functions: nothing here measures or formats.
+#pragma once
+
+#include <vector>
+
+#include "result.hpp"
+
+namespace gpb {
+
+// Sets gpu.peak_fp32/fp64/tf32_gflops from its compute capability, SM count and SM clock
+// (the boost clock the driver reports); an architecture not in the table gets 0 (unknown).
+void set_theoretical_peaks(GpuInfo& gpu);
+
+// The roofline of one record. GPU records ran on device ordinal `device`.
+//   memory-bound ops: GB/s against the measured copy bandwidth of the record's device kind,
+//                     and (GPU) against the theoretical DRAM bandwidth;
+//   matmul:           GFLOP/s against the GPU's theoretical peak for the dtype (TF32 when
+//                     the case allowed it); a CPU matmul has no ceiling.
+// e2e figures include the host transfers, which no device ceiling bounds: they get none.
+// A record without measurements gets an empty roofline.
+Roofline roofline_of(const ResultRecord& record, const Context& context, int device);
+
+// Sets every record's roofline.
+void annotate_roofline(const Context& context, std::vector<ResultRecord>& results, int device);
+
+}  // namespace gpb

@@ -1,0 +1,192 @@
+// Roofline: theoretical peaks from the architecture table, each record held against its
+// device kind's ceilings, unknown ceilings giving no fraction, and the host copy measurement.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "context.hpp"
+#include "roofline.hpp"
+
+namespace gpb {
+namespace {
+
+GpuInfo hopper() {
+  GpuInfo gpu;
+  gpu.ordinal = 0;
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.compute_capability = "9.0";
+  gpu.sm_count = 132;
+  gpu.sm_clock_mhz = 1980;
+  gpu.theoretical_bandwidth_gbps = 3352.32;
+  gpu.copy_gbps = 2800;
+  set_theoretical_peaks(gpu);
+  return gpu;
+}
+
+Context context_with_ceilings() {
+  Context context;
+  context.cpu_copy_gbps = 100;
+  context.gpus = {hopper()};
+  return context;
+}
+
+// A measured record with the given rates; roofline_of reads nothing else of the measurement.
+ResultRecord record(Op op, DType dtype, DeviceKind device, double gbps, double gflops) {
+  ResultRecord result;
+  result.spec.op = op;
+  result.spec.dtype = dtype;
+  result.device = device;
+  result.stats.count = 10;
+  result.gbps = gbps;
+  result.gflops = gflops;
+  return result;
+}
+
+TEST(Roofline, HopperPeaksFromSmCountAndClock) {
+  const GpuInfo gpu = hopper();
+  // 132 SMs x 1.98 GHz x 256 flops per clock = 66.9 TFLOP/s.
+  EXPECT_NEAR(gpu.peak_fp32_gflops, 66.9e3, 0.05e3);
+  EXPECT_DOUBLE_EQ(gpu.peak_fp32_gflops, 132 * 1.98 * 256);
+  EXPECT_DOUBLE_EQ(gpu.peak_fp64_gflops, 132 * 1.98 * 256);   // FP64 tensor cores
+  EXPECT_DOUBLE_EQ(gpu.peak_tf32_gflops, 132 * 1.98 * 2048);  // dense TF32 tensor cores
+}
+
+TEST(Roofline, PeaksPerArchitecture) {
+  GpuInfo gpu;
+  gpu.sm_count = 100;
+  gpu.sm_clock_mhz = 1000;
+  gpu.compute_capability = "8.0";
+  set_theoretical_peaks(gpu);
+  EXPECT_DOUBLE_EQ(gpu.peak_fp32_gflops, 100 * 128);
+  EXPECT_DOUBLE_EQ(gpu.peak_fp64_gflops, 100 * 128);
+  EXPECT_DOUBLE_EQ(gpu.peak_tf32_gflops, 100 * 1024);
+  for (const char* ada_or_ampere : {"8.6", "8.9"}) {
+    gpu.compute_capability = ada_or_ampere;
+    set_theoretical_peaks(gpu);
+    EXPECT_DOUBLE_EQ(gpu.peak_fp32_gflops, 100 * 256) << ada_or_ampere;
+    EXPECT_DOUBLE_EQ(gpu.peak_fp64_gflops, 100 * 4) << ada_or_ampere;
+    EXPECT_DOUBLE_EQ(gpu.peak_tf32_gflops, 100 * 512) << ada_or_ampere;
+  }
+}
+
+TEST(Roofline, UnknownArchitectureHasNoPeaks) {
+  GpuInfo gpu = hopper();
+  gpu.compute_capability = "7.5";
+  set_theoretical_peaks(gpu);
+  EXPECT_EQ(gpu.peak_fp32_gflops, 0);
+  EXPECT_EQ(gpu.peak_fp64_gflops, 0);
+  EXPECT_EQ(gpu.peak_tf32_gflops, 0);
+}
+
+TEST(Roofline, GpuMemoryBoundAgainstMeasuredCopyAndTheoreticalBandwidth) {
+  std::vector<ResultRecord> results = {record(Op::sin, DType::f32, DeviceKind::gpu, 2520, 315)};
+  annotate_roofline(context_with_ceilings(), results, 0);
+  const Roofline& roofline = results[0].roofline;
+  EXPECT_EQ(roofline.bound, "memory");
+  EXPECT_EQ(roofline.ceiling_name, "measured copy");
+  EXPECT_DOUBLE_EQ(roofline.ceiling, 2800);
+  EXPECT_DOUBLE_EQ(roofline.fraction, 0.9);
+  EXPECT_DOUBLE_EQ(roofline.theoretical_ceiling, 3352.32);
+  EXPECT_DOUBLE_EQ(roofline.theoretical_fraction, 2520 / 3352.32);
+}
+
+TEST(Roofline, EveryMemoryBoundOpIsHeldAgainstBandwidth) {
+  for (Op op : {Op::sin, Op::sqrt, Op::sum, Op::spmv}) {
+    const Roofline roofline = roofline_of(record(op, DType::f64, DeviceKind::gpu, 1400, 1), context_with_ceilings(), 0);
+    EXPECT_EQ(roofline.bound, "memory") << to_string(op);
+    EXPECT_DOUBLE_EQ(roofline.fraction, 0.5) << to_string(op);
+  }
+}
+
+TEST(Roofline, GpuMatmulAgainstThePeakForItsDtype) {
+  const Context context = context_with_ceilings();
+  const GpuInfo& gpu = context.gpus[0];
+
+  const Roofline fp32 = roofline_of(record(Op::matmul, DType::f32, DeviceKind::gpu, 30, 33454.08), context, 0);
+  EXPECT_EQ(fp32.bound, "compute");
+  EXPECT_EQ(fp32.ceiling_name, "FP32 peak");
+  EXPECT_DOUBLE_EQ(fp32.ceiling, gpu.peak_fp32_gflops);
+  EXPECT_DOUBLE_EQ(fp32.fraction, 0.5);
+  EXPECT_DOUBLE_EQ(fp32.theoretical_ceiling, fp32.ceiling);
+  EXPECT_DOUBLE_EQ(fp32.theoretical_fraction, fp32.fraction);
+
+  const Roofline fp64 = roofline_of(record(Op::matmul, DType::f64, DeviceKind::gpu, 30, 50181.12), context, 0);
+  EXPECT_EQ(fp64.ceiling_name, "FP64 peak");
+  EXPECT_DOUBLE_EQ(fp64.ceiling, gpu.peak_fp64_gflops);
+  EXPECT_DOUBLE_EQ(fp64.fraction, 0.75);
+
+  ResultRecord tf32_record = record(Op::matmul, DType::f32, DeviceKind::gpu, 30, 267632.64);
+  tf32_record.spec.tf32 = true;
+  const Roofline tf32 = roofline_of(tf32_record, context, 0);
+  EXPECT_EQ(tf32.ceiling_name, "TF32 peak");
+  EXPECT_DOUBLE_EQ(tf32.ceiling, gpu.peak_tf32_gflops);
+  EXPECT_DOUBLE_EQ(tf32.fraction, 0.5);
+}
+
+TEST(Roofline, CpuMemoryBoundAgainstMeasuredCpuCopy) {
+  const Roofline roofline = roofline_of(record(Op::sum, DType::f32, DeviceKind::cpu, 80, 20), context_with_ceilings(), 0);
+  EXPECT_EQ(roofline.bound, "memory");
+  EXPECT_EQ(roofline.ceiling_name, "measured copy");
+  EXPECT_DOUBLE_EQ(roofline.ceiling, 100);
+  EXPECT_DOUBLE_EQ(roofline.fraction, 0.8);
+  EXPECT_EQ(roofline.theoretical_ceiling, 0);  // no data-sheet bandwidth for a host
+  EXPECT_EQ(roofline.theoretical_fraction, 0);
+}
+
+TEST(Roofline, CpuMatmulIsComputeBoundWithoutACeiling) {
+  const Roofline roofline = roofline_of(record(Op::matmul, DType::f64, DeviceKind::cpu, 1, 900), context_with_ceilings(), 0);
+  EXPECT_EQ(roofline.bound, "compute");
+  EXPECT_EQ(roofline.ceiling, 0);
+  EXPECT_EQ(roofline.fraction, 0);
+}
+
+TEST(Roofline, UnknownCeilingsGiveNoFraction) {
+  Context context = context_with_ceilings();
+  context.cpu_copy_gbps = 0;  // not measured
+  context.gpus[0].copy_gbps = 0;
+  context.gpus[0].compute_capability = "7.5";
+  set_theoretical_peaks(context.gpus[0]);
+
+  const Roofline cpu = roofline_of(record(Op::sin, DType::f32, DeviceKind::cpu, 50, 5), context, 0);
+  EXPECT_EQ(cpu.bound, "memory");
+  EXPECT_EQ(cpu.fraction, 0);
+
+  const Roofline gpu = roofline_of(record(Op::sin, DType::f32, DeviceKind::gpu, 1676.16, 5), context, 0);
+  EXPECT_EQ(gpu.fraction, 0);
+  EXPECT_DOUBLE_EQ(gpu.theoretical_fraction, 0.5);  // the theoretical bandwidth is still known
+
+  EXPECT_EQ(roofline_of(record(Op::matmul, DType::f32, DeviceKind::gpu, 1, 9000), context, 0).fraction, 0);
+  // A device the context does not describe.
+  EXPECT_EQ(roofline_of(record(Op::sin, DType::f32, DeviceKind::gpu, 1000, 5), context_with_ceilings(), 3).fraction, 0);
+}
+
+TEST(Roofline, UnmeasuredAndEndToEndRecordsHaveNoCeiling) {
+  ResultRecord skipped = record(Op::sin, DType::f32, DeviceKind::gpu, 0, 0);
+  skipped.stats.count = 0;
+  skipped.status = Status::skipped;
+  const Roofline none = roofline_of(skipped, context_with_ceilings(), 0);
+  EXPECT_EQ(none.bound, "");
+  EXPECT_EQ(none.fraction, 0);
+
+  // e2e rates include the host transfers, which no device ceiling bounds.
+  ResultRecord e2e = record(Op::sin, DType::f32, DeviceKind::gpu, 20, 2);
+  e2e.spec.timing = TimingMode::e2e;
+  const Roofline transfers = roofline_of(e2e, context_with_ceilings(), 0);
+  EXPECT_EQ(transfers.bound, "memory");
+  EXPECT_EQ(transfers.ceiling, 0);
+  EXPECT_EQ(transfers.fraction, 0);
+  EXPECT_EQ(transfers.theoretical_fraction, 0);
+}
+
+TEST(CpuCeilings, CopyBandwidthIsPlausibleAndQuick) {
+  const auto start = std::chrono::steady_clock::now();
+  const double gbps = measure_cpu_copy_gbps(2);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Any host from a laptop to a many-channel server copies between 0.5 and 5000 GB/s.
+  EXPECT_GT(gbps, 0.5);
+  EXPECT_LT(gbps, 5000);
+  EXPECT_LT(seconds, 5.0);
+}
+
+}  // namespace
+}  // namespace gpb
