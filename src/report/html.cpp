@@ -351,20 +351,17 @@ std::vector<Series> record_series(const SpeedupGroup& group, const std::vector<R
 // theoretical peak and, where measured, the GPU's and the CPU's copy bandwidth.
 std::vector<Guide> bandwidth_ceilings(const Context& context) {
   std::vector<Guide> ceilings;
-  for (const auto& gpu : context.gpus)
+  for (const auto& gpu : context.gpus) {
+    const std::string name = "GPU " + std::to_string(gpu.ordinal);
+    const std::string key = "gpu" + std::to_string(gpu.ordinal);
     if (gpu.theoretical_bandwidth_gbps > 0)
-      ceilings.push_back({"gpu" + std::to_string(gpu.ordinal) + "-theoretical",
-                          "GPU " + std::to_string(gpu.ordinal) + " peak " + format_rate(gpu.theoretical_bandwidth_gbps * 1e9, "B/s"),
+      ceilings.push_back({key + "-theoretical", name + " peak " + format_rate(gpu.theoretical_bandwidth_gbps * 1e9, "B/s"),
                           gpu.theoretical_bandwidth_gbps * 1e9});
-  const std::pair<const char*, const char*> measured[] = {{"gpu_copy_gbps", "GPU copy"}, {"cpu_copy_gbps", "CPU copy"}};
-  for (const auto& [key, label] : measured) {
-    const auto found = context.settings.find(key);
-    if (found == context.settings.end()) continue;
-    char* end = nullptr;
-    const double gbps = std::strtod(found->second.c_str(), &end);
-    if (end != found->second.c_str() && gbps > 0)
-      ceilings.push_back({key, std::string(label) + " " + format_rate(gbps * 1e9, "B/s"), gbps * 1e9});
+    if (gpu.copy_gbps > 0)
+      ceilings.push_back({key + "-copy", name + " copy " + format_rate(gpu.copy_gbps * 1e9, "B/s"), gpu.copy_gbps * 1e9});
   }
+  if (context.cpu_copy_gbps > 0)
+    ceilings.push_back({"cpu-copy", "CPU copy " + format_rate(context.cpu_copy_gbps * 1e9, "B/s"), context.cpu_copy_gbps * 1e9});
   return ceilings;
 }
 

@@ -9,8 +9,11 @@ from gpubench_cli import CliTestCase, gpubench, main, write_file
 SUITE = {
     "name": "ab",
     "settings": {"warmup": 2, "min_samples": 20, "max_noise": 0.01, "min_time": 0.3, "max_time": 3},
+    # Two threads against one is a ~1.8x effect; a 25 % threshold asks compare to find that
+    # and tolerates the scheduling jitter of a busy 2-core runner (see docs/ci.md).
+    "thresholds": {"*": 0.25},
     "groups": [
-        {"ops": ["sin", "sum"], "sizes": ["8M"], "backends": ["eigen"]},
+        {"ops": ["sin", "sum"], "sizes": ["16M"], "backends": ["eigen"]},
         {"ops": ["matmul"], "sizes": [512], "backends": ["eigen", "openblas"]},
     ],
 }

@@ -94,8 +94,8 @@ def with_gpu_records(report):
                                                  "p5": value, "p95": value, "q1": value, "q3": value}}
                                  for name, value in (("h2d", copy_s), ("op", kernel_s), ("d2h", copy_s))]
             report["results"].append(gpu)
-    report["context"]["gpus"] = [{"ordinal": 0, "name": "Synthetic GPU <test>", "theoretical_bandwidth_gbps": 3352.32}]
-    report["context"]["settings"]["gpu_copy_gbps"] = "2900"
+    report["context"]["gpus"] = [{"ordinal": 0, "name": "Synthetic GPU <test>", "theoretical_bandwidth_gbps": 3352.32,
+                                  "copy_gbps": 2900}]
     return report
 
 

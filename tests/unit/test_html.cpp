@@ -69,8 +69,8 @@ Context sample_context() {
   GpuInfo gpu;
   gpu.name = "NVIDIA H100 80GB HBM3";
   gpu.theoretical_bandwidth_gbps = 3352.32;
+  gpu.copy_gbps = 2900;
   context.gpus = {gpu};
-  context.settings["gpu_copy_gbps"] = "2900";
   return context;
 }
 
@@ -166,7 +166,7 @@ TEST(HtmlReport, BandwidthCeilingsForMemoryBoundOpsOnly) {
     ceilings[(*it)[1]] = std::stod((*it)[2]);
   ASSERT_EQ(ceilings.size(), 2u) << sin.body;
   EXPECT_NEAR(ceilings["gpu0-theoretical"], 3352.32e9, 1);
-  EXPECT_NEAR(ceilings["gpu_copy_gbps"], 2900e9, 1);
+  EXPECT_NEAR(ceilings["gpu0-copy"], 2900e9, 1);
   EXPECT_EQ(count(find_plot(plots, "matmul", "throughput").body, "<g class=\"ceiling\""), 0u);
 }
 
