@@ -1,10 +1,12 @@
 // What the CPU backends share: the prepared-case base that owns the output buffer, the
-// Eigen sqrt kept in its own file, and the factories cpu_backends.cpp registers.
+// Eigen sqrt and the vectorised double sin kept in their own files, and the factories
+// cpu_backends.cpp registers.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"
@@ -61,6 +63,13 @@ void eigen_sqrt_block(const T* x, T* y, std::int64_t count);
 // Whether that sqrt runs on SIMD packets in this build (not on AVX-512 with Eigen 3.4).
 template <class T>
 bool eigen_sqrt_is_vectorised();
+
+// y = sin(x) for one block of doubles, vectorised (vector_sin.cpp says how and why).
+void sin_block_f64(const double* x, double* y, std::int64_t count);
+
+// Chooses OpenBLAS's kernels once per process where its own choice fell back to generic
+// ones (openblas_backend.cpp says when) and says which core runs and why.
+const std::string& openblas_core_choice();
 
 std::unique_ptr<Backend> make_eigen_backend();
 std::unique_ptr<Backend> make_openblas_backend();

@@ -1,7 +1,10 @@
 // The OpenBLAS backend: dense matmul through CBLAS gemm. BLAS has nothing for the other
 // ops, and the backend says so rather than dressing up a non-BLAS loop under its name.
 #include <cblas.h>
+#include <dlfcn.h>
+#include <strings.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -11,6 +14,43 @@
 
 namespace gpb {
 namespace {
+
+// The OpenBLAS core a CPU with these instruction sets should run, or null for none better
+// than the generic fallback.
+const char* core_for_instruction_sets() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return nullptr;
+}
+
+// A DYNAMIC_ARCH OpenBLAS picks its kernels by CPU model when it loads; a model it does not
+// know (a virtual machine's generic "Intel Xeon Processor", a CPU newer than the library)
+// gets the generic Prescott (SSE3) kernels. On the H200 host OpenBLAS 0.3.21 did that and
+// ran sgemm at 622 GFLOP/s against Eigen's 2365. So, unless the user chose a core with
+// OPENBLAS_CORETYPE, a Prescott fallback on a CPU with AVX2 or AVX-512 is replaced by the
+// matching core: the library's own selection runs again (gotoblas_dynamic_quit/init, found
+// at run time because only DYNAMIC_ARCH builds have them) with OPENBLAS_CORETYPE set, as if
+// the user had set it. Returns how the core was chosen, for the case details.
+std::string choose_core() {
+  const std::string detected = openblas_get_corename();
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return "core " + detected + " (OPENBLAS_CORETYPE)";
+  if (strcasecmp(detected.c_str(), "prescott") != 0) return "core " + detected;
+  using Hook = void (*)();
+  const auto quit = reinterpret_cast<Hook>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"));
+  const auto init = reinterpret_cast<Hook>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init"));
+  const char* core = core_for_instruction_sets();
+  if (core == nullptr || quit == nullptr || init == nullptr) return "core " + detected;
+  setenv("OPENBLAS_CORETYPE", core, 0);
+  quit();
+  init();
+  return "core " + std::string(openblas_get_corename()) +
+         " (set by gpubench from the CPU's instruction sets: OpenBLAS fell back to " + detected +
+         " on this CPU model)";
+}
 
 template <class T>
 class OpenBlasPrepared final : public CpuPrepared<T> {
@@ -33,7 +73,7 @@ class OpenBlasPrepared final : public CpuPrepared<T> {
 
   std::string details() const override {
     return std::string(std::is_same_v<T, float> ? "cblas_sgemm" : "cblas_dgemm") + " row-major; " +
-           std::to_string(this->threads()) + " threads";
+           std::to_string(openblas_get_num_threads()) + " threads; " + openblas_core_choice();
   }
 };
 
@@ -65,6 +105,7 @@ class OpenBlasBackend final : public Backend {
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     const Support support = supports(problem.op, problem.dtype);
     if (!support.supported) throw std::runtime_error(support.reason);
+    openblas_core_choice();
     const int threads = apply_thread_count(settings.threads);
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       return std::make_unique<OpenBlasPrepared<decltype(tag)>>(problem, threads);
@@ -75,6 +116,11 @@ class OpenBlasBackend final : public Backend {
 };
 
 }  // namespace
+
+const std::string& openblas_core_choice() {
+  static const std::string choice = choose_core();
+  return choice;
+}
 
 std::unique_ptr<Backend> make_openblas_backend() { return std::make_unique<OpenBlasBackend>(); }
 

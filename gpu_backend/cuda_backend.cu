@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
@@ -105,19 +107,63 @@ class GemmCase final : public GpuPrepared {
   bool vectorized_;
 };
 
-// Lanes that share one row in the vector kernel: the smallest power of two (2..32) that
-// leaves at most `entries_per_lane` entries per lane on an average row; rows averaging at
-// most one entry get a thread each (the scalar kernel). Measured on an H200 (random rows):
-// f32 does best with about four entries per lane (independent gathers in flight; 8M rows
-// of 5: 15 % faster than one per lane, even at 16 and 40), f64 with one (1M rows of 16:
-// 144 us against 162 us with four per lane).
+// Whether a matrix's rows hold runs of neighbouring columns (banded, stencils): most
+// neighbouring entries of a row, over a sample of rows, are neighbouring columns.
+bool columns_are_contiguous(const CsrMatrix& matrix) {
+  constexpr std::int64_t kSampledRows = 4096;
+  const std::int64_t step = std::max<std::int64_t>(1, matrix.rows / kSampledRows);
+  std::int64_t pairs = 0, neighbours = 0;
+  for (std::int64_t row = 0; row < matrix.rows; row += step) {
+    const auto begin = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
+    const auto end = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]);
+    for (std::size_t j = begin + 1; j < end; ++j) {
+      ++pairs;
+      neighbours += matrix.col_idx[j] == matrix.col_idx[j - 1] + 1;
+    }
+  }
+  return pairs > 0 && 2 * neighbours > pairs;
+}
+
+// How the vector kernel runs a matrix; measured on an H200 (L2 flushed, 8M rows of 16 unless
+// said otherwise, cuSPARSE CSR_ALG1 in brackets; docs/kernel-notes.md has the full table):
+//   - streaming loads of values and indices: f32 random 1312 -> 1183 us; 16-byte loads on
+//     top, 1152 us [1163]. f64 random with 16-byte loads: 2196 us at 8 lanes (2 entries per
+//     lane) against 2317 us at 16 lanes with plain loads [2240]; 2M rows of 64: 1016 us at
+//     16 lanes, 1026 at 32 [1031], hence at most 16 lanes for f64.
+//   - contiguous columns (banded): one entry per lane per step and 4 entries per lane, f64
+//     428 us against 566 us with 16-byte loads [601], f32 352 against 360 [383].
+struct SpmvPlan {
+  int threads_per_row = 1;  // 1: the scalar kernel
+  bool vector_loads = false;
+  std::int32_t long_row_limit = 0;
+};
+
+// Lanes per row: the smallest power of two from 2 up to the cap that leaves at most
+// entries_per_lane entries per lane on an average row; rows averaging at most one entry get
+// a thread each (the scalar kernel). A row more than 32 times as long as its row group is
+// sized for goes to the block-per-row kernel: in a power-law matrix such rows would keep
+// their row group, and its block, busy long after the rest of the grid has finished.
 template <class T>
-int spmv_threads_per_row(double average_row_length) {
-  constexpr double entries_per_lane = sizeof(T) == 4 ? 4.0 : 1.0;
-  if (average_row_length <= 1.0) return 1;
-  for (int lanes : {2, 4, 8, 16})
-    if (average_row_length <= entries_per_lane * lanes) return lanes;
-  return 32;
+SpmvPlan plan_spmv(const CsrMatrix& matrix, double average_row_length) {
+  SpmvPlan plan;
+  if (average_row_length <= 1.0) return plan;
+  const bool contiguous = columns_are_contiguous(matrix);
+  plan.vector_loads = !contiguous;
+  const double entries_per_lane = contiguous || sizeof(T) == 4 ? 4.0 : 2.0;
+  const int max_lanes = contiguous || sizeof(T) == 4 ? 32 : 16;
+  plan.threads_per_row = 2;
+  while (plan.threads_per_row < max_lanes && average_row_length > entries_per_lane * plan.threads_per_row)
+    plan.threads_per_row *= 2;
+  plan.long_row_limit = static_cast<std::int32_t>(32 * entries_per_lane * plan.threads_per_row);
+  return plan;
+}
+
+std::vector<std::int32_t> rows_longer_than(const CsrMatrix& matrix, std::int32_t limit) {
+  std::vector<std::int32_t> rows;
+  for (std::int64_t row = 0; row < matrix.rows; ++row)
+    if (matrix.row_ptr[static_cast<std::size_t>(row) + 1] - matrix.row_ptr[static_cast<std::size_t>(row)] > limit)
+      rows.push_back(static_cast<std::int32_t>(row));
+  return rows;
 }
 
 // One block per group of rows rather than a resident grid that strides: row lengths vary,
@@ -137,29 +183,46 @@ class SpmvCase final : public GpuPrepared {
         average_row_length_(problem.csr->rows == 0 ? 0.0
                                                    : static_cast<double>(problem.csr->nnz()) /
                                                          static_cast<double>(problem.csr->rows)),
-        threads_per_row_(spmv_threads_per_row<T>(average_row_length_)),
-        launch_(row_group_grid(matrix_.rows, threads_per_row_)) {}
+        plan_(plan_spmv<T>(*problem.csr, average_row_length_)),
+        launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)) {
+    if (plan_.threads_per_row > 1) {
+      const std::vector<std::int32_t> long_rows = rows_longer_than(*problem.csr, plan_.long_row_limit);
+      long_rows_ = DeviceBuffer<std::int32_t>(long_rows.size(), "spmv long rows");
+      if (!long_rows.empty())
+        GPB_CUDA_CHECK(cudaMemcpy(long_rows_.data(), long_rows.data(), long_rows_.bytes(), cudaMemcpyHostToDevice));
+    }
+  }
   void run() override {
-    if (threads_per_row_ == 1)
+    if (plan_.threads_per_row == 1) {
       kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(), launch_,
                                      stream());
-    else
-      kernels::launch_spmv_vector<T>(threads_per_row_, matrix_, device_csr_values<T>(), device_x<T>(),
-                                     device_output<T>(), launch_, stream());
+      return;
+    }
+    kernels::launch_spmv_vector<T>(plan_.threads_per_row, plan_.vector_loads, matrix_, device_csr_values<T>(),
+                                   device_x<T>(), device_output<T>(), plan_.long_row_limit, launch_, stream());
+    kernels::launch_spmv_long_rows<T>(long_rows_.data(), static_cast<unsigned>(long_rows_.size()), matrix_,
+                                      device_csr_values<T>(), device_x<T>(), device_output<T>(), kBlockThreads,
+                                      stream());
   }
   std::string details() const override {
     char average[32];
     std::snprintf(average, sizeof average, "%.1f", average_row_length_);
     const std::string kernel =
-        threads_per_row_ == 1 ? "csr_scalar" : "csr_vector threads_per_row=" + std::to_string(threads_per_row_);
+        plan_.threads_per_row == 1
+            ? "csr_scalar"
+            : "csr_vector threads_per_row=" + std::to_string(plan_.threads_per_row) +
+                  (plan_.vector_loads ? " loads=vec16 (scattered columns)" : " loads=scalar (contiguous columns)") +
+                  " long_rows=" + std::to_string(long_rows_.size()) + " (over " +
+                  std::to_string(plan_.long_row_limit) + " entries, one block each)";
     return "kernel=" + kernel + " avg_row_nnz=" + average + " " + launch_text(launch_);
   }
 
  private:
   kernels::CsrView matrix_;
   double average_row_length_;
-  int threads_per_row_;
+  SpmvPlan plan_;
   LaunchConfig launch_;
+  DeviceBuffer<std::int32_t> long_rows_;
 };
 
 class CudaKernelsBackend final : public Backend {

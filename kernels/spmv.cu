@@ -11,9 +11,69 @@ namespace {
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullWarp = 0xffffffffu;
 
-template <class T, int kThreadsPerRow>
+// 16 bytes of values and the matching column indices as CUDA's built-in vector types,
+// which the streaming-load intrinsics take.
+template <class T>
+struct EntryVectors;
+template <>
+struct EntryVectors<float> {
+  using Values = float4;
+  using Indices = int4;
+  static constexpr int kLanes = 4;
+};
+template <>
+struct EntryVectors<double> {
+  using Values = double2;
+  using Indices = int2;
+  static constexpr int kLanes = 2;
+};
+
+// Values and column indices are read once: streaming loads (evict-first) keep them from
+// pushing x, which is gathered again and again, out of L2. x goes through the read-only
+// path. (No evict-last hint on x: it would let x survive gpubench's L2 flush.)
+template <class T>
+__device__ __forceinline__ T product(const T* __restrict__ values, const std::int32_t* __restrict__ col_idx,
+                                     const T* __restrict__ x, std::int32_t j) {
+  return __ldcs(values + j) * __ldg(x + __ldcs(col_idx + j));
+}
+
+// A row group's share of row [start, end), kLanesPerRow lanes striding over it. With
+// kVectorLoads: entries one at a time up to the first 16-byte boundary, then whole 16-byte
+// vectors of values and indices (several independent gathers per load), then the tail;
+// without: one entry per lane per step, which keeps a warp's x reads contiguous when the
+// row's columns are (banded matrices).
+template <class T, int kLanesPerRow, bool kVectorLoads>
+__device__ T row_partial(const T* __restrict__ values, const std::int32_t* __restrict__ col_idx,
+                         const T* __restrict__ x, std::int32_t start, std::int32_t end, int lane_in_row) {
+  T sum = 0;
+  if constexpr (kVectorLoads) {
+    using Vectors = EntryVectors<T>;
+    constexpr int kLanes = Vectors::kLanes;
+    const std::int32_t first_vector = (start + kLanes - 1) / kLanes;
+    const std::int32_t end_vector = end / kLanes;
+    if (first_vector < end_vector) {
+      for (std::int32_t j = start + lane_in_row; j < first_vector * kLanes; j += kLanesPerRow)
+        sum += product(values, col_idx, x, j);
+      const auto* value_vectors = reinterpret_cast<const typename Vectors::Values*>(values);
+      const auto* index_vectors = reinterpret_cast<const typename Vectors::Indices*>(col_idx);
+      for (std::int32_t v = first_vector + lane_in_row; v < end_vector; v += kLanesPerRow) {
+        const typename Vectors::Values a = __ldcs(value_vectors + v);
+        const typename Vectors::Indices c = __ldcs(index_vectors + v);
+        if constexpr (kLanes == 4)
+          sum += a.x * __ldg(x + c.x) + a.y * __ldg(x + c.y) + a.z * __ldg(x + c.z) + a.w * __ldg(x + c.w);
+        else
+          sum += a.x * __ldg(x + c.x) + a.y * __ldg(x + c.y);
+      }
+      start = end_vector * kLanes;  // the tail, below
+    }
+  }
+  for (std::int32_t j = start + lane_in_row; j < end; j += kLanesPerRow) sum += product(values, col_idx, x, j);
+  return sum;
+}
+
+template <class T, int kThreadsPerRow, bool kVectorLoads>
 __global__ void spmv_vector_kernel(CsrView matrix, const T* __restrict__ values, const T* __restrict__ x,
-                                   T* __restrict__ y) {
+                                   T* __restrict__ y, std::int32_t long_row_limit) {
   constexpr int kRowsPerWarp = kWarpSize / kThreadsPerRow;
   const int lane = static_cast<int>(threadIdx.x % kWarpSize);
   const int lane_in_row = lane % kThreadsPerRow;
@@ -23,17 +83,50 @@ __global__ void spmv_vector_kernel(CsrView matrix, const T* __restrict__ values,
   // The loop bound depends only on the warp, so all 32 lanes reach the shuffles together.
   for (std::int64_t first = warp * kRowsPerWarp; first < matrix.rows; first += warps * kRowsPerWarp) {
     const std::int64_t row = first + row_in_warp;
+    bool owned = row < matrix.rows;
     T sum = 0;
-    if (row < matrix.rows) {
+    if (owned) {
+      const std::int32_t start = matrix.row_ptr[row];
       const std::int32_t end = matrix.row_ptr[row + 1];
-      for (std::int32_t j = matrix.row_ptr[row] + lane_in_row; j < end; j += kThreadsPerRow)
-        sum += values[j] * x[matrix.col_idx[j]];
+      owned = end - start <= long_row_limit;
+      if (owned)
+        sum = row_partial<T, kThreadsPerRow, kVectorLoads>(values, matrix.col_idx, x, start, end, lane_in_row);
     }
 #pragma unroll
     for (int offset = kThreadsPerRow / 2; offset > 0; offset /= 2)
       sum += __shfl_down_sync(kFullWarp, sum, offset, kThreadsPerRow);
-    if (lane_in_row == 0 && row < matrix.rows) y[row] = sum;
+    if (lane_in_row == 0 && owned) y[row] = sum;
   }
+}
+
+template <class T, bool kVectorLoads>
+void launch_vector(int threads_per_row, CsrView matrix, const T* values, const T* x, T* y, std::int32_t long_row_limit,
+                   LaunchConfig config, cudaStream_t stream) {
+  switch (threads_per_row) {
+    case 2:
+      spmv_vector_kernel<T, 2, kVectorLoads>
+          <<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y, long_row_limit);
+      break;
+    case 4:
+      spmv_vector_kernel<T, 4, kVectorLoads>
+          <<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y, long_row_limit);
+      break;
+    case 8:
+      spmv_vector_kernel<T, 8, kVectorLoads>
+          <<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y, long_row_limit);
+      break;
+    case 16:
+      spmv_vector_kernel<T, 16, kVectorLoads>
+          <<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y, long_row_limit);
+      break;
+    case 32:
+      spmv_vector_kernel<T, 32, kVectorLoads>
+          <<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y, long_row_limit);
+      break;
+    default:
+      throw std::invalid_argument("spmv vector kernel: unsupported threads per row " + std::to_string(threads_per_row));
+  }
+  GPB_CHECK_LAUNCH();
 }
 
 template <class T>
@@ -49,31 +142,41 @@ __global__ void spmv_scalar_kernel(CsrView matrix, const T* __restrict__ values,
   }
 }
 
+// One block per listed row: the whole block strides over the row, warps reduce with
+// shuffles, then the first warp combines the warps' sums.
+template <class T>
+__global__ void spmv_long_rows_kernel(const std::int32_t* __restrict__ long_rows, CsrView matrix,
+                                      const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y) {
+  __shared__ T warp_sums[1024 / kWarpSize];
+  const std::int32_t row = long_rows[blockIdx.x];
+  const std::int32_t end = matrix.row_ptr[row + 1];
+  T sum = 0;
+  for (std::int32_t j = matrix.row_ptr[row] + static_cast<std::int32_t>(threadIdx.x); j < end;
+       j += static_cast<std::int32_t>(blockDim.x))
+    sum += product(values, matrix.col_idx, x, j);
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warp = threadIdx.x / kWarpSize;
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    sum = lane < blockDim.x / kWarpSize ? warp_sums[lane] : T(0);
+#pragma unroll
+    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
+    if (lane == 0) y[row] = sum;
+  }
+}
+
 }  // namespace
 
 template <class T>
-void launch_spmv_vector(int threads_per_row, CsrView matrix, const T* values, const T* x, T* y, LaunchConfig config,
-                        cudaStream_t stream) {
-  switch (threads_per_row) {
-    case 2:
-      spmv_vector_kernel<T, 2><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y);
-      break;
-    case 4:
-      spmv_vector_kernel<T, 4><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y);
-      break;
-    case 8:
-      spmv_vector_kernel<T, 8><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y);
-      break;
-    case 16:
-      spmv_vector_kernel<T, 16><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y);
-      break;
-    case 32:
-      spmv_vector_kernel<T, 32><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y);
-      break;
-    default:
-      throw std::invalid_argument("spmv vector kernel: unsupported threads per row " + std::to_string(threads_per_row));
-  }
-  GPB_CHECK_LAUNCH();
+void launch_spmv_vector(int threads_per_row, bool vector_loads, CsrView matrix, const T* values, const T* x, T* y,
+                        std::int32_t long_row_limit, LaunchConfig config, cudaStream_t stream) {
+  if (vector_loads)
+    launch_vector<T, true>(threads_per_row, matrix, values, x, y, long_row_limit, config, stream);
+  else
+    launch_vector<T, false>(threads_per_row, matrix, values, x, y, long_row_limit, config, stream);
 }
 
 template <class T>
@@ -82,10 +185,23 @@ void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, Launc
   GPB_CHECK_LAUNCH();
 }
 
-template void launch_spmv_vector<float>(int, CsrView, const float*, const float*, float*, LaunchConfig, cudaStream_t);
-template void launch_spmv_vector<double>(int, CsrView, const double*, const double*, double*, LaunchConfig,
-                                         cudaStream_t);
+template <class T>
+void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrView matrix, const T* values, const T* x,
+                           T* y, unsigned threads, cudaStream_t stream) {
+  if (count == 0) return;
+  spmv_long_rows_kernel<T><<<count, threads, 0, stream>>>(long_rows, matrix, values, x, y);
+  GPB_CHECK_LAUNCH();
+}
+
+template void launch_spmv_vector<float>(int, bool, CsrView, const float*, const float*, float*, std::int32_t,
+                                        LaunchConfig, cudaStream_t);
+template void launch_spmv_vector<double>(int, bool, CsrView, const double*, const double*, double*, std::int32_t,
+                                         LaunchConfig, cudaStream_t);
 template void launch_spmv_scalar<float>(CsrView, const float*, const float*, float*, LaunchConfig, cudaStream_t);
 template void launch_spmv_scalar<double>(CsrView, const double*, const double*, double*, LaunchConfig, cudaStream_t);
+template void launch_spmv_long_rows<float>(const std::int32_t*, unsigned, CsrView, const float*, const float*, float*,
+                                           unsigned, cudaStream_t);
+template void launch_spmv_long_rows<double>(const std::int32_t*, unsigned, CsrView, const double*, const double*,
+                                            double*, unsigned, cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# Full check on a machine with a CUDA GPU: Release build for Hopper (sm_90), every ctest
-# label (the GPU tests included), compute-sanitizer memcheck over the GPU tests and
-# racecheck over the reduction and SpMV tests, then the benchmark suites with JSON
-# reports. Ends with a summary block; exits non-zero if any step failed or did not run.
+# Full check on a machine with a CUDA GPU: which build dependencies the machine has, a
+# Release build for Hopper (sm_90), every ctest label (the GPU tests included),
+# compute-sanitizer memcheck over the GPU tests and racecheck over the reduction and SpMV
+# tests, the default suite, and the performance step: the performance suite
+# (configs/performance.json) and the agreement suite (configs/agreement.json) to JSON, one
+# Nsight Compute run as a third clock, then scripts/compare_peers.py (CuPy, NumPy) and
+# scripts/performance_report.py (docs/PERFORMANCE.md). Ends with a summary block; exits
+# non-zero if any step failed or did not run.
 #
 #   bash scripts/device-check.sh
 #
 # Logs and reports go to $OUT when it is set (the device machine's return folder, which
-# brings back at most 8 files: this script writes at most 8), else to build/device/check.
+# brings back at most 8 files: this script writes six, the performance step's files
+# bundled in performance.tar.gz), else to build/device/check.
 # Environment:
 #   GPUBENCH_CMAKE_ARGS        extra configure arguments (word-split)
+#   GPUBENCH_CHECK_STEPS       the steps after the build to run, of "tests sanitizers
+#                              suites performance" (default: all of them)
 #   GPUBENCH_CHECK_DEADLINE_S  wall-clock budget in seconds for the whole script; each
 #                              step's timeout is cut to what is left, and steps that no
 #                              longer fit are reported as not run (0: no budget)
@@ -22,7 +29,10 @@ logs=${OUT:-$build/check}
 mkdir -p "$logs"
 jobs=$(nproc)
 deadline_s=${GPUBENCH_CHECK_DEADLINE_S:-0}
+read -r -a check_steps <<<"${GPUBENCH_CHECK_STEPS:-tests sanitizers suites performance}"
 started=$SECONDS
+
+wanted() { [[ " ${check_steps[*]} " == *" $1 "* ]]; }
 
 build_log=$logs/build_and_test.log  # configure, build and ctest
 sanitizer_log=$logs/sanitizers.log
@@ -68,12 +78,51 @@ step() {
   return 0
 }
 
+# --- dependencies ------------------------------------------------------------------
+# What the machine itself offers, before any copy a caller may pass in GPUBENCH_CMAKE_ARGS
+# (CMAKE_PREFIX_PATH): scripts/setup.sh installs these on Debian and Ubuntu, but a machine
+# without package registries has only what its image holds.
+deps_summary=()
+probe_dependency() {
+  local name=$1 package=$2 found=""
+  shift 2
+  for path in "$@"; do
+    if compgen -G "$path" >/dev/null; then found=$(compgen -G "$path" | head -1); break; fi
+  done
+  local version
+  version=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || true)
+  if [[ -n $found ]]; then
+    deps_summary+=("$name: yes (${version:-no package}, $found)")
+  else
+    deps_summary+=("$name: MISSING")
+  fi
+}
+probe_dependency GoogleTest libgtest-dev /usr/include/gtest/gtest.h /usr/local/include/gtest/gtest.h
+probe_dependency Eigen libeigen3-dev /usr/include/eigen3/Eigen/Core /usr/local/include/eigen3/Eigen/Core
+probe_dependency OpenBLAS libopenblas-dev '/usr/lib/x86_64-linux-gnu/libopenblas.so*' '/usr/lib/x86_64-linux-gnu/openblas*/libblas.so*' '/usr/local/lib/libopenblas.so*'
+probe_dependency CLI11 libcli11-dev /usr/include/CLI/CLI.hpp /usr/local/include/CLI/CLI.hpp
+probe_dependency nlohmann_json nlohmann-json3-dev /usr/include/nlohmann/json.hpp /usr/local/include/nlohmann/json.hpp
+{
+  echo "=== dependencies in this machine's image"
+  printf '  %s\n' "${deps_summary[@]}"
+  echo "  extra configure arguments: ${GPUBENCH_CMAKE_ARGS:-none}"
+} | tee -a "$build_log"
+
 # --- build -------------------------------------------------------------------------
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 read -r -a extra_cmake_args <<<"${GPUBENCH_CMAKE_ARGS:-}"
 step configure "$build_log" 300 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   "${generator[@]}" "${extra_cmake_args[@]}"
+# A machine whose image lacks a dependency and cannot install it can be handed copies in
+# build/devdeps (e.g. Debian packages unpacked there, carried along): used only then.
+if ((${#failures[@]} > 0)) && [[ -d build/devdeps && -z ${GPUBENCH_CMAKE_ARGS:-} ]]; then
+  notes+=("configure failed with the image's own dependencies; configured again with the copies in build/devdeps")
+  failures=()
+  rm -rf "$build"
+  step "configure (build/devdeps)" "$build_log" 300 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${generator[@]}" -DCMAKE_PREFIX_PATH="$root/build/devdeps"
+fi
 step build "$build_log" 900 cmake --build "$build" -j "$jobs"
 
 gpu_tests=$build/tests/gpubench_gpu_tests
@@ -82,10 +131,10 @@ built=true
 ((${#failures[@]} == 0)) || built=false
 
 # --- tests -------------------------------------------------------------------------
-if $built; then
+if $built && wanted tests; then
   step ctest "$build_log" 420 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 180
-else
-  echo "build failed: tests, sanitizers and suites not run" | tee -a "$build_log"
+elif ! $built; then
+  echo "build failed: tests, sanitizers, suites and performance not run" | tee -a "$build_log"
 fi
 
 # --- sanitizers --------------------------------------------------------------------
@@ -94,31 +143,53 @@ fi
 # that may fail. The sanitizers count memory errors and races.
 sanitizer=$(command -v compute-sanitizer || true)
 [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
-if $built && [[ -n $sanitizer ]]; then
+if $built && wanted sanitizers && [[ -n $sanitizer ]]; then
   step memcheck "$sanitizer_log" 300 "$sanitizer" --tool memcheck --error-exitcode 1 --report-api-errors no "$gpu_tests"
   # cuSPARSE's own csrmv kernel reports shared-memory write-write hazards inside the
   # library (seen on H200, CUDA 13.0), nothing of ours: its cases stay out of racecheck.
   step racecheck "$sanitizer_log" 200 "$sanitizer" --tool racecheck --error-exitcode 1 --report-api-errors no \
     "$gpu_tests" --gtest_filter='*_sum_*:*_spmv_*:*Sum*:*Spmv*:-*cusparse*'
-elif $built; then
+elif $built && wanted sanitizers; then
   failures+=("sanitizers: compute-sanitizer not found")
 fi
 
 # --- suites ------------------------------------------------------------------------
-# spmv runs at 8M rows, not 256M: 256M rows of 16 entries exceed 32-bit CSR indices.
 suite_default=$logs/suite_default.json
-suite_memory=$logs/suite_memory.json
-suite_spmv=$logs/suite_spmv.json
-suite_matmul=$logs/suite_matmul.json
-if $built && [[ -x $gpubench ]] && "$gpubench" run --help >/dev/null 2>&1; then
+have_gpubench=false
+$built && [[ -x $gpubench ]] && "$gpubench" run --help >/dev/null 2>&1 && have_gpubench=true
+if $have_gpubench && wanted suites; then
   step "suite default" "$suite_log" 240 "$gpubench" run --out "$suite_default"
-  step "suite sin,sqrt,sum 256M" "$suite_log" 180 "$gpubench" run --op sin,sqrt,sum --size 256M --dtype f32 \
-    --out "$suite_memory"
-  step "suite spmv 8M rows" "$suite_log" 150 "$gpubench" run --op spmv --size 8M --dtype f32 --out "$suite_spmv"
-  step "suite matmul 4096" "$suite_log" 150 "$gpubench" run --op matmul --size 4096 --out "$suite_matmul"
-elif $built; then
-  notes+=("suites skipped: $gpubench is missing or has no 'run' command yet")
-  echo "${notes[-1]}" | tee -a "$suite_log"
+fi
+
+# --- performance -------------------------------------------------------------------
+# The targets' cases, the agreement cases (L2 warm, as CuPy's benchmark leaves it), the
+# custom sum under Nsight Compute (its kernel durations as a third clock: ncu serialises
+# and times each launch; clock control off, as the device's rules ask), then the peers and
+# the report. Everything lands in one folder, returned as one archive.
+perf=$logs/performance
+perf_archive=$logs/performance.tar.gz
+if $have_gpubench && wanted performance; then
+  mkdir -p "$perf"
+  step "performance suite" "$suite_log" 420 "$gpubench" run --config configs/performance.json \
+    --out "$perf/performance.json" --out "$perf/performance.md"
+  step "agreement suite" "$suite_log" 120 "$gpubench" run --config configs/agreement.json --out "$perf/agreement.json"
+  ncu=$(command -v ncu || true)
+  [[ -z $ncu && -x /usr/local/cuda/bin/ncu ]] && ncu=/usr/local/cuda/bin/ncu
+  ncu_args=()
+  if [[ -n $ncu ]]; then
+    step "ncu sum/cuda/f32/268435456" "$suite_log" 180 bash -c '"$1" --clock-control none --profile-from-start off \
+      --metrics gpu__time_duration.sum --csv --nvtx --nvtx-include "gpubench@sum/cuda/f32/268435456/" \
+      "$2" run --op sum --size 256M --dtype f32 --backend cuda --profile --quiet --out "$3/ncu_run.json" >"$3/ncu.csv"' \
+      _ "$ncu" "$gpubench" "$perf"
+    ncu_args=(--ncu "$perf/ncu.csv" --ncu-case sum/cuda/f32/268435456)
+  else
+    notes+=("ncu not found: no Nsight Compute cross-check")
+  fi
+  step "compare_peers" "$suite_log" 420 env PYTHONUNBUFFERED=1 python3 scripts/compare_peers.py "$perf/performance.json" \
+    --agreement "$perf/agreement.json" "${ncu_args[@]}" --out "$perf/peers.json"
+  step "performance_report" "$suite_log" 60 python3 scripts/performance_report.py "$perf/performance.json" \
+    --peers "$perf/peers.json" --out "$perf/PERFORMANCE.md" \
+    --command "bash scripts/device-check.sh (configs/performance.json, configs/agreement.json)"
 fi
 
 # --- summary -----------------------------------------------------------------------
@@ -153,9 +224,11 @@ count_sanitizer_errors() {
   else
     echo "tests: no ctest summary"
   fi
+  echo "dependencies in the image:"
+  printf '  %s\n' "${deps_summary[@]}"
   echo "memcheck errors: $(count_sanitizer_errors memcheck)   racecheck errors: $(count_sanitizer_errors racecheck)"
   if command -v python3 >/dev/null; then
-    python3 - "$suite_default" "$suite_memory" "$suite_spmv" "$suite_matmul" <<'PY' || true
+    python3 - "$suite_default" "$perf/performance.json" "$perf/agreement.json" <<'PY' || true
 import json, os, sys
 
 rows = []
@@ -164,27 +237,39 @@ for path in sys.argv[1:]:
         continue
     with open(path) as handle:
         report = json.load(handle)
+    suite = os.path.basename(path).replace("suite_", "").replace(".json", "")
     for record in report.get("results", []):
-        if record.get("device") != "gpu" and os.path.basename(path) != "suite_matmul.json":
+        if record.get("device") != "gpu" and suite == "default":
             continue
         shape = record.get("shape", {})
         throughput = record.get("throughput", {})
+        fraction = record.get("roofline", {}).get("fraction", 0)
         median = record.get("statistics", {}).get("median", 0)
-        rows.append((os.path.basename(path).replace("suite_", "").replace(".json", ""), record["op"], record["backend"],
-                     record["dtype"], shape.get("label", ""), record["status"], median * 1e6,
-                     throughput.get("gbps", 0), throughput.get("gflops", 0),
-                     record.get("verification", {}).get("passed"), record.get("reason", "")))
+        rows.append((suite[:8], record["op"], record["backend"], record["dtype"], shape.get("label", ""),
+                     record["status"], median * 1e6, throughput.get("gbps", 0), throughput.get("gflops", 0),
+                     f"{fraction:.0%}" if fraction else "-", record.get("verification", {}).get("passed"),
+                     record.get("reason", "")))
 if rows:
-    print(f"{'suite':8} {'op':6} {'backend':9} {'dtype':5} {'shape':26} {'status':7} {'median_us':>11} {'GB/s':>8} {'GFLOP/s':>9} verified")
-    for suite, op, backend, dtype, label, status, median_us, gbps, gflops, verified, reason in rows:
-        line = f"{suite:8} {op:6} {backend:9} {dtype:5} {label[:26]:26} {status:7} {median_us:11.1f} {gbps:8.1f} {gflops:9.1f} {verified}"
+    print(f"{'suite':8} {'op':6} {'backend':9} {'dtype':5} {'shape':26} {'status':7} {'median_us':>11} {'GB/s':>8} {'GFLOP/s':>9} {'%peak':>6} verified")
+    for suite, op, backend, dtype, label, status, median_us, gbps, gflops, peak, verified, reason in rows:
+        line = (f"{suite:8} {op:6} {backend:9} {dtype:5} {label[:26]:26} {status:7} {median_us:11.1f} {gbps:8.1f} "
+                f"{gflops:9.1f} {peak:>6} {verified}")
         print(line + (f"  ({reason[:60]})" if status != "ok" else ""))
 else:
     print("suites: no reports")
 PY
   fi
+  if [[ -f $perf/PERFORMANCE.md ]]; then
+    sed -n '/^## Targets/,/^## [^T]/p' "$perf/PERFORMANCE.md" | sed '$d'
+    sed -n '/^## Agreement/,/^## [^A]/p' "$perf/PERFORMANCE.md" | sed '$d'
+  fi
   for note in "${notes[@]}"; do echo "note: $note"; done
-  if ((${#failures[@]} == 0)); then
+  if # The performance step's files travel as one archive (the return folder takes 8 files).
+if [[ -d $perf ]]; then
+  tar -czf "$perf_archive" -C "$logs" performance && rm -rf "$perf"
+fi
+
+((${#failures[@]} == 0)); then
     echo "result: PASS"
   else
     echo "result: FAIL"
@@ -192,5 +277,10 @@ PY
   fi
   echo "logs: $logs"
 } | tee "$logs/summary.txt"
+
+# The performance step's files travel as one archive (the return folder takes 8 files).
+if [[ -d $perf ]]; then
+  tar -czf "$perf_archive" -C "$logs" performance && rm -rf "$perf"
+fi
 
 ((${#failures[@]} == 0))

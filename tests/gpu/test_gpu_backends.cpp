@@ -353,7 +353,13 @@ TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
   const Problem short_rows = spmv_problem(DType::f32, mostly_empty_matrix());
   EXPECT_NE(backend.prepare(short_rows, BackendSettings{})->details().find("csr_scalar"), std::string::npos);
   const Problem rows_of_12 = make_problem(Op::spmv, DType::f32, spmv_shape(20000, 12, SpmvPattern::random), kSeed);
-  EXPECT_NE(backend.prepare(rows_of_12, BackendSettings{})->details().find("threads_per_row=4"), std::string::npos);
+  const std::string random_details = backend.prepare(rows_of_12, BackendSettings{})->details();
+  EXPECT_NE(random_details.find("threads_per_row=4"), std::string::npos) << random_details;
+  EXPECT_NE(random_details.find("loads=vec16"), std::string::npos) << random_details;
+  // Banded rows are runs of neighbouring columns: one entry per lane, so x reads coalesce.
+  const Problem banded = make_problem(Op::spmv, DType::f64, spmv_shape(20000, 12, SpmvPattern::banded), kSeed);
+  const std::string banded_details = backend.prepare(banded, BackendSettings{})->details();
+  EXPECT_NE(banded_details.find("loads=scalar"), std::string::npos) << banded_details;
 }
 
 TEST(GpuBackends, CublasTf32IsVerifiedAtTf32Precision) {

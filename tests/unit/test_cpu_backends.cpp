@@ -2,11 +2,14 @@
 
 #include <omp.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
+#include "cpu_backend/cpu_backends.hpp"
 #include "problem.hpp"
 #include "verify.hpp"
 
@@ -36,6 +39,32 @@ std::vector<ShapeCase> shape_cases() {
   }
   cases.push_back({Op::spmv, spmv_file_shape(std::string(GPUBENCH_TEST_DATA) + "/mm_empty_rows.mtx")});
   return cases;
+}
+
+// The vectorised double sin against std::sin where its reduction is hardest (next to
+// multiples of pi/2, up to its 1e5 limit), past the limit (std::sin itself), and on the
+// special values.
+TEST(CpuBackends, VectorisedDoubleSinMatchesStdSin) {
+  constexpr double kHalfPi = 1.5707963267948966;
+  std::vector<double> x;
+  for (int k = -63662; k <= 63662; k += 97)  // k pi/2 up to 1e5
+    for (double direction : {-1.0, 1.0}) x.push_back(std::nextafter(k * kHalfPi, direction * 1e300));
+  for (double value : {0.0, 1e-300, 1e-9, 0.5, 3.14159, -3.14159, 99999.9, 1e5, 1.5e5, 1e300})
+    for (double sign : {-1.0, 1.0}) x.push_back(sign * value);
+  const double infinity = std::numeric_limits<double>::infinity();
+  x.push_back(infinity);
+  x.push_back(std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> y(x.size());
+  sin_block_f64(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double expected = std::sin(x[i]);
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(y[i])) << x[i];
+      continue;
+    }
+    const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::abs(expected), 0x1p-1022)) - 52);
+    EXPECT_LE(std::abs(y[i] - expected), 2 * ulp) << "sin(" << x[i] << ")";
+  }
 }
 
 TEST(CpuBackends, RegistersEigenThenOpenblas) {

@@ -1,0 +1,565 @@
+#!/usr/bin/env python3
+"""Run the cases of a gpubench JSON report in the peers a user would otherwise reach for,
+CuPy on the GPU and NumPy/SciPy on the CPU, and compare medians.
+
+  scripts/compare_peers.py results.json --out peers.json
+  scripts/compare_peers.py results.json --agreement warm.json --ncu ncu.csv --out peers.json
+
+For every verified case of the report (kernel timing; e2e and TF32 cases are left out) it
+builds inputs of the same op, dtype, shape and distribution (not bit-identical: the peers
+draw their own random numbers; spmv matrices have the same rows, nonzeros per row and
+pattern), times the peer, checks a sample of the peer's output against a float64 NumPy
+reference, and prints one table: case, gpubench backend and median, peer and median, and
+the ratio (peer time / gpubench time, or for spmv the ratio of effective GB/s, since a
+power-law matrix drawn again has a slightly different nonzero count; above 1: gpubench is
+faster). GPU backends are compared with CuPy, CPU backends with NumPy (SciPy for spmv).
+
+Timing. CuPy: cupyx.profiler.benchmark's GPU time (CUDA events around each call), median.
+It does not flush L2, so for a gpubench case that flushed L2 (the default) this script
+flushes it itself before each call (a memset of twice the L2 size, as gpubench does) and
+times the call alone with CUDA events; cases run with `--l2 warm` use the benchmark as is.
+NumPy: time.perf_counter around each call, median; NumPy and SciPy's sparse product run on
+one thread, matmul on OpenBLAS's threads.
+
+Agreement (--agreement REPORT): the same library call timed by gpubench and by CuPy must
+agree within --tolerance (3 %): cuBLAS matmul (gpubench --backend cublas) against
+cupy.matmul and CUB sum (--backend cub) against cupy.sum (CuPy's CUB reduction). That
+report should be run with `--l2 warm`, matching cupyx.profiler.benchmark, which does not
+flush. --ncu FILE adds Nsight Compute's gpu__time_duration.sum (CSV from `ncu --csv`) for
+one custom kernel as a third clock for the same case of the main report.
+
+Copy bandwidth. The script measures its own copy ceilings (a device-to-device copy of
+2^28 float32 through CuPy; a NumPy copy of 2^26 float64 on one thread), read + written
+bytes, so that a report without gpubench's roofline fields still has a ceiling.
+
+Without CuPy (or with --no-gpu) it runs the NumPy part and says so. `--help` needs nothing.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+
+def load_report(path):
+    with open(path) as handle:
+        report = json.load(handle)
+    if report.get("schema") != "gpubench-report":
+        sys.exit(f"{path}: not a gpubench JSON report")
+    return report
+
+
+# ----------------------------------------------------------------------------- cases
+
+def case_key(record):
+    shape = record.get("shape", {})
+    return (record["op"], record["dtype"], shape.get("label", ""))
+
+
+def usable(record):
+    settings = record.get("settings", {})
+    return (record.get("status") == "ok" and settings.get("timing", "kernel") == "kernel"
+            and not settings.get("tf32", False) and record.get("statistics", {}).get("median", 0) > 0)
+
+
+def op_bytes(op, shape, dtype):
+    """gpubench's byte model (src/op_table.cpp)."""
+    element = 4 if dtype == "f32" else 8
+    if op in ("sin", "sqrt"):
+        return 2 * shape["n"] * element
+    if op == "sum":
+        return (shape["n"] + 1) * element
+    if op == "matmul":
+        m, n, k = shape["m"], shape["n"], shape["k"]
+        return (m * k + k * n + m * n) * element
+    nnz, rows = shape["nnz"], shape["rows"]
+    return nnz * (element + 4) + (rows + 1) * 4 + nnz * element + rows * element
+
+
+# ----------------------------------------------------------------------------- inputs
+
+POWERLAW_ALPHA = 2.5  # src/csr.cpp
+
+
+def powerlaw_mean(np, scale, cap):
+    exact = min(cap, 2048)
+    j = np.arange(1, exact + 1, dtype=np.float64)
+    mean = float(np.sum((1 + j / scale) ** -POWERLAW_ALPHA))
+    if cap > exact:
+        def antiderivative(x):
+            return scale / (POWERLAW_ALPHA - 1) * (1 + x / scale) ** (1 - POWERLAW_ALPHA)
+        mean += antiderivative(exact + 0.5) - antiderivative(cap + 0.5)
+    return mean
+
+
+def powerlaw_scale(np, target, cap):
+    low, high = 1e-3, 1.0
+    while powerlaw_mean(np, high, cap) < target and high < 1e15:
+        high *= 2
+    for _ in range(64):
+        middle = 0.5 * (low + high)
+        if powerlaw_mean(np, middle, cap) < target:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
+def make_csr_arrays(np, shape, rng):
+    """(row_ptr, col_idx, rows, cols) with gpubench's structure: random rows hold distinct
+    sorted columns spread uniformly (one per stratum), banded rows the diagonals from
+    -(nnz/2) up, power-law rows a Lomax(alpha 2.5) length with gpubench's scale."""
+    rows, per_row, pattern = shape["rows"], shape.get("nnz_per_row", 0), shape.get("pattern", "random")
+    if pattern == "file":
+        import scipy.io
+        matrix = scipy.io.mmread(shape["matrix_path"]).tocsr()
+        return matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32), matrix.shape[0], matrix.shape[1]
+    if pattern == "banded":
+        row = np.arange(rows, dtype=np.int64)
+        lowest = row - per_row // 2
+        first = np.maximum(0, lowest)
+        lengths = np.minimum(rows - 1, lowest + per_row - 1) - first + 1
+    elif pattern == "powerlaw":
+        scale = powerlaw_scale(np, float(per_row), rows)
+        uniform = 1 - rng.random(rows)
+        lengths = np.minimum(np.floor(scale * (uniform ** (-1 / POWERLAW_ALPHA) - 1)), rows).astype(np.int64)
+    else:
+        lengths = np.full(rows, per_row, dtype=np.int64)
+    row_ptr = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(lengths, out=row_ptr[1:])
+    nnz = int(row_ptr[-1])
+    owner = np.repeat(np.arange(rows, dtype=np.int64), lengths)
+    position = np.arange(nnz, dtype=np.int64) - row_ptr[owner]
+    if pattern == "banded":
+        col_idx = first[owner] + position
+    else:
+        width = rows / np.maximum(lengths[owner], 1)
+        col_idx = np.minimum(rows - 1, np.floor((position + rng.random(nnz)) * width)).astype(np.int64)
+    return row_ptr.astype(np.int32), col_idx.astype(np.int32), rows, rows
+
+
+def make_inputs(np, op, dtype, shape, rng):
+    """Host inputs in gpubench's distributions (README, Cases)."""
+    t = np.float32 if dtype == "f32" else np.float64
+    if op == "sin":
+        return {"x": rng.uniform(-math.pi, math.pi, shape["n"]).astype(t)}
+    if op == "sqrt":
+        return {"x": rng.uniform(0, 1000, shape["n"]).astype(t)}
+    if op == "sum":
+        return {"x": rng.random(shape["n"], dtype=t)}
+    if op == "matmul":
+        m, n, k = shape["m"], shape["n"], shape["k"]
+        return {"a": rng.uniform(-1, 1, (m, k)).astype(t), "b": rng.uniform(-1, 1, (k, n)).astype(t)}
+    row_ptr, col_idx, rows, cols = make_csr_arrays(np, shape, rng)
+    return {"row_ptr": row_ptr, "col_idx": col_idx, "rows": rows, "cols": cols,
+            "values": rng.uniform(-1, 1, len(col_idx)).astype(t), "x": rng.uniform(-1, 1, cols).astype(t)}
+
+
+def peer_shape(np, op, shape, inputs):
+    """The shape the peer actually ran (spmv: its own nonzero count)."""
+    if op != "spmv":
+        return dict(shape)
+    result = dict(shape)
+    result["nnz"] = int(len(inputs["col_idx"]))
+    result["rows"], result["cols"] = int(inputs["rows"]), int(inputs["cols"])
+    return result
+
+
+# ----------------------------------------------------------------------------- checking
+
+def check_output(np, op, dtype, inputs, output, rng, samples=4096):
+    """Largest sampled error over its bound, against a float64 NumPy reference; the bounds
+    follow src/verify.cpp in spirit: a few ulps for sin/sqrt, a sqrt(length)-scaled
+    rounding bound for dot products, log2(n)-scaled for sum."""
+    eps = float(np.finfo(np.float32 if dtype == "f32" else np.float64).eps)
+    output = np.asarray(output)
+    if op in ("sin", "sqrt"):
+        x = inputs["x"]
+        index = rng.integers(0, len(x), min(samples, len(x)))
+        ref = (np.sin if op == "sin" else np.sqrt)(x[index].astype(np.float64))
+        scale = np.abs(ref) + (0.25 if op == "sin" else 0)
+        error = np.abs(output[index].astype(np.float64) - ref) / (4 * eps * np.maximum(scale, 1e-300))
+    elif op == "sum":
+        x = inputs["x"]
+        ref = float(np.sum(x, dtype=np.float64))  # pairwise in float64: far below the bound
+        bound = 4 * eps * max(1.0, math.log2(len(x))) * float(np.sum(np.abs(x), dtype=np.float64))
+        error = np.array([abs(float(output) - ref) / bound])
+    elif op == "matmul":
+        a, b = inputs["a"], inputs["b"]
+        count = min(samples, a.shape[0] * b.shape[1], 512)
+        i = rng.integers(0, a.shape[0], count)
+        j = rng.integers(0, b.shape[1], count)
+        terms = a[i, :].astype(np.float64) * b[:, j].T.astype(np.float64)
+        ref, scale = terms.sum(axis=1), np.abs(terms).sum(axis=1)
+        bound = 4 * eps * math.sqrt(a.shape[1]) * np.maximum(scale, 1e-300)
+        error = np.abs(output[i, j].astype(np.float64) - ref) / bound
+    else:
+        row_ptr, col_idx, values, x = inputs["row_ptr"], inputs["col_idx"], inputs["values"], inputs["x"]
+        rows = rng.integers(0, inputs["rows"], min(samples, inputs["rows"]))
+        error = np.zeros(len(rows))
+        for e, row in enumerate(rows):
+            begin, end = row_ptr[row], row_ptr[row + 1]
+            terms = values[begin:end].astype(np.float64) * x[col_idx[begin:end]].astype(np.float64)
+            bound = 4 * eps * (2 * math.sqrt(end - begin) + 16) * max(float(np.abs(terms).sum()), 1e-300)
+            error[e] = abs(float(output[row]) - float(terms.sum())) / bound
+    worst = float(np.max(error)) if error.size else 0.0
+    return {"passed": bool(worst <= 1.0), "worst_error_over_bound": worst, "entries_checked": int(error.size)}
+
+
+# ----------------------------------------------------------------------------- timing
+
+def median_cpu(fn, min_reps=5, max_seconds=3.0):
+    fn()
+    times = []
+    started = time.perf_counter()
+    while len(times) < min_reps or (time.perf_counter() - started < max_seconds and len(times) < 200):
+        begin = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - begin)
+        if time.perf_counter() - started > 4 * max_seconds and len(times) >= 3:
+            break
+    return statistics.median(times), len(times)
+
+
+class GpuPeer:
+    """CuPy timing: cupyx.profiler.benchmark (warm L2) or an event loop with an L2 flush."""
+
+    def __init__(self, cp):
+        import cupyx.profiler
+        self.cp = cp
+        self.benchmark = cupyx.profiler.benchmark
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        self.name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        self.l2_bytes = int(props.get("l2CacheSize", 50 << 20))
+        self.flush_buffer = cp.empty(2 * self.l2_bytes, dtype=cp.uint8)
+
+    def median(self, fn, l2, n_repeat=50):
+        cp = self.cp
+        if l2 == "warm":
+            result = self.benchmark(fn, (), n_repeat=n_repeat, n_warmup=5)
+            return float(statistics.median(result.gpu_times[0])), len(result.gpu_times[0]), "cupyx.profiler.benchmark (L2 warm)"
+        for _ in range(3):
+            fn()
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        times = []
+        for rep in range(n_repeat):
+            self.flush_buffer.fill(rep & 0xFF)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop) * 1e-3)
+        return statistics.median(times), len(times), "CUDA events, L2 flushed before each call"
+
+    def copy_gbps(self):
+        cp = self.cp
+        source = cp.ones(1 << 28, dtype=cp.float32)
+        target = cp.empty_like(source)
+        seconds, _, _ = self.median(lambda: cp.copyto(target, source), "flush", n_repeat=11)
+        return 2 * source.nbytes / seconds / 1e9
+
+
+def cupy_run(cp, op, dtype, inputs):
+    """(function to time, function returning the output as NumPy) for the CuPy peer."""
+    if op in ("sin", "sqrt"):
+        x = cp.asarray(inputs["x"])
+        y = cp.empty_like(x)
+        ufunc = cp.sin if op == "sin" else cp.sqrt
+        return (lambda: ufunc(x, out=y)), (lambda: cp.asnumpy(y))
+    if op == "sum":
+        x = cp.asarray(inputs["x"])
+        holder = {}
+
+        def run():
+            holder["s"] = cp.sum(x)
+        return run, (lambda: float(holder["s"].get()))
+    if op == "matmul":
+        a, b = cp.asarray(inputs["a"]), cp.asarray(inputs["b"])
+        c = cp.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+        return (lambda: cp.matmul(a, b, out=c)), (lambda: cp.asnumpy(c))
+    import cupyx.scipy.sparse
+    matrix = cupyx.scipy.sparse.csr_matrix(
+        (cp.asarray(inputs["values"]), cp.asarray(inputs["col_idx"]), cp.asarray(inputs["row_ptr"])),
+        shape=(inputs["rows"], inputs["cols"]))
+    x = cp.asarray(inputs["x"])
+    holder = {}
+
+    def run_spmv():
+        holder["y"] = matrix @ x
+    return run_spmv, (lambda: cp.asnumpy(holder["y"]))
+
+
+def numpy_run(np, op, inputs):
+    if op in ("sin", "sqrt"):
+        x = inputs["x"]
+        y = np.empty_like(x)
+        ufunc = np.sin if op == "sin" else np.sqrt
+        return (lambda: ufunc(x, out=y)), (lambda: y), "numpy." + op
+    if op == "sum":
+        holder = {}
+
+        def run():
+            holder["s"] = np.sum(inputs["x"])
+        return run, (lambda: float(holder["s"])), "numpy.sum"
+    if op == "matmul":
+        a, b = inputs["a"], inputs["b"]
+        c = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+        return (lambda: np.matmul(a, b, out=c)), (lambda: c), "numpy.matmul (@)"
+    import scipy.sparse
+    matrix = scipy.sparse.csr_matrix((inputs["values"], inputs["col_idx"], inputs["row_ptr"]),
+                                     shape=(inputs["rows"], inputs["cols"]))
+    x = inputs["x"]
+    holder = {}
+
+    def run_spmv():
+        holder["y"] = matrix @ x
+    return run_spmv, (lambda: holder["y"]), "scipy.sparse.csr_matrix @"
+
+
+# ----------------------------------------------------------------------------- main parts
+
+def blas_info():
+    try:
+        import threadpoolctl
+        return [{k: v for k, v in pool.items() if k in ("internal_api", "version", "architecture",
+                                                       "num_threads", "threading_layer", "filepath")}
+                for pool in threadpoolctl.threadpool_info()]
+    except Exception as error:  # threadpoolctl is optional
+        return [{"note": f"threadpoolctl unavailable: {error}"}]
+
+
+def format_seconds(seconds):
+    if seconds is None:
+        return "-"
+    for unit, factor in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= factor:
+            return f"{seconds / factor:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def run_peers(np, cp_peer, report, args):
+    rng = np.random.default_rng(args.seed)
+    cases = {}
+    for record in report["results"]:
+        if usable(record):
+            cases.setdefault(case_key(record), []).append(record)
+    rows = []
+    for key, records in cases.items():
+        op, dtype, label = key
+        shape = records[0]["shape"]
+        l2 = records[0].get("settings", {}).get("l2", "flush")
+        kinds = {r["device"] for r in records}
+        print(f"  {op} {dtype} {label} ...", file=sys.stderr, flush=True)
+        inputs = make_inputs(np, op, dtype, shape, rng)
+        shape_run = peer_shape(np, op, shape, inputs)
+        peers = {}
+        if "gpu" in kinds and cp_peer is not None:
+            try:
+                fn, fetch = cupy_run(cp_peer.cp, op, dtype, inputs)
+                seconds, count, method = cp_peer.median(fn, l2)
+                peers["gpu"] = {"peer": "cupy", "median_s": seconds, "samples": count, "method": method,
+                                "shape": shape_run, "check": check_output(np, op, dtype, inputs, fetch(), rng)}
+                cp_peer.cp.get_default_memory_pool().free_all_blocks()
+            except Exception as error:  # a peer that cannot run the case is reported, not fatal
+                peers["gpu"] = {"peer": "cupy", "error": str(error)}
+        if "cpu" in kinds and not args.no_cpu:
+            fn, fetch, name = numpy_run(np, op, inputs)
+            seconds, count = median_cpu(fn, max_seconds=args.cpu_seconds)
+            peers["cpu"] = {"peer": name.split(".")[0], "call": name, "median_s": seconds, "samples": count,
+                            "method": "time.perf_counter, median", "shape": shape_run,
+                            "check": check_output(np, op, dtype, inputs, fetch(), rng)}
+        for record in records:
+            peer = peers.get(record["device"])
+            row = {"case": f"{op}/{dtype}/{label}", "op": op, "dtype": dtype, "shape": shape,
+                   "backend": record["backend"], "device": record["device"], "l2": l2,
+                   "gpubench_median_s": record["statistics"]["median"],
+                   "gpubench_gbps": record.get("throughput", {}).get("gbps"),
+                   "gpubench_gflops": record.get("throughput", {}).get("gflops"), "peer": peer}
+            if peer and "median_s" in peer:
+                gpubench_rate = op_bytes(op, shape, dtype) / record["statistics"]["median"]
+                peer_rate = op_bytes(op, peer["shape"], dtype) / peer["median_s"]
+                row["peer_gbps"] = peer_rate / 1e9
+                row["ratio"] = gpubench_rate / peer_rate
+            rows.append(row)
+        del inputs
+    return rows
+
+
+def run_agreement(np, cp_peer, report, args):
+    rng = np.random.default_rng(args.seed + 1)
+    results = []
+    for record in report["results"]:
+        if not usable(record) or (record["backend"], record["op"]) not in (("cublas", "matmul"), ("cub", "sum")):
+            continue
+        op, dtype, shape = record["op"], record["dtype"], record["shape"]
+        l2 = record.get("settings", {}).get("l2", "flush")
+        inputs = make_inputs(np, op, dtype, shape, rng)
+        fn, fetch = cupy_run(cp_peer.cp, op, dtype, inputs)
+        seconds, count, method = cp_peer.median(fn, l2, n_repeat=100)
+        mine = record["statistics"]["median"]
+        difference = (mine - seconds) / seconds
+        results.append({"case": record["id"], "clock_a": f"gpubench {record['backend']} (l2 {l2})",
+                        "median_a_s": mine, "clock_b": f"cupy.{op} via {method}", "median_b_s": seconds,
+                        "difference": difference, "tolerance": args.tolerance,
+                        "agrees": abs(difference) <= args.tolerance,
+                        "check": check_output(np, op, dtype, inputs, fetch(), rng)})
+        del inputs
+        cp_peer.cp.get_default_memory_pool().free_all_blocks()
+    return results
+
+
+NCU_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3,
+             "second": 1.0, "s": 1.0}
+
+
+def ncu_agreement(path, report, case_id, tolerance, samples_taken):
+    """Kernel durations from `ncu --csv --metrics gpu__time_duration.sum` over a gpubench
+    --profile run of one case (ncu --profile-from-start off: only the samples, which
+    --profile fixes at `samples_taken`): the launches of one sample are summed (the sum
+    launches two passes), then the median over samples is compared with gpubench's median
+    for that case in the main report."""
+    import csv
+    with open(path) as handle:
+        lines = [line for line in handle if line.startswith('"')]
+    kernels = []
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") == "gpu__time_duration.sum":
+            value = float(row["Metric Value"].replace(",", ""))
+            kernels.append((row.get("Kernel Name", ""), value * NCU_UNITS.get(row.get("Metric Unit", "nsecond"), 1e-9)))
+    if not kernels:
+        return {"case": case_id, "error": f"{path}: no gpu__time_duration.sum rows", "tolerance": tolerance}
+    if len(kernels) % samples_taken != 0:
+        return {"case": case_id, "tolerance": tolerance,
+                "error": f"{path}: {len(kernels)} launches do not split into {samples_taken} samples"}
+    per_sample = len(kernels) // samples_taken
+    samples = [sum(seconds for _, seconds in kernels[i:i + per_sample]) for i in range(0, len(kernels), per_sample)]
+    record = next((r for r in report["results"] if r.get("id") == case_id and usable(r)), None)
+    result = {"case": case_id, "clock_a": "gpubench (CUDA events, L2 flushed)",
+              "clock_b": f"ncu gpu__time_duration.sum ({len(kernels)} launches, {len(samples)} samples)",
+              "median_b_s": statistics.median(samples), "tolerance": tolerance}
+    if record is None:
+        result["error"] = f"case {case_id} not in the main report"
+        return result
+    result["median_a_s"] = record["statistics"]["median"]
+    result["difference"] = (result["median_a_s"] - result["median_b_s"]) / result["median_b_s"]
+    result["agrees"] = abs(result["difference"]) <= tolerance
+    return result
+
+
+def print_tables(document):
+    rows = document["cases"]
+    print(f"\npeers on {document['host']['gpu'] or 'no GPU'} / {document['host']['cpu']}")
+    header = f"{'case':44} {'backend':9} {'median':>10} {'peer':>8} {'peer median':>12} {'ratio':>7}  peer check"
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        peer = row.get("peer") or {}
+        ratio = f"{row['ratio']:.2f}x" if "ratio" in row else "-"
+        check = peer.get("check", {})
+        verdict = ("ok" if check.get("passed") else f"FAIL ({check.get('worst_error_over_bound', 0):.3g} x bound)") \
+            if check else peer.get("error", "no peer run")
+        print(f"{row['case'][:44]:44} {row['backend']:9} {format_seconds(row['gpubench_median_s']):>10} "
+              f"{peer.get('peer', '-'):>8} {format_seconds(peer.get('median_s')):>12} {ratio:>7}  {verdict}")
+    print("ratio: gpubench throughput / peer throughput (peer time / gpubench time); above 1: gpubench is faster")
+    if document.get("agreement"):
+        print(f"\nagreement (one call, two clocks; tolerance {document['tolerance']:.0%})")
+        for row in document["agreement"]:
+            if "error" in row:
+                print(f"  {row['case']}: {row['error']}")
+                continue
+            print(f"  {row['case'][:40]:40} {row['clock_a'][:30]:30} {format_seconds(row['median_a_s']):>10}  "
+                  f"{row['clock_b'][:44]:44} {format_seconds(row['median_b_s']):>10}  {row['difference']:+.1%}  "
+                  f"{'agrees' if row['agrees'] else 'DISAGREES'}")
+    for note in document["notes"]:
+        print("note:", note)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="See the module docstring (head of this file) for the method.")
+    parser.add_argument("report", help="gpubench JSON report whose cases to run in the peers")
+    parser.add_argument("--agreement", metavar="REPORT",
+                        help="gpubench report (run with --l2 warm) of cublas matmul and cub sum cases to time in CuPy")
+    parser.add_argument("--ncu", metavar="CSV", help="ncu --csv output of a gpubench --profile run of --ncu-case")
+    parser.add_argument("--ncu-case", default="sum/cuda/f32/268435456", help="the case id the ncu run profiled")
+    parser.add_argument("--ncu-samples", type=int, default=5, help="samples in that run (gpubench --profile: 5)")
+    parser.add_argument("--out", help="write the comparison as JSON here")
+    parser.add_argument("--tolerance", type=float, default=0.03, help="agreement tolerance (fraction, default 0.03)")
+    parser.add_argument("--cpu-seconds", type=float, default=2.0, help="time budget per NumPy case (default 2 s)")
+    parser.add_argument("--no-gpu", action="store_true", help="skip CuPy")
+    parser.add_argument("--no-cpu", action="store_true", help="skip NumPy/SciPy")
+    parser.add_argument("--seed", type=int, default=42)
+    args = parser.parse_args()
+
+    report = load_report(args.report)
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("compare_peers.py needs NumPy (and SciPy for spmv): pip install numpy scipy")
+    notes = []
+    cp_peer = None
+    if args.no_gpu:
+        notes.append("CuPy part skipped (--no-gpu): GPU cases have no peer")
+    else:
+        try:
+            import cupy
+            cp_peer = GpuPeer(cupy)
+        except Exception as error:  # no CuPy, no GPU or no driver: the NumPy part still runs
+            notes.append(f"CuPy unavailable ({type(error).__name__}: {error}): NumPy part only, GPU cases have no peer")
+    for note in notes:
+        print("note:", note, file=sys.stderr)
+
+    document = {
+        "schema": "gpubench-peers", "schema_version": 1,
+        "report": os.path.abspath(args.report), "gpubench_context": report.get("context", {}),
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "host": {"cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
+                 "gpu": cp_peer.name if cp_peer else None},
+        "versions": {"numpy": np.__version__},
+        "blas": blas_info(),
+        "copy_gbps": {},
+        "tolerance": args.tolerance,
+        "notes": notes,
+    }
+    try:
+        import scipy
+        document["versions"]["scipy"] = scipy.__version__
+    except ImportError:
+        notes.append("SciPy missing: spmv has no CPU peer")
+    if cp_peer is not None:
+        document["versions"]["cupy"] = cp_peer.cp.__version__
+        # Which backend CuPy's reductions use (CUB or its own kernels) decides what cupy.sum is.
+        document["versions"]["cupy_accelerators"] = os.environ.get("CUPY_ACCELERATORS", "(default)")
+        document["copy_gbps"]["gpu"] = cp_peer.copy_gbps()
+    if not args.no_cpu:
+        source = np.ones(1 << 26)
+        target = np.empty_like(source)
+        seconds, _ = median_cpu(lambda: np.copyto(target, source), max_seconds=0.5)
+        document["copy_gbps"]["cpu_one_thread"] = 2 * source.nbytes / seconds / 1e9
+
+    document["cases"] = run_peers(np, cp_peer, report, args)
+    document["agreement"] = []
+    if args.agreement:
+        if cp_peer is None:
+            notes.append("agreement not run: it needs CuPy")
+        else:
+            document["agreement"] = run_agreement(np, cp_peer, load_report(args.agreement), args)
+    if args.ncu:
+        document["agreement"].append(ncu_agreement(args.ncu, report, args.ncu_case, args.tolerance, args.ncu_samples))
+
+    print_tables(document)
+    if args.out:
+        with open(args.out + ".tmp", "w") as handle:
+            json.dump(document, handle, indent=1)
+        os.replace(args.out + ".tmp", args.out)
+    failed = [row["case"] for row in document["cases"]
+              if row.get("peer", {}) and row["peer"].get("check") and not row["peer"]["check"]["passed"]]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

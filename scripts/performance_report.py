@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Write docs/PERFORMANCE.md from a gpubench JSON report and the peers JSON of
+scripts/compare_peers.py: the machine, the results with their roofline percentages, the
+peer comparison, the measurement agreement, and the performance targets, each met or not
+with the numbers that decide it.
+
+  scripts/performance_report.py performance.json --peers peers.json --out docs/PERFORMANCE.md
+
+Ceilings: a result's own roofline object (gpubench's measured copy bandwidth, theoretical
+peaks) when the report has it; otherwise GB/s over the copy bandwidth the peers script
+measured itself (CuPy's device-to-device copy; NumPy's one-thread copy for the CPU).
+"""
+
+import argparse
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def seconds_text(seconds):
+    if seconds is None:
+        return "-"
+    for unit, factor in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= factor:
+            return f"{seconds / factor:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def number(value, digits=0):
+    return "-" if value in (None, 0) else f"{value:,.{digits}f}"
+
+
+class Results:
+    def __init__(self, report, peers):
+        self.report = report
+        self.peers = peers or {}
+        self.context = report.get("context", {})
+        gpus = self.context.get("gpus") or [{}]
+        self.gpu = gpus[0]
+        copies = self.peers.get("copy_gbps", {})
+        # Measured copy ceilings: gpubench's own where the report has them, else the peers'.
+        self.gpu_copy = self.gpu.get("copy_gbps") or copies.get("gpu") or 0
+        self.gpu_copy_source = "gpubench" if self.gpu.get("copy_gbps") else ("CuPy copy" if copies.get("gpu") else None)
+        self.cpu_copy = self.context.get("cpu_copy_gbps") or copies.get("cpu_one_thread") or 0
+        self.cpu_copy_source = "gpubench" if self.context.get("cpu_copy_gbps") else (
+            "NumPy one-thread copy" if copies.get("cpu_one_thread") else None)
+
+    def ok(self):
+        return [r for r in self.report.get("results", []) if r.get("status") == "ok"]
+
+    def find(self, op, backend, dtype, label=None, predicate=None):
+        for record in self.ok():
+            if (record["op"], record["backend"], record["dtype"]) != (op, backend, dtype):
+                continue
+            if record.get("settings", {}).get("tf32") or record.get("settings", {}).get("timing") == "e2e":
+                continue
+            if label is not None and record["shape"].get("label") != label:
+                continue
+            if predicate is not None and not predicate(record):
+                continue
+            return record
+        return None
+
+    def ceiling_fraction(self, record):
+        """(fraction, ceiling name) of a result: its roofline, else GB/s over a copy."""
+        roofline = record.get("roofline") or {}
+        if roofline.get("fraction"):
+            return roofline["fraction"], roofline.get("ceiling_name", "")
+        gbps = record.get("throughput", {}).get("gbps", 0)
+        if record["op"] == "matmul":
+            return None, ""
+        copy = self.gpu_copy if record["device"] == "gpu" else self.cpu_copy
+        source = self.gpu_copy_source if record["device"] == "gpu" else self.cpu_copy_source
+        return (gbps / copy, f"copy ({source})") if copy else (None, "")
+
+    def peer_row(self, case_id_prefix, backend):
+        for row in self.peers.get("cases", []):
+            if row["backend"] == backend and f"{row['op']}/{row['dtype']}/{row['shape'].get('label')}" == case_id_prefix:
+                return row
+        return None
+
+
+def target_rows(res):
+    """(target, measured, met) rows; met is True, False or None (not measured)."""
+    rows = []
+
+    def gbps(record):
+        return record["throughput"]["gbps"]
+
+    for op in ("sin", "sqrt"):
+        for dtype in ("f32", "f64"):
+            record = res.find(op, "cuda", dtype, "268435456")
+            name = f"cuda {op} {dtype} 256M ≥ 90 % of copy bandwidth"
+            if record is None or not res.gpu_copy:
+                rows.append((name, "not measured", None))
+            else:
+                fraction = gbps(record) / res.gpu_copy
+                rows.append((name, f"{gbps(record):,.0f} GB/s = {fraction:.1%} of {res.gpu_copy:,.0f}", fraction >= 0.90))
+            if dtype == "f32":
+                peer = res.peer_row(f"{op}/{dtype}/268435456", "cuda")
+                name = f"cuda {op} f32 256M ≥ 2x CuPy"
+                if peer is None or "ratio" not in peer:
+                    rows.append((name, "no CuPy figure", None))
+                else:
+                    rows.append((name, f"{peer['ratio']:.2f}x (CuPy {seconds_text(peer['peer']['median_s'])}, "
+                                       f"gpubench {seconds_text(peer['gpubench_median_s'])})", peer["ratio"] >= 2.0))
+    for dtype in ("f32", "f64"):
+        cuda, cub = res.find("sum", "cuda", dtype, "268435456"), res.find("sum", "cub", dtype, "268435456")
+        name = f"cuda sum {dtype} 256M ≥ 95 % of cub"
+        if cuda is None or cub is None:
+            rows.append((name, "not measured", None))
+        else:
+            ratio = cub["statistics"]["median"] / cuda["statistics"]["median"]
+            rows.append((name, f"{gbps(cuda):,.0f} vs {gbps(cub):,.0f} GB/s = {ratio:.1%}", ratio >= 0.95))
+        name = f"cuda sum {dtype} 256M ≥ 90 % of copy bandwidth (bytes read)"
+        if cuda is None or not res.gpu_copy:
+            rows.append((name, "not measured", None))
+        else:
+            fraction = gbps(cuda) / res.gpu_copy
+            rows.append((name, f"{gbps(cuda):,.0f} GB/s = {fraction:.1%} of {res.gpu_copy:,.0f}", fraction >= 0.90))
+    labels = sorted({r["shape"]["label"] for r in res.ok() if r["op"] == "spmv" and r["shape"].get("rows", 0) >= 1 << 20},
+                    key=lambda label: (label.split("/")[-1], label))
+    for label in labels:
+        for dtype in ("f32", "f64"):
+            cuda, ref = res.find("spmv", "cuda", dtype, label), res.find("spmv", "cusparse", dtype, label)
+            if cuda is None or ref is None:
+                continue
+            ratio = gbps(cuda) / gbps(ref)
+            rows.append((f"cuda spmv {dtype} {label} ≥ cusparse",
+                         f"{gbps(cuda):,.0f} vs {gbps(ref):,.0f} GB/s = {ratio:.1%}", ratio >= 1.0))
+    cuda = res.find("matmul", "cuda", "f32", "4096x4096x4096")
+    cublas = res.find("matmul", "cublas", "f32", "4096x4096x4096")
+    name = "cuda matmul f32 4096 ≥ 50 % of cublas (no TF32)"
+    if cuda is None or cublas is None:
+        rows.append((name, "not measured", None))
+    else:
+        ratio = cuda["throughput"]["gflops"] / cublas["throughput"]["gflops"]
+        rows.append((name, f"{cuda['throughput']['gflops']:,.0f} vs {cublas['throughput']['gflops']:,.0f} GFLOP/s "
+                           f"= {ratio:.1%}", ratio >= 0.5))
+    peer = res.peer_row("sin/f64/16777216", "eigen")
+    name = "eigen sin f64 16M, all cores ≥ 4x numpy.sin"
+    if peer is None or "ratio" not in peer:
+        rows.append((name, "no NumPy figure", None))
+    else:
+        rows.append((name, f"{peer['ratio']:.2f}x (eigen {seconds_text(peer['gpubench_median_s'])}, "
+                           f"numpy {seconds_text(peer['peer']['median_s'])})", peer["ratio"] >= 4.0))
+    for dtype in ("f32", "f64"):
+        peer = res.peer_row(f"matmul/{dtype}/4096x4096x4096", "openblas")
+        name = f"openblas matmul {dtype} 4096 within 10 % of numpy @"
+        if peer is None or "ratio" not in peer:
+            rows.append((name, "no NumPy figure", None))
+        else:
+            rows.append((name, f"{peer['ratio']:.2f}x (openblas {seconds_text(peer['gpubench_median_s'])}, "
+                               f"numpy {seconds_text(peer['peer']['median_s'])})", peer["ratio"] >= 0.9))
+    for row in res.peers.get("agreement", []):
+        name = (f"agreement {row['case']}: {row.get('clock_a', '?')} vs {row.get('clock_b', '?')} "
+                f"within {row.get('tolerance', 0.03):.0%}")
+        if "difference" not in row:
+            rows.append((name, row.get("error", "not measured"), None))
+        else:
+            rows.append((name, f"{seconds_text(row['median_a_s'])} vs {seconds_text(row['median_b_s'])} = "
+                               f"{row['difference']:+.1%}", row["agrees"]))
+    return rows
+
+
+def markdown(res, args):
+    ctx = res.context
+    lines = ["# gpubench performance", "",
+             f"Generated by `scripts/performance_report.py` from `{os.path.basename(args.report)}`"
+             + (f" and `{os.path.basename(args.peers)}`" if args.peers else "") + ". Do not edit by hand.", "",
+             "| | |", "|---|---|",
+             f"| GPU | {res.gpu.get('name', 'none')} ({res.gpu.get('sm_count', '?')} SMs, "
+             f"{res.gpu.get('l2_mib', '?')} MiB L2, {res.gpu.get('memory_gib', 0):.0f} GiB) |",
+             f"| driver / runtime | {res.gpu.get('driver_version', '-')} / {res.gpu.get('runtime_version', '-')} |",
+             f"| CPU | {ctx.get('cpu_model', '?')}, {ctx.get('cpu_cores', '?')} cores, {ctx.get('threads', '?')} threads used |",
+             f"| date | {ctx.get('timestamp', '?')} |",
+             f"| gpubench | {ctx.get('tool_version', '?')} (git {ctx.get('git_sha', '?')}, {ctx.get('build_type', '?')}, "
+             f"{ctx.get('compiler', '?')}) |",
+             f"| command | `{' '.join(ctx.get('argv', []))}`" + (f"; {args.command}" if args.command else "") + " |",
+             f"| libraries | " + ", ".join(f"{k} {v}" for k, v in sorted(ctx.get("libraries", {}).items())) + " |",
+             f"| ceilings | GPU copy {number(res.gpu_copy)} GB/s ({res.gpu_copy_source or 'none'}), theoretical "
+             f"{number(res.gpu.get('theoretical_bandwidth_gbps'))} GB/s; CPU copy {number(res.cpu_copy)} GB/s "
+             f"({res.cpu_copy_source or 'none'}) |",
+             f"| settings | L2 {ctx.get('settings', {}).get('l2', '?')}, medians over samples stopped at "
+             f"{float(ctx.get('settings', {}).get('max_noise', 0)) * 100:.1f} % noise or "
+             f"{ctx.get('settings', {}).get('max_time_s', '?')} s |", ""]
+    if res.peers:
+        versions = ", ".join(f"{k} {v}" for k, v in res.peers.get("versions", {}).items())
+        blas = "; ".join(", ".join(f"{k}={v}" for k, v in pool.items() if k != "filepath")
+                         for pool in res.peers.get("blas", []))
+        lines += [f"Peers: {versions}. NumPy's BLAS: {blas or 'unknown'}.", ""]
+
+    lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
+    for name, measured, met in target_rows(res):
+        lines.append(f"| {name} | {measured} | {'met' if met else ('not met' if met is False else 'not measured')} |")
+    lines.append("")
+
+    lines += ["## Results", "",
+              "Medians; GB/s by gpubench's byte model (each input read once, each output written once; spmv also "
+              "one x read per nonzero), GFLOP/s by its flop count; % of ceiling from the result's roofline "
+              "(measured copy bandwidth for memory-bound ops, theoretical peak for matmul).", "",
+              "| case | median | GB/s | GFLOP/s | % of ceiling | ceiling | verified | details |",
+              "|---|---|---|---|---|---|---|---|"]
+    for record in res.report.get("results", []):
+        if record.get("status") != "ok":
+            lines.append(f"| {record.get('id')} | {record.get('status')} | | | | | | {record.get('reason', '')} |")
+            continue
+        fraction, ceiling = res.ceiling_fraction(record)
+        throughput = record.get("throughput", {})
+        lines.append(f"| {record.get('id')} | {seconds_text(record['statistics']['median'])} | "
+                     f"{number(throughput.get('gbps'))} | {number(throughput.get('gflops'))} | "
+                     f"{'-' if fraction is None else f'{fraction:.1%}'} | {ceiling or '-'} | "
+                     f"{'yes' if record.get('verification', {}).get('passed') else 'NO'} | "
+                     f"{record.get('details', '')[:90]} |")
+    lines.append("")
+
+    if res.peers.get("cases"):
+        lines += ["## Peers", "",
+                  "The same op, dtype, shape and input distribution in CuPy (GPU backends) and NumPy/SciPy (CPU "
+                  "backends), each peer's output checked against a float64 NumPy reference on sampled entries. "
+                  "ratio = gpubench throughput / peer throughput (for equal shapes, peer time / gpubench time): "
+                  "above 1 gpubench is faster.", "",
+                  "| case | backend | gpubench | peer | peer median | peer timing | ratio | peer check |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for row in res.peers["cases"]:
+            peer = row.get("peer") or {}
+            check = peer.get("check") or {}
+            verdict = ("ok" if check.get("passed") else f"FAIL ({check.get('worst_error_over_bound', 0):.3g}x bound)") \
+                if check else peer.get("error", "no peer")
+            ratio = f"{row['ratio']:.2f}x" if "ratio" in row else "-"
+            lines.append(f"| {row['case']} | {row['backend']} | {seconds_text(row['gpubench_median_s'])} | "
+                         f"{peer.get('call', peer.get('peer', '-'))} | {seconds_text(peer.get('median_s'))} | "
+                         f"{peer.get('method', '-')} | {ratio} | {verdict} |")
+        lines += [""] + [f"- {note}" for note in res.peers.get("notes", [])] + [""]
+
+    if res.peers.get("agreement"):
+        lines += ["## Agreement", "",
+                  "One library call (or one kernel) timed by two clocks; they must agree within the tolerance.", "",
+                  "| case | clock A | median A | clock B | median B | difference | agrees |", "|---|---|---|---|---|---|---|"]
+        for row in res.peers["agreement"]:
+            if "difference" not in row:
+                lines.append(f"| {row['case']} | {row.get('clock_a', '-')} | - | {row.get('clock_b', '-')} | - | - | "
+                             f"{row.get('error', 'not measured')} |")
+                continue
+            lines.append(f"| {row['case']} | {row['clock_a']} | {seconds_text(row['median_a_s'])} | {row['clock_b']} | "
+                         f"{seconds_text(row['median_b_s'])} | {row['difference']:+.1%} | "
+                         f"{'yes' if row['agrees'] else 'NO'} |")
+        lines.append("")
+    lines += ["## Method", "",
+              "gpubench times each GPU case with CUDA events on its own stream, flushing L2 before every sample "
+              "(`--l2 flush`) unless the case says `l2warm`; CPU cases with a steady clock. Sampling stops once the "
+              "median's 95 % confidence interval is within the noise target. Peers: `scripts/compare_peers.py` "
+              "(its docstring gives the method). Kernel design notes and the history of each version: "
+              "[kernel-notes.md](kernel-notes.md).", ""]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("report", help="gpubench JSON report (e.g. of configs/performance.json)")
+    parser.add_argument("--peers", help="JSON from scripts/compare_peers.py")
+    parser.add_argument("--out", default="docs/PERFORMANCE.md")
+    parser.add_argument("--command", help="how the reports were made, for the header")
+    args = parser.parse_args()
+    res = Results(load(args.report), load(args.peers) if args.peers else None)
+    text = markdown(res, args)
+    with open(args.out + ".tmp", "w") as handle:
+        handle.write(text)
+    os.replace(args.out + ".tmp", args.out)
+    for name, measured, met in target_rows(res):
+        print(f"{'met' if met else ('NOT MET' if met is False else 'not measured'):13} {name}: {measured}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
