@@ -419,9 +419,9 @@ NCU_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond"
 def ncu_agreement(path, report, case_id, tolerance, samples_taken):
     """Kernel durations from `ncu --csv --metrics gpu__time_duration.sum` over a gpubench
     --profile run of one case (ncu --profile-from-start off: only the samples, which
-    --profile fixes at `samples_taken`): the launches of one sample are summed (the sum
-    launches two passes), then the median over samples is compared with gpubench's median
-    for that case in the main report."""
+    --profile fixes at `samples_taken`, inside its cudaProfilerStart/Stop): the launches of
+    one sample are summed (the sum launches two passes), then the median over samples is
+    compared with gpubench's median for that case in the main report."""
     import csv
     with open(path) as handle:
         lines = [line for line in handle if line.startswith('"')]
@@ -430,17 +430,18 @@ def ncu_agreement(path, report, case_id, tolerance, samples_taken):
         if row.get("Metric Name") == "gpu__time_duration.sum":
             value = float(row["Metric Value"].replace(",", ""))
             kernels.append((row.get("Kernel Name", ""), value * NCU_UNITS.get(row.get("Metric Unit", "nsecond"), 1e-9)))
+    clocks = {"case": case_id, "clock_a": "gpubench (CUDA events, L2 flushed)",
+              "clock_b": "ncu gpu__time_duration.sum", "tolerance": tolerance}
     if not kernels:
-        return {"case": case_id, "error": f"{path}: no gpu__time_duration.sum rows", "tolerance": tolerance}
+        return dict(clocks, error=f"{os.path.basename(path)}: no gpu__time_duration.sum rows (ncu profiled no kernel)")
     if len(kernels) % samples_taken != 0:
-        return {"case": case_id, "tolerance": tolerance,
-                "error": f"{path}: {len(kernels)} launches do not split into {samples_taken} samples"}
+        return dict(clocks, error=f"{os.path.basename(path)}: {len(kernels)} launches do not split into "
+                                  f"{samples_taken} samples")
     per_sample = len(kernels) // samples_taken
     samples = [sum(seconds for _, seconds in kernels[i:i + per_sample]) for i in range(0, len(kernels), per_sample)]
     record = next((r for r in report["results"] if r.get("id") == case_id and usable(r)), None)
-    result = {"case": case_id, "clock_a": "gpubench (CUDA events, L2 flushed)",
-              "clock_b": f"ncu gpu__time_duration.sum ({len(kernels)} launches, {len(samples)} samples)",
-              "median_b_s": statistics.median(samples), "tolerance": tolerance}
+    result = dict(clocks, clock_b=f"ncu gpu__time_duration.sum ({len(kernels)} launches, {len(samples)} samples)",
+                  median_b_s=statistics.median(samples))
     if record is None:
         result["error"] = f"case {case_id} not in the main report"
         return result

@@ -158,7 +158,7 @@ def target_rows(res):
             rows.append((name, f"{peer['ratio']:.2f}x (openblas {seconds_text(peer['gpubench_median_s'])}, "
                                f"numpy {seconds_text(peer['peer']['median_s'])})", peer["ratio"] >= 0.9))
     for row in res.peers.get("agreement", []):
-        name = (f"agreement {row['case']}: {row.get('clock_a', '?')} vs {row.get('clock_b', '?')} "
+        name = (f"agreement {row['case']}: {row.get('clock_a', 'gpubench')} vs {row.get('clock_b', 'ncu')} "
                 f"within {row.get('tolerance', 0.03):.0%}")
         if "difference" not in row:
             rows.append((name, row.get("error", "not measured"), None))
@@ -182,6 +182,7 @@ def markdown(res, args):
              f"| gpubench | {ctx.get('tool_version', '?')} (git {ctx.get('git_sha', '?')}, {ctx.get('build_type', '?')}, "
              f"{ctx.get('compiler', '?')}) |",
              f"| command | `{' '.join(ctx.get('argv', []))}`" + (f"; {args.command}" if args.command else "") + " |",
+             *([f"| note | {args.note} |"] if args.note else []),
              f"| libraries | " + ", ".join(f"{k} {v}" for k, v in sorted(ctx.get("libraries", {}).items())) + " |",
              f"| ceilings | GPU copy {number(res.gpu_copy)} GB/s ({res.gpu_copy_source or 'none'}), theoretical "
              f"{number(res.gpu.get('theoretical_bandwidth_gbps'))} GB/s; CPU copy {number(res.cpu_copy)} GB/s "
@@ -266,6 +267,7 @@ def main():
     parser.add_argument("--peers", help="JSON from scripts/compare_peers.py")
     parser.add_argument("--out", default="docs/PERFORMANCE.md")
     parser.add_argument("--command", help="how the reports were made, for the header")
+    parser.add_argument("--note", help="anything else the header should say (source commit, driver build)")
     args = parser.parse_args()
     res = Results(load(args.report), load(args.peers) if args.peers else None)
     text = markdown(res, args)
