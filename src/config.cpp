@@ -51,7 +51,8 @@ double positive_fraction(const json& value, const std::string& where) {
 }
 
 SuiteSettings parse_settings(const json& object, const std::string& where) {
-  reject_unknown_keys(object, {"warmup", "min_samples", "max_samples", "max_noise", "min_time", "max_time", "seed", "l2", "threads"},
+  reject_unknown_keys(object, {"warmup", "min_samples", "max_samples", "max_noise", "min_time", "max_time", "seed", "l2", "threads",
+                               "repetitions"},
                       where);
   SuiteSettings settings;
   if (object.contains("warmup")) settings.warmup = number<int>(object["warmup"], where + ".warmup");
@@ -63,6 +64,10 @@ SuiteSettings parse_settings(const json& object, const std::string& where) {
   if (object.contains("seed")) settings.seed = number<std::uint64_t>(object["seed"], where + ".seed");
   if (object.contains("l2")) settings.l2 = parse_l2_mode(string_list(object["l2"], where + ".l2").at(0));
   if (object.contains("threads")) settings.threads = number<int>(object["threads"], where + ".threads");
+  if (object.contains("repetitions")) {
+    settings.repetitions = number<int>(object["repetitions"], where + ".repetitions");
+    if (*settings.repetitions < 1) throw UsageError(where + ".repetitions: must be at least 1");
+  }
   return settings;
 }
 

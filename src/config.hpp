@@ -19,6 +19,7 @@ struct SuiteSettings {
   std::optional<std::uint64_t> seed;
   std::optional<L2Mode> l2;
   std::optional<int> threads;
+  std::optional<int> repetitions;
 };
 
 struct SuiteGroup {
@@ -37,7 +38,8 @@ struct Suite {
 // Format:
 // {"name": "...", "description": "...",
 //  "settings": {"warmup": 3, "min_samples": 10, "max_samples": 1000, "max_noise": 0.01,
-//               "min_time": 0.05, "max_time": 1.0, "seed": 42, "l2": "flush", "threads": 0},
+//               "min_time": 0.05, "max_time": 1.0, "seed": 42, "l2": "flush", "threads": 0,
+//               "repetitions": 1},
 //  "thresholds": {"*": 0.05, "spmv": 0.08},
 //  "groups": [{"ops": ["sin"], "dtypes": ["f32","f64"], "sizes": ["1M", 4096], "backends": [...],
 //              "timing": ["kernel","e2e"], "shapes": ["1000x333x77"], "rows": ["1M"],

@@ -35,7 +35,7 @@ struct RunCli {
   std::vector<std::string> ops, backends, dtypes, sizes, shapes, timings, outs;
   std::string rows, pattern = "random", matrix, l2 = "flush", config, format, baseline, relative_to;
   std::int64_t nnz_per_row = 16;
-  int threads = 0, device = 0, warmup = 3;
+  int threads = 0, device = 0, warmup = 3, repetitions = 1;
   std::size_t min_samples = 10, max_samples = 100000;
   double max_noise_percent = 0.5, min_time = 0.05, max_time = 2.0, threshold_percent = 5.0;
   std::uint64_t seed = 42;
@@ -161,6 +161,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   runner.stopping.min_time_s = cli.min_time;
   runner.stopping.max_time_s = cli.max_time;
   runner.device = cli.device;
+  runner.repetitions = cli.repetitions;
   runner.profile = cli.profile;
   runner.progress = !cli.quiet && isatty(STDERR_FILENO);
   int threads = cli.threads;
@@ -184,6 +185,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
     if (s.seed && !given("--seed")) seed = *s.seed;
     if (s.l2 && !given("--l2")) l2 = *s.l2;
     if (s.threads && !given("--threads")) threads = *s.threads;
+    if (s.repetitions && !given("--repetitions")) runner.repetitions = *s.repetitions;
     plan.thresholds = suite.thresholds;
     const auto backend_filter = flatten_lists(cli.backends);
     for (const auto& group : suite.groups) {
@@ -212,6 +214,8 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (runner.stopping.max_time_s < runner.stopping.min_time_s || runner.stopping.min_time_s < 0)
     throw UsageError("--max-time must be at least --min-time, and both non-negative");
   if (runner.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (runner.repetitions < 1) throw UsageError("--repetitions must be at least 1");
+  if (cli.profile) runner.repetitions = 1;
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   check_plan_fits_memory(plan);
   // An unreadable baseline is a usage error before the suite runs, not after.
@@ -236,6 +240,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   context.settings["max_time_s"] = std::to_string(runner.stopping.max_time_s);
   context.settings["min_sample_s"] = std::to_string(runner.min_sample_s);
   context.settings["profile"] = cli.profile ? "true" : "false";
+  context.settings["repetitions"] = std::to_string(runner.repetitions);
   if (!cli.config.empty()) context.settings["suite"] = cli.config;
   for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 
@@ -374,6 +379,8 @@ int dispatch(int argc, char** argv) {
   run_app->add_option("--max-noise", run.max_noise_percent, "Stop once the median's 95% CI half-width is under this percentage");
   run_app->add_option("--min-time", run.min_time, "Measure each case at least this many seconds");
   run_app->add_option("--max-time", run.max_time, "Measure each case at most this many seconds");
+  run_app->add_option("--repetitions", run.repetitions,
+                      "Passes over the whole plan, each with an equal share of the sampling budget");
   run_app->add_option("--config", run.config, "Suite file (configs/*.json)");
   run_app->add_option("--format", run.format, "console, json, csv or markdown");
   run_app->add_option("--out", run.outs, "Write a report file (format from the extension: .json .csv .md .txt)");

@@ -175,11 +175,11 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
   return record;
 }
 
-std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
-                                   const RunnerOptions& options) {
-  std::map<std::string, Backend*> by_name;
-  for (auto& backend : backends) by_name[backend->name()] = backend.get();
+namespace {
 
+// One pass over the plan: each case once, problems built once per (op, dtype, shape, seed).
+std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backend*>& by_name, const RunnerOptions& options,
+                                   int pass) {
   std::vector<ResultRecord> results;
   std::unique_ptr<Problem> problem;
   std::string problem_key;
@@ -203,7 +203,10 @@ std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr
       }
     }
     if (options.progress) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, total, spec.id().c_str());
+      if (options.repetitions > 1)
+        std::fprintf(stderr, "\r\033[K[pass %d/%d, %zu/%zu] %s", pass + 1, options.repetitions, index + 1, total, spec.id().c_str());
+      else
+        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, total, spec.id().c_str());
       std::fflush(stderr);
     }
     if (!problem) {
@@ -217,11 +220,72 @@ std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr
     }
     results.push_back(run_case(spec, *problem, *backend, options));
   }
+  return results;
+}
+
+}  // namespace
+
+ResultRecord merge_passes(std::vector<ResultRecord> passes) {
+  ResultRecord merged = std::move(passes.front());
+  for (std::size_t p = 1; p < passes.size(); ++p) {
+    ResultRecord& pass = passes[p];
+    // A pass that failed or was skipped decides the case: its reason is the one to report.
+    if (merged.status != Status::ok) break;
+    if (pass.status != Status::ok) {
+      merged = std::move(pass);
+      break;
+    }
+    merged.samples_s.insert(merged.samples_s.end(), pass.samples_s.begin(), pass.samples_s.end());
+    merged.host_samples_s.insert(merged.host_samples_s.end(), pass.host_samples_s.begin(), pass.host_samples_s.end());
+    for (std::size_t i = 0; i < merged.phases.size() && i < pass.phases.size(); ++i)
+      merged.phases[i].samples_s.insert(merged.phases[i].samples_s.end(), pass.phases[i].samples_s.begin(),
+                                        pass.phases[i].samples_s.end());
+    merged.measure_seconds += pass.measure_seconds;
+    merged.batch = std::max(merged.batch, pass.batch);
+    if (merged.stop_reason.find(pass.stop_reason) == std::string::npos) merged.stop_reason += "+" + pass.stop_reason;
+    if (pass.verification.max_error > merged.verification.max_error) merged.verification = pass.verification;
+  }
+  if (merged.status != Status::ok) return merged;
+  merged.stats = compute_statistics(merged.samples_s);
+  merged.host_stats = compute_statistics(merged.host_samples_s);
+  for (auto& phase : merged.phases) phase.stats = compute_statistics(phase.samples_s);
+  if (merged.stats.median > 0) {
+    merged.gbps = merged.bytes / merged.stats.median / 1e9;
+    merged.gflops = merged.flops / merged.stats.median / 1e9;
+  }
+  return merged;
+}
+
+std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
+                                   const RunnerOptions& options) {
+  std::map<std::string, Backend*> by_name;
+  for (auto& backend : backends) by_name[backend->name()] = backend.get();
+
+  const int passes = std::max(1, options.repetitions);
+  // Each pass gets an equal share of the stopping budget, so repetitions spread a case's
+  // samples over the run (and over fresh allocations) without making the run longer.
+  RunnerOptions pass_options = options;
+  if (passes > 1) {
+    const auto share = [passes](std::size_t count) {
+      return std::max<std::size_t>(1, (count + static_cast<std::size_t>(passes) - 1) / static_cast<std::size_t>(passes));
+    };
+    pass_options.stopping.min_samples = share(options.stopping.min_samples);
+    pass_options.stopping.max_samples = share(options.stopping.max_samples);
+    pass_options.stopping.min_time_s = options.stopping.min_time_s / passes;
+    pass_options.stopping.max_time_s = options.stopping.max_time_s / passes;
+  }
+  std::vector<std::vector<ResultRecord>> by_case(plan.cases.size());
+  for (int pass = 0; pass < passes; ++pass) {
+    auto results = run_pass(plan, by_name, pass_options, pass);
+    for (std::size_t i = 0; i < results.size(); ++i) by_case[i].push_back(std::move(results[i]));
+  }
   if (options.progress) {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   }
-  return results;
+  std::vector<ResultRecord> merged;
+  for (auto& records : by_case) merged.push_back(merge_passes(std::move(records)));
+  return merged;
 }
 
 }  // namespace gpb

@@ -21,6 +21,11 @@ struct RunnerOptions {
   // resolution and launch overhead do not dominate; the batch size is recorded.
   double min_sample_s = 20e-6;
   int device = 0;              // CUDA device ordinal for GPU backends
+  // Passes over the whole plan. Samples taken in one stretch share the machine's state
+  // of that moment (memory placement, a neighbour's load); several passes, each with an
+  // equal share of the stopping budget and fresh allocations, let that variation show
+  // in a case's spread instead of shifting its median between runs.
+  int repetitions = 1;
   bool profile = false;        // profiler session: few warm-ups and samples, capture markers
   bool progress = false;       // progress lines on stderr
 };
@@ -29,6 +34,10 @@ struct RunnerOptions {
 // Problems are built once per (op, dtype, shape, seed) and shared by the backends.
 std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
                                    const RunnerOptions& options);
+
+// Merges the records of one case from several passes: samples concatenated, statistics
+// and throughput recomputed; a failed or skipped pass decides the case.
+ResultRecord merge_passes(std::vector<ResultRecord> passes);
 
 // Runs one case on an already-built problem (used by run_plan and by tests).
 ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& backend,

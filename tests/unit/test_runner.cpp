@@ -165,3 +165,52 @@ TEST_F(RunnerTest, RunPlanBuildsEachProblemOnceAndKeepsOrder) {
 
 }  // namespace
 }  // namespace gpb
+
+namespace gpb {
+namespace {
+
+ResultRecord pass_record(std::vector<double> samples, Status status = Status::ok) {
+  ResultRecord record;
+  record.status = status;
+  record.reason = status == Status::ok ? "" : "out of device memory";
+  record.bytes = 1e9;
+  record.samples_s = samples;
+  record.host_samples_s = samples;
+  record.stats = compute_statistics(samples);
+  record.stop_reason = "converged";
+  record.batch = 1;
+  return record;
+}
+
+TEST(MergePasses, ConcatenatesSamplesAndRecomputes) {
+  const ResultRecord merged = merge_passes({pass_record({1, 1, 1}), pass_record({3, 3, 3}), pass_record({2, 2, 2})});
+  EXPECT_EQ(merged.status, Status::ok);
+  EXPECT_EQ(merged.samples_s.size(), 9u);
+  EXPECT_EQ(merged.host_samples_s.size(), 9u);
+  EXPECT_DOUBLE_EQ(merged.stats.median, 2);
+  EXPECT_DOUBLE_EQ(merged.stats.min, 1);
+  EXPECT_DOUBLE_EQ(merged.gbps, 0.5);  // 1e9 bytes over a 2 s median
+}
+
+TEST(MergePasses, AFailedPassDecides) {
+  const ResultRecord merged = merge_passes({pass_record({1, 1}), pass_record({}, Status::failed), pass_record({1, 1})});
+  EXPECT_EQ(merged.status, Status::failed);
+  EXPECT_EQ(merged.reason, "out of device memory");
+}
+
+TEST_F(RunnerTest, RepetitionsSplitTheBudgetAndMergeSamples) {
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(std::make_unique<ScriptedBackend>(script));
+  Plan plan;
+  plan.cases = {spec};
+  options.repetitions = 3;
+  options.stopping.min_samples = 18;
+  const auto results = run_plan(plan, backends, options);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::ok);
+  EXPECT_EQ(results[0].samples_s.size(), 18u);  // three passes of six identical samples
+  EXPECT_EQ(script.runs % 3, 0);
+}
+
+}  // namespace
+}  // namespace gpb
