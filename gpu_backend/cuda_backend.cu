@@ -1,6 +1,8 @@
 // The "cuda" backend: gpubench's own kernels (kernels/), with the launch policy here.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -132,21 +134,68 @@ bool columns_are_contiguous(const CsrMatrix& matrix) {
 //     16 lanes, 1026 at 32 [1031], hence at most 16 lanes for f64.
 //   - contiguous columns (banded): one entry per lane per step and 4 entries per lane, f64
 //     428 us against 566 us with 16-byte loads [601], f32 352 against 360 [383].
+enum class SpmvKernel { csr_scalar, csr_vector, csr_merge_path };
+
 struct SpmvPlan {
-  int threads_per_row = 1;  // 1: the scalar kernel
+  SpmvKernel kernel = SpmvKernel::csr_scalar;
+  int threads_per_row = 1;  // csr_vector
   bool vector_loads = false;
   std::int32_t long_row_limit = 0;
+  bool forced = false;  // chosen by GPUBENCH_SPMV_KERNEL, not by the row lengths
 };
 
-// Lanes per row: the smallest power of two from 2 up to the cap that leaves at most
-// entries_per_lane entries per lane on an average row; rows averaging at most one entry get
-// a thread each (the scalar kernel). A row more than 32 times as long as its row group is
-// sized for goes to the block-per-row kernel: in a power-law matrix such rows would keep
-// their row group, and its block, busy long after the rest of the grid has finished.
+// The spread of the row lengths, over all rows.
+struct RowLengths {
+  double mean = 0;
+  double variation = 0;  // coefficient of variation: standard deviation / mean
+  std::int64_t longest = 0;
+};
+
+RowLengths row_lengths(const CsrMatrix& matrix) {
+  RowLengths lengths;
+  if (matrix.rows == 0) return lengths;
+  double sum = 0, sum_of_squares = 0;
+  for (std::size_t row = 0; row < static_cast<std::size_t>(matrix.rows); ++row) {
+    const std::int64_t length = matrix.row_ptr[row + 1] - matrix.row_ptr[row];
+    sum += static_cast<double>(length);
+    sum_of_squares += static_cast<double>(length) * static_cast<double>(length);
+    lengths.longest = std::max(lengths.longest, length);
+  }
+  const double rows = static_cast<double>(matrix.rows);
+  lengths.mean = sum / rows;
+  const double variance = std::max(0.0, sum_of_squares / rows - lengths.mean * lengths.mean);
+  lengths.variation = lengths.mean > 0 ? std::sqrt(variance) / lengths.mean : 0.0;
+  return lengths;
+}
+
+// Splitting by rows leaves each warp as slow as its longest row: where row lengths vary
+// more than their mean (power-law matrices: about 2.5; random and banded: 0), the
+// merge-path kernel, which splits by rows and nonzeros together, takes the matrix.
+constexpr double kMergePathMinVariation = 1.0;
+
+// GPUBENCH_SPMV_KERNEL=merge_path or row_split forces that choice (for A/B runs and tests);
+// unset, empty or auto: chosen from the row lengths.
+enum class SpmvChoice { automatic, merge_path, row_split };
+
+SpmvChoice spmv_choice_from_environment() {
+  const char* value = std::getenv("GPUBENCH_SPMV_KERNEL");
+  const std::string choice = value == nullptr ? "" : value;
+  if (choice.empty() || choice == "auto") return SpmvChoice::automatic;
+  if (choice == "merge_path") return SpmvChoice::merge_path;
+  if (choice == "row_split") return SpmvChoice::row_split;
+  throw std::invalid_argument("GPUBENCH_SPMV_KERNEL='" + choice + "': expected auto, merge_path or row_split");
+}
+
+// Splitting by rows. Lanes per row: the smallest power of two from 2 up to the cap that
+// leaves at most entries_per_lane entries per lane on an average row; rows averaging at
+// most one entry get a thread each (the scalar kernel). A row more than 32 times as long as
+// its row group is sized for goes to the block-per-row kernel: such rows would keep their
+// row group, and its block, busy long after the rest of the grid has finished.
 template <class T>
-SpmvPlan plan_spmv(const CsrMatrix& matrix, double average_row_length) {
+SpmvPlan plan_row_split(const CsrMatrix& matrix, double average_row_length) {
   SpmvPlan plan;
   if (average_row_length <= 1.0) return plan;
+  plan.kernel = SpmvKernel::csr_vector;
   const bool contiguous = columns_are_contiguous(matrix);
   plan.vector_loads = !contiguous;
   const double entries_per_lane = contiguous || sizeof(T) == 4 ? 4.0 : 2.0;
@@ -158,12 +207,63 @@ SpmvPlan plan_spmv(const CsrMatrix& matrix, double average_row_length) {
   return plan;
 }
 
+template <class T>
+SpmvPlan plan_spmv(const CsrMatrix& matrix, const RowLengths& lengths) {
+  const SpmvChoice choice = spmv_choice_from_environment();
+  SpmvPlan plan;
+  if (choice == SpmvChoice::merge_path ||
+      (choice == SpmvChoice::automatic && lengths.variation > kMergePathMinVariation))
+    plan.kernel = SpmvKernel::csr_merge_path;
+  else
+    plan = plan_row_split<T>(matrix, lengths.mean);
+  plan.forced = choice != SpmvChoice::automatic;
+  return plan;
+}
+
 std::vector<std::int32_t> rows_longer_than(const CsrMatrix& matrix, std::int32_t limit) {
   std::vector<std::int32_t> rows;
   for (std::int64_t row = 0; row < matrix.rows; ++row)
     if (matrix.row_ptr[static_cast<std::size_t>(row) + 1] - matrix.row_ptr[static_cast<std::size_t>(row)] > limit)
       rows.push_back(static_cast<std::int32_t>(row));
   return rows;
+}
+
+// Where each merge-path tile starts: the point at which the merge of the row ends
+// (row_ptr[1..rows]) with the nonzero indices crosses diagonal t * tile_items, for
+// t = 0..tiles, the last point being (rows, nnz). The same search as the kernel's
+// per-thread one, over the whole matrix.
+struct MergePathTiles {
+  std::vector<std::int32_t> rows;
+  std::vector<std::int32_t> nonzeros;
+};
+
+MergePathTiles merge_path_tiles(const CsrMatrix& matrix, std::int64_t tile_items) {
+  const std::int64_t nnz = matrix.nnz();
+  const std::int64_t items = matrix.rows + nnz;
+  const std::int64_t tiles = ceil_div(items, tile_items);
+  MergePathTiles starts;
+  for (std::int64_t tile = 0; tile <= tiles; ++tile) {
+    const std::int64_t diagonal = std::min(tile * tile_items, items);
+    std::int64_t low = std::max<std::int64_t>(0, diagonal - nnz);
+    std::int64_t high = std::min(diagonal, matrix.rows);
+    while (low < high) {
+      const std::int64_t middle = (low + high) / 2;
+      if (matrix.row_ptr[static_cast<std::size_t>(middle) + 1] <= diagonal - middle - 1)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+    starts.rows.push_back(static_cast<std::int32_t>(low));
+    starts.nonzeros.push_back(static_cast<std::int32_t>(diagonal - low));
+  }
+  return starts;
+}
+
+template <class T>
+DeviceBuffer<T> device_copy(const std::vector<T>& host, const std::string& what) {
+  DeviceBuffer<T> buffer(host.size(), what);
+  if (!host.empty()) GPB_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice));
+  return buffer;
 }
 
 // One block per group of rows rather than a resident grid that strides: row lengths vary,
@@ -180,56 +280,91 @@ class SpmvCase final : public GpuPrepared {
   SpmvCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
         matrix_{problem.csr->rows, device_row_ptr(), device_col_idx()},
-        average_row_length_(problem.csr->rows == 0 ? 0.0
-                                                   : static_cast<double>(problem.csr->nnz()) /
-                                                         static_cast<double>(problem.csr->rows)),
-        plan_(plan_spmv<T>(*problem.csr, average_row_length_)),
+        lengths_(row_lengths(*problem.csr)),
+        plan_(plan_spmv<T>(*problem.csr, lengths_)),
         launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)) {
-    if (plan_.threads_per_row > 1) {
-      const std::vector<std::int32_t> long_rows = rows_longer_than(*problem.csr, plan_.long_row_limit);
-      long_rows_ = DeviceBuffer<std::int32_t>(long_rows.size(), "spmv long rows");
-      if (!long_rows.empty())
-        GPB_CUDA_CHECK(cudaMemcpy(long_rows_.data(), long_rows.data(), long_rows_.bytes(), cudaMemcpyHostToDevice));
+    switch (plan_.kernel) {
+      case SpmvKernel::csr_scalar:
+        break;
+      case SpmvKernel::csr_vector:
+        long_rows_ = device_copy(rows_longer_than(*problem.csr, plan_.long_row_limit), "spmv long rows");
+        break;
+      case SpmvKernel::csr_merge_path: {
+        const MergePathTiles starts = merge_path_tiles(*problem.csr, kernels::SpmvMergeTile<T>::kItems);
+        tiles_ = static_cast<unsigned>(starts.rows.size() - 1);
+        tile_rows_ = device_copy(starts.rows, "spmv merge-path tile rows");
+        tile_nonzeros_ = device_copy(starts.nonzeros, "spmv merge-path tile nonzeros");
+        tile_carries_ = DeviceBuffer<T>(tiles_, "spmv merge-path tile carries");
+        break;
+      }
     }
   }
   void run() override {
-    if (plan_.threads_per_row == 1) {
-      kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(), launch_,
-                                     stream());
-      return;
+    switch (plan_.kernel) {
+      case SpmvKernel::csr_scalar:
+        kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(), launch_,
+                                       stream());
+        return;
+      case SpmvKernel::csr_vector:
+        kernels::launch_spmv_vector<T>(plan_.threads_per_row, plan_.vector_loads, matrix_, device_csr_values<T>(),
+                                       device_x<T>(), device_output<T>(), plan_.long_row_limit, launch_, stream());
+        kernels::launch_spmv_long_rows<T>(long_rows_.data(), static_cast<unsigned>(long_rows_.size()), matrix_,
+                                          device_csr_values<T>(), device_x<T>(), device_output<T>(), kBlockThreads,
+                                          stream());
+        return;
+      case SpmvKernel::csr_merge_path:
+        kernels::launch_spmv_merge_path<T>(matrix_, tile_rows_.data(), tile_nonzeros_.data(), tiles_,
+                                           device_csr_values<T>(), device_x<T>(), device_output<T>(),
+                                           tile_carries_.data(), stream());
+        return;
     }
-    kernels::launch_spmv_vector<T>(plan_.threads_per_row, plan_.vector_loads, matrix_, device_csr_values<T>(),
-                                   device_x<T>(), device_output<T>(), plan_.long_row_limit, launch_, stream());
-    kernels::launch_spmv_long_rows<T>(long_rows_.data(), static_cast<unsigned>(long_rows_.size()), matrix_,
-                                      device_csr_values<T>(), device_x<T>(), device_output<T>(), kBlockThreads,
-                                      stream());
   }
   std::string details() const override {
-    char average[32];
-    std::snprintf(average, sizeof average, "%.1f", average_row_length_);
-    const std::string kernel =
-        plan_.threads_per_row == 1
-            ? "csr_scalar"
-            : "csr_vector threads_per_row=" + std::to_string(plan_.threads_per_row) +
-                  (plan_.vector_loads ? " loads=vec16 (scattered columns)" : " loads=scalar (contiguous columns)") +
-                  " long_rows=" + std::to_string(long_rows_.size()) + " (over " +
-                  std::to_string(plan_.long_row_limit) + " entries, one block each)";
-    return "kernel=" + kernel + " avg_row_nnz=" + average + " " + launch_text(launch_);
+    char row_stats[96];
+    std::snprintf(row_stats, sizeof row_stats, " avg_row_nnz=%.1f row_nnz_cv=%.2f max_row_nnz=%lld", lengths_.mean,
+                  lengths_.variation, static_cast<long long>(lengths_.longest));
+    std::string kernel;
+    std::string launch = launch_text(launch_);
+    switch (plan_.kernel) {
+      case SpmvKernel::csr_scalar:
+        kernel = "csr_scalar";
+        break;
+      case SpmvKernel::csr_vector:
+        kernel = "csr_vector threads_per_row=" + std::to_string(plan_.threads_per_row) +
+                 (plan_.vector_loads ? " loads=vec16 (scattered columns)" : " loads=scalar (contiguous columns)") +
+                 " long_rows=" + std::to_string(long_rows_.size()) + " (over " +
+                 std::to_string(plan_.long_row_limit) + " entries, one block each)";
+        break;
+      case SpmvKernel::csr_merge_path: {
+        using Tile = kernels::SpmvMergeTile<T>;
+        kernel = "csr_merge_path items_per_tile=" + std::to_string(Tile::kItems) + " (" +
+                 std::to_string(Tile::kThreads) + " threads x " + std::to_string(Tile::kItemsPerThread) +
+                 " rows+nonzeros) then a carry pass";
+        launch = "blocks=" + std::to_string(tiles_) + " threads=" + std::to_string(Tile::kThreads);
+        break;
+      }
+    }
+    return "kernel=" + kernel + (plan_.forced ? " (forced by GPUBENCH_SPMV_KERNEL)" : "") + row_stats + " " + launch;
   }
 
  private:
   kernels::CsrView matrix_;
-  double average_row_length_;
+  RowLengths lengths_;
   SpmvPlan plan_;
   LaunchConfig launch_;
   DeviceBuffer<std::int32_t> long_rows_;
+  unsigned tiles_ = 0;
+  DeviceBuffer<std::int32_t> tile_rows_;
+  DeviceBuffer<std::int32_t> tile_nonzeros_;
+  DeviceBuffer<T> tile_carries_;
 };
 
 class CudaKernelsBackend final : public Backend {
  public:
   std::string name() const override { return "cuda"; }
   std::string description() const override {
-    return "gpubench's own CUDA kernels: vectorised elementwise, two-pass reduction, tiled GEMM, CSR vector/scalar SpMV";
+    return "gpubench's own CUDA kernels: vectorised elementwise, two-pass reduction, tiled GEMM, CSR "
+           "vector/scalar/merge-path SpMV";
   }
   DeviceKind kind() const override { return DeviceKind::gpu; }
   Availability availability() const override { return device_availability(); }

@@ -1,5 +1,7 @@
 #include "kernels/spmv.cuh"
 
+#include <cub/block/block_scan.cuh>
+
 #include <stdexcept>
 #include <string>
 
@@ -168,6 +170,127 @@ __global__ void spmv_long_rows_kernel(const std::int32_t* __restrict__ long_rows
   }
 }
 
+// A thread's partial sum of the row its share of the merge path ends in. Scanned with
+// JoinRowPartials, thread k receives the sum of the partials that threads before it left
+// for its first row (the run of threads that ended in that row).
+template <class T>
+struct RowPartial {
+  int row;  // tile-local
+  T sum;
+};
+
+struct JoinRowPartials {
+  template <class T>
+  __device__ RowPartial<T> operator()(const RowPartial<T>& earlier, const RowPartial<T>& later) const {
+    return {later.row, earlier.row == later.row ? earlier.sum + later.sum : later.sum};
+  }
+};
+
+// Tile-local merge path: the number of row ends consumed on diagonal `diagonal`, given the
+// tile's row ends relative to its first nonzero. A row end and a nonzero index that are
+// equal: the row end first (that nonzero belongs to the next row).
+__device__ __forceinline__ int merge_path_rows(const std::int32_t* row_ends, int rows, int nonzeros, int diagonal) {
+  int low = max(0, diagonal - nonzeros);
+  int high = min(diagonal, rows);
+  while (low < high) {
+    const int middle = (low + high) / 2;
+    if (row_ends[middle] <= diagonal - middle - 1)
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  return low;
+}
+
+template <class T>
+__global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads)
+    spmv_merge_path_kernel(CsrView matrix, const std::int32_t* __restrict__ tile_rows,
+                           const std::int32_t* __restrict__ tile_nonzeros, const T* __restrict__ values,
+                           const T* __restrict__ x, T* __restrict__ y, T* __restrict__ tile_carries) {
+  using Tile = SpmvMergeTile<T>;
+  using Scan = cub::BlockScan<RowPartial<T>, Tile::kThreads>;
+  // Row ends relative to the tile's first nonzero, plus a sentinel for the unfinished row.
+  __shared__ std::int32_t row_ends[Tile::kItems + 1];
+  // The products in [0, nonzeros), the finished rows' sums in [nonzeros, nonzeros + rows):
+  // the tile's items number at most kItems, rows and nonzeros together.
+  __shared__ T tile_values[Tile::kItems];
+  __shared__ typename Scan::TempStorage scan_storage;
+
+  const int first_row = tile_rows[blockIdx.x];
+  const int first_nonzero = tile_nonzeros[blockIdx.x];
+  const int rows = tile_rows[blockIdx.x + 1] - first_row;
+  const int nonzeros = tile_nonzeros[blockIdx.x + 1] - first_nonzero;
+  const int thread = static_cast<int>(threadIdx.x);
+
+  for (int i = thread; i < rows; i += Tile::kThreads)
+    row_ends[i] = matrix.row_ptr[first_row + i + 1] - first_nonzero;
+  if (thread == 0) row_ends[rows] = nonzeros;
+  // All of a thread's column indices and values are loaded before the first x gather, so
+  // that kItemsPerThread independent gathers are in flight per thread.
+  std::int32_t columns[Tile::kItemsPerThread];
+  T entries[Tile::kItemsPerThread];
+#pragma unroll
+  for (int k = 0; k < Tile::kItemsPerThread; ++k) {
+    const int j = thread + k * Tile::kThreads;
+    columns[k] = j < nonzeros ? __ldcs(matrix.col_idx + first_nonzero + j) : 0;
+    entries[k] = j < nonzeros ? __ldcs(values + first_nonzero + j) : T(0);
+  }
+#pragma unroll
+  for (int k = 0; k < Tile::kItemsPerThread; ++k) {
+    const int j = thread + k * Tile::kThreads;
+    if (j < nonzeros) tile_values[j] = entries[k] * __ldg(x + columns[k]);
+  }
+  __syncthreads();
+
+  // This thread's items of the tile's path: rows finished on the way get their sums (this
+  // thread's part of them), the row it stops in a partial sum.
+  const int items = rows + nonzeros;
+  const int begin = min(thread * Tile::kItemsPerThread, items);
+  const int end = min(begin + Tile::kItemsPerThread, items);
+  const int begin_row = merge_path_rows(row_ends, rows, nonzeros, begin);
+  int row = begin_row;
+  int nonzero = begin - begin_row;
+  T sum = 0;
+#pragma unroll
+  for (int k = 0; k < Tile::kItemsPerThread; ++k) {
+    if (begin + k < end) {
+      if (nonzero < row_ends[row]) {
+        sum += tile_values[nonzero];
+        ++nonzero;
+      } else {
+        tile_values[nonzeros + row] = sum;
+        sum = 0;
+        ++row;
+      }
+    }
+  }
+
+  // The first row this thread finished began before it: add what earlier threads summed.
+  RowPartial<T> earlier;
+  RowPartial<T> whole_tile;
+  Scan(scan_storage).ExclusiveScan(RowPartial<T>{row, sum}, earlier, JoinRowPartials{}, whole_tile);
+  if (thread > 0 && row > begin_row) tile_values[nonzeros + begin_row] += earlier.sum;
+  if (thread == 0) tile_carries[blockIdx.x] = whole_tile.sum;
+  __syncthreads();
+
+  for (int i = thread; i < rows; i += Tile::kThreads) y[first_row + i] = tile_values[nonzeros + i];
+}
+
+// Adds the carries of tiles that ended inside a row to that row, which a later tile wrote:
+// one thread per run of tiles ending in the same row, summing the run in tile order.
+template <class T>
+__global__ void spmv_merge_path_carry_kernel(const std::int32_t* __restrict__ tile_rows,
+                                             const T* __restrict__ tile_carries, unsigned tiles, std::int64_t rows,
+                                             T* __restrict__ y) {
+  const std::int64_t tile = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tile >= tiles) return;
+  const std::int32_t row = tile_rows[tile + 1];  // the row this tile's carry belongs to
+  if (row >= rows || (tile > 0 && tile_rows[tile] == row)) return;  // no row, or not the run's first tile
+  T carry = 0;
+  for (std::int64_t t = tile; t < tiles && tile_rows[t + 1] == row; ++t) carry += tile_carries[t];
+  y[row] += carry;
+}
+
 }  // namespace
 
 template <class T>
@@ -193,6 +316,19 @@ void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrVie
   GPB_CHECK_LAUNCH();
 }
 
+template <class T>
+void launch_spmv_merge_path(CsrView matrix, const std::int32_t* tile_rows, const std::int32_t* tile_nonzeros,
+                            unsigned tiles, const T* values, const T* x, T* y, T* tile_carries, cudaStream_t stream) {
+  if (tiles == 0) return;
+  spmv_merge_path_kernel<T><<<tiles, SpmvMergeTile<T>::kThreads, 0, stream>>>(matrix, tile_rows, tile_nonzeros, values,
+                                                                              x, y, tile_carries);
+  GPB_CHECK_LAUNCH();
+  constexpr unsigned kCarryThreads = 256;
+  spmv_merge_path_carry_kernel<T><<<(tiles + kCarryThreads - 1) / kCarryThreads, kCarryThreads, 0, stream>>>(
+      tile_rows, tile_carries, tiles, matrix.rows, y);
+  GPB_CHECK_LAUNCH();
+}
+
 template void launch_spmv_vector<float>(int, bool, CsrView, const float*, const float*, float*, std::int32_t,
                                         LaunchConfig, cudaStream_t);
 template void launch_spmv_vector<double>(int, bool, CsrView, const double*, const double*, double*, std::int32_t,
@@ -203,5 +339,10 @@ template void launch_spmv_long_rows<float>(const std::int32_t*, unsigned, CsrVie
                                            unsigned, cudaStream_t);
 template void launch_spmv_long_rows<double>(const std::int32_t*, unsigned, CsrView, const double*, const double*,
                                             double*, unsigned, cudaStream_t);
+
+template void launch_spmv_merge_path<float>(CsrView, const std::int32_t*, const std::int32_t*, unsigned, const float*,
+                                            const float*, float*, float*, cudaStream_t);
+template void launch_spmv_merge_path<double>(CsrView, const std::int32_t*, const std::int32_t*, unsigned,
+                                             const double*, const double*, double*, double*, cudaStream_t);
 
 }  // namespace gpb::kernels

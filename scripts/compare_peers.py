@@ -25,8 +25,9 @@ Agreement (--agreement REPORT): the same library call timed by gpubench and by C
 agree within --tolerance (3 %): cuBLAS matmul (gpubench --backend cublas) against
 cupy.matmul and CUB sum (--backend cub) against cupy.sum (CuPy's CUB reduction). That
 report should be run with `--l2 warm`, matching cupyx.profiler.benchmark, which does not
-flush. --ncu FILE adds Nsight Compute's gpu__time_duration.sum (CSV from `ncu --csv`) for
-one custom kernel as a third clock for the same case of the main report.
+flush. --ncu FILE (with --ncu-case, both repeatable, paired in order) adds Nsight Compute's
+gpu__time_duration.sum (CSV from `ncu --csv`) for one case of the main report as a third
+clock.
 
 Copy bandwidth. The script measures its own copy ceilings (a device-to-device copy of
 2^28 float32 through CuPy; a NumPy copy of 2^26 float64 on one thread), read + written
@@ -418,10 +419,11 @@ NCU_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond"
 
 def ncu_agreement(path, report, case_id, tolerance, samples_taken):
     """Kernel durations from `ncu --csv --metrics gpu__time_duration.sum` over a gpubench
-    --profile run of one case (ncu --profile-from-start off: only the samples, which
-    --profile fixes at `samples_taken`, inside its cudaProfilerStart/Stop): the launches of
-    one sample are summed (the sum launches two passes), then the median over samples is
-    compared with gpubench's median for that case in the main report."""
+    --profile run of one case, filtered to its samples (the NVTX filter
+    gpubench@<case, '/' escaped as '\\/'>/measure: the `samples_taken` samples that --profile
+    fixes, no warm-ups): the launches of one sample are summed (the sum launches two passes),
+    then the median over samples is compared with gpubench's median for that case in the
+    main report."""
     import csv
     with open(path) as handle:
         lines = [line for line in handle if line.startswith('"')]
@@ -485,8 +487,10 @@ def main():
     parser.add_argument("report", help="gpubench JSON report whose cases to run in the peers")
     parser.add_argument("--agreement", metavar="REPORT",
                         help="gpubench report (run with --l2 warm) of cublas matmul and cub sum cases to time in CuPy")
-    parser.add_argument("--ncu", metavar="CSV", help="ncu --csv output of a gpubench --profile run of --ncu-case")
-    parser.add_argument("--ncu-case", default="sum/cuda/f32/268435456", help="the case id the ncu run profiled")
+    parser.add_argument("--ncu", metavar="CSV", action="append", default=[],
+                        help="ncu --csv output of a gpubench --profile run of the matching --ncu-case (repeatable)")
+    parser.add_argument("--ncu-case", action="append", default=[],
+                        help="the case id the matching --ncu run profiled (repeatable; default sum/cuda/f32/268435456)")
     parser.add_argument("--ncu-samples", type=int, default=5, help="samples in that run (gpubench --profile: 5)")
     parser.add_argument("--out", help="write the comparison as JSON here")
     parser.add_argument("--tolerance", type=float, default=0.03, help="agreement tolerance (fraction, default 0.03)")
@@ -549,8 +553,9 @@ def main():
             notes.append("agreement not run: it needs CuPy")
         else:
             document["agreement"] = run_agreement(np, cp_peer, load_report(args.agreement), args)
-    if args.ncu:
-        document["agreement"].append(ncu_agreement(args.ncu, report, args.ncu_case, args.tolerance, args.ncu_samples))
+    for index, path in enumerate(args.ncu):
+        case_id = args.ncu_case[index] if index < len(args.ncu_case) else "sum/cuda/f32/268435456"
+        document["agreement"].append(ncu_agreement(path, report, case_id, args.tolerance, args.ncu_samples))
 
     print_tables(document)
     if args.out:

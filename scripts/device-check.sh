@@ -3,8 +3,8 @@
 # Release build for Hopper (sm_90), every ctest label (the GPU tests included),
 # compute-sanitizer memcheck over the GPU tests and racecheck over the reduction and SpMV
 # tests, the default suite, and the performance step: the performance suite
-# (configs/performance.json) and the agreement suite (configs/agreement.json) to JSON, one
-# Nsight Compute run as a third clock, then scripts/compare_peers.py (CuPy, NumPy) and
+# (configs/performance.json) and the agreement suite (configs/agreement.json) to JSON, two
+# Nsight Compute runs as a third clock, then scripts/compare_peers.py (CuPy, NumPy) and
 # scripts/performance_report.py (docs/PERFORMANCE.md). Ends with a summary block; exits
 # non-zero if any step failed or did not run.
 #
@@ -162,14 +162,14 @@ if $have_gpubench && wanted suites; then
 fi
 
 # --- performance -------------------------------------------------------------------
-# The targets' cases, the agreement cases (L2 warm, as CuPy's benchmark leaves it), the
-# custom sum under Nsight Compute (its kernel durations as a third clock: ncu serialises
-# and times each launch; clock control off, as the device's rules ask), then the peers and
-# the report. Everything lands in one folder, returned as one archive. ncu profiles only
-# inside --profile's cudaProfilerStart/Stop, the five measured samples of the one case
-# run: an NVTX include filter on the case's range profiled no kernel on the H200 (ncu
-# 2025.3, with --profile-from-start off; its range names contain '/', which ncu's filter
-# syntax uses for nesting).
+# The targets' cases, the agreement cases (L2 warm, as CuPy's benchmark leaves it), two
+# cases under Nsight Compute (their kernel durations as a third clock: ncu serialises and
+# times each launch; clock control off, as the device's rules ask), then the peers and the
+# report. Everything lands in one folder, returned as one archive. ncu picks the launches by
+# NVTX range: the case's range (domain gpubench), then its "measure" range, which holds
+# exactly the five samples of --profile. ncu's filter reads '/' as the separator of nested
+# push/pop ranges, so the '/' inside a case name are escaped with a backslash; unescaped,
+# the filter matched no kernel (H200, ncu 2025.3.1, with or without --profile-from-start off).
 perf=$logs/performance
 perf_archive=$logs/performance.tar.gz
 if $have_gpubench && wanted performance; then
@@ -181,11 +181,19 @@ if $have_gpubench && wanted performance; then
   [[ -z $ncu && -x /usr/local/cuda/bin/ncu ]] && ncu=/usr/local/cuda/bin/ncu
   ncu_args=()
   if [[ -n $ncu ]]; then
-    step "ncu sum/cuda/f32/268435456" "$suite_log" 180 bash -c '"$1" --clock-control none --profile-from-start off \
-      --metrics gpu__time_duration.sum --csv \
-      "$2" run --op sum --size 256M --dtype f32 --backend cuda --profile --quiet --out "$3/ncu_run.json" >"$3/ncu.csv"' \
-      _ "$ncu" "$gpubench" "$perf"
-    ncu_args=(--ncu "$perf/ncu.csv" --ncu-case sum/cuda/f32/268435456)
+    # case id, then the gpubench options that run it (the memory-bound sum, the compute-bound GEMM)
+    for ncu_case in "sum/cuda/f32/268435456 --op sum --size 256M" "matmul/cuda/f32/4096x4096x4096 --op matmul --size 4096"; do
+      read -r case_id case_options <<<"$ncu_case"
+      read -r -a case_options <<<"$case_options"
+      csv=$perf/ncu_${case_id%%/*}.csv
+      nvtx_filter="gpubench@${case_id//\//\\/}/measure"
+      ncu_command=("$ncu" --clock-control none --nvtx --nvtx-include "$nvtx_filter" --metrics gpu__time_duration.sum
+        --csv "$gpubench" run "${case_options[@]}" --dtype f32 --backend cuda --profile --quiet
+        --out "$perf/ncu_${case_id%%/*}_run.json")
+      notes+=("ncu $case_id: $(printf '%q ' "${ncu_command[@]}")> $csv")
+      step "ncu $case_id" "$suite_log" 120 bash -c '"${@:2}" >"$1"' _ "$csv" "${ncu_command[@]}"
+      ncu_args+=(--ncu "$csv" --ncu-case "$case_id")
+    done
   else
     notes+=("ncu not found: no Nsight Compute cross-check")
   fi
@@ -268,12 +276,7 @@ PY
     sed -n '/^## Agreement/,/^## [^A]/p' "$perf/PERFORMANCE.md" | sed '$d'
   fi
   for note in "${notes[@]}"; do echo "note: $note"; done
-  if # The performance step's files travel as one archive (the return folder takes 8 files).
-if [[ -d $perf ]]; then
-  tar -czf "$perf_archive" -C "$logs" performance && rm -rf "$perf"
-fi
-
-((${#failures[@]} == 0)); then
+  if ((${#failures[@]} == 0)); then
     echo "result: PASS"
   else
     echo "result: FAIL"

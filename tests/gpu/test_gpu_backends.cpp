@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -52,12 +53,13 @@ std::optional<std::string> unavailable(const Backend& backend) {
   } while (false)
 
 // Hand-built matrices for what the generators do not reach on purpose.
-enum class MatrixSource { generated, long_row, mostly_empty, file };
+enum class MatrixSource { generated, long_row, mostly_empty, one_huge_row, empty_runs, tiny, single_entry, file };
 
 double value_for(std::uint64_t key, std::uint64_t index) { return 2 * unit_interval(random_bits(key, index)) - 1; }
 
 // Every third row empty, the others 1..5 entries, and row 17 holding every column: the
-// vector kernel's long-row loop and the reductions over empty segments.
+// vector kernel's long-row loop (forced) and the reductions over empty segments; its row
+// lengths vary enough for the merge-path kernel to take it otherwise.
 CsrMatrix long_row_matrix() {
   CsrMatrix matrix;
   matrix.rows = 4000;
@@ -80,7 +82,8 @@ CsrMatrix long_row_matrix() {
 }
 
 // Half the rows empty, the rest single entries, plus one row of 3000: an average under
-// one entry per row, which selects the scalar (row-per-thread) kernel.
+// one entry per row, for the scalar (row-per-thread) kernel when forced; the row of 3000
+// makes the lengths vary enough for the merge-path kernel otherwise.
 CsrMatrix mostly_empty_matrix() {
   CsrMatrix matrix;
   matrix.rows = 100000;
@@ -97,6 +100,60 @@ CsrMatrix mostly_empty_matrix() {
   for (std::int64_t j = 0; j < matrix.nnz(); ++j) matrix.values.push_back(value_for(99, static_cast<std::uint64_t>(j)));
   return matrix;
 }
+
+// A CSR matrix from its rows' columns, values drawn under `key`.
+CsrMatrix matrix_from_rows(std::int64_t cols, const std::vector<std::vector<std::int32_t>>& rows, std::uint64_t key) {
+  CsrMatrix matrix;
+  matrix.rows = static_cast<std::int64_t>(rows.size());
+  matrix.cols = cols;
+  matrix.row_ptr.push_back(0);
+  for (const auto& columns : rows) {
+    matrix.col_idx.insert(matrix.col_idx.end(), columns.begin(), columns.end());
+    matrix.row_ptr.push_back(static_cast<std::int32_t>(matrix.col_idx.size()));
+  }
+  for (std::int64_t j = 0; j < matrix.nnz(); ++j) matrix.values.push_back(value_for(key, static_cast<std::uint64_t>(j)));
+  return matrix;
+}
+
+// 300 rows of 0..2 entries and row 150 holding all 200000 columns: one row across about
+// two hundred merge-path tiles, whose partial sums the carry pass joins.
+CsrMatrix one_huge_row_matrix() {
+  constexpr std::int64_t kCols = 200000;
+  std::vector<std::vector<std::int32_t>> rows(300);
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    if (row == 150) {
+      for (std::int64_t col = 0; col < kCols; ++col) rows[row].push_back(static_cast<std::int32_t>(col));
+    } else {
+      for (std::size_t i = 0; i < row % 3; ++i) rows[row].push_back(static_cast<std::int32_t>((row * 997 + i * 50000) % kCols));
+      std::sort(rows[row].begin(), rows[row].end());
+    }
+  }
+  return matrix_from_rows(kCols, rows, 150);
+}
+
+// Runs of empty rows longer than a merge-path tile (first rows, middle and last rows
+// empty), between a few short and long rows: tiles that hold only row ends, and rows that
+// end exactly on a tile boundary or span several.
+CsrMatrix empty_runs_matrix() {
+  constexpr std::int64_t kCols = 50000;
+  std::vector<std::vector<std::int32_t>> rows(60000);
+  for (std::size_t row = 7000; row < 7400; ++row)
+    for (std::size_t i = 0; i < row % 7; ++i) rows[row].push_back(static_cast<std::int32_t>(i * 7000 + row % 1000));
+  for (std::size_t row = 30000; row < 30005; ++row)
+    for (std::int64_t col = 0; col < 3000 + 1000 * static_cast<std::int64_t>(row - 30000); ++col)
+      rows[row].push_back(static_cast<std::int32_t>(col * 11 % kCols));
+  for (auto& columns : rows) {
+    std::sort(columns.begin(), columns.end());
+    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  }
+  return matrix_from_rows(kCols, rows, 7);
+}
+
+// Fewer nonzeros than a merge-path tile (or a warp): 6 rows, 9 nonzeros, empty rows first,
+// in the middle and last.
+CsrMatrix tiny_matrix() { return matrix_from_rows(9, {{}, {0, 2, 3, 7, 8}, {}, {}, {4}, {1, 5, 6}, {}}, 3); }
+
+CsrMatrix single_entry_matrix() { return matrix_from_rows(1, {{0}}, 5); }
 
 Problem spmv_problem(DType dtype, CsrMatrix matrix) {
   Problem problem;
@@ -142,6 +199,14 @@ Problem build_problem(const GpuCase& test_case) {
       return spmv_problem(test_case.dtype, long_row_matrix());
     case MatrixSource::mostly_empty:
       return spmv_problem(test_case.dtype, mostly_empty_matrix());
+    case MatrixSource::one_huge_row:
+      return spmv_problem(test_case.dtype, one_huge_row_matrix());
+    case MatrixSource::empty_runs:
+      return spmv_problem(test_case.dtype, empty_runs_matrix());
+    case MatrixSource::tiny:
+      return spmv_problem(test_case.dtype, tiny_matrix());
+    case MatrixSource::single_entry:
+      return spmv_problem(test_case.dtype, single_entry_matrix());
     case MatrixSource::generated:
     case MatrixSource::file:
       break;
@@ -197,10 +262,15 @@ std::vector<ShapeCase> shapes_for(Op op) {
         shapes.push_back({spmv_shape(20000, nnz_per_row, SpmvPattern::random), MatrixSource::generated,
                           "random20000_" + std::to_string(nnz_per_row)});
       shapes.push_back({spmv_shape(100000, 8, SpmvPattern::powerlaw), MatrixSource::generated, "powerlaw100000_8"});
+      shapes.push_back({spmv_shape(100000, 16, SpmvPattern::powerlaw), MatrixSource::generated, "powerlaw100000_16"});
       shapes.push_back({spmv_shape(100000, 5, SpmvPattern::banded), MatrixSource::generated, "banded100000_5"});
       shapes.push_back({spmv_shape(1000003, 4, SpmvPattern::random), MatrixSource::generated, "random1000003_4"});
       shapes.push_back({Shape{}, MatrixSource::long_row, "long_row"});
       shapes.push_back({Shape{}, MatrixSource::mostly_empty, "mostly_empty"});
+      shapes.push_back({Shape{}, MatrixSource::one_huge_row, "one_huge_row"});
+      shapes.push_back({Shape{}, MatrixSource::empty_runs, "empty_runs"});
+      shapes.push_back({Shape{}, MatrixSource::tiny, "tiny"});
+      shapes.push_back({Shape{}, MatrixSource::single_entry, "single_entry"});
       for (const std::string& file : test_matrix_files())
         shapes.push_back({spmv_file_shape(file), MatrixSource::file,
                           "file_" + std::filesystem::path(file).stem().string()});
@@ -248,6 +318,64 @@ INSTANTIATE_TEST_SUITE_P(AllGpuBackends, GpuBackendCase, ::testing::ValuesIn(all
                          [](const ::testing::TestParamInfo<GpuCase>& param_info) {
                            const GpuCase& c = param_info.param;
                            return identifier(c.backend + "_" + to_string(c.op) + "_" + to_string(c.dtype) + "_" + c.label);
+                         });
+
+// Sets GPUBENCH_SPMV_KERNEL (the cuda backend's SpMV kernel choice) for one scope.
+class ScopedSpmvKernel {
+ public:
+  explicit ScopedSpmvKernel(const char* choice) { setenv("GPUBENCH_SPMV_KERNEL", choice, 1); }
+  ~ScopedSpmvKernel() { unsetenv("GPUBENCH_SPMV_KERNEL"); }
+  ScopedSpmvKernel(const ScopedSpmvKernel&) = delete;
+  ScopedSpmvKernel& operator=(const ScopedSpmvKernel&) = delete;
+};
+
+// One SpMV matrix under a forced choice of the cuda backend's kernel.
+struct ForcedSpmvCase {
+  std::string choice;  // GPUBENCH_SPMV_KERNEL
+  GpuCase matrix;
+};
+
+void PrintTo(const ForcedSpmvCase& test_case, std::ostream* out) {
+  *out << test_case.choice << " ";
+  PrintTo(test_case.matrix, out);
+}
+
+std::vector<ForcedSpmvCase> forced_spmv_cases() {
+  std::vector<ForcedSpmvCase> cases;
+  for (const std::string choice : {"merge_path", "row_split"})
+    for (DType dtype : all_dtypes())
+      for (const ShapeCase& shape : shapes_for(Op::spmv))
+        cases.push_back({choice, {"cuda", Op::spmv, dtype, shape.shape, shape.matrix, shape.label}});
+  return cases;
+}
+
+// Both of the cuda backend's ways to split SpMV on every matrix, whatever the row lengths
+// would choose: the merge-path kernel on uniform, banded and power-law matrices, empty
+// rows, one row across many tiles, fewer nonzeros than a tile, a single entry; the
+// row-split kernels (scalar, vector, long rows) on the skewed ones too.
+class CudaForcedSpmvCase : public ::testing::TestWithParam<ForcedSpmvCase> {};
+
+TEST_P(CudaForcedSpmvCase, ComputesVerifiedResult) {
+  const ForcedSpmvCase& test_case = GetParam();
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem = build_problem(test_case.matrix);
+  const ScopedSpmvKernel forced(test_case.choice.c_str());
+  auto prepared = backend.prepare(problem, BackendSettings{});
+  const std::string details = prepared->details();
+  EXPECT_NE(details.find("(forced by GPUBENCH_SPMV_KERNEL)"), std::string::npos) << details;
+  EXPECT_EQ(details.find("kernel=csr_merge_path") != std::string::npos, test_case.choice == "merge_path") << details;
+  prepared->run();
+  prepared->synchronize();
+  const Verification verification = verify(problem, prepared->result());
+  EXPECT_TRUE(verification.checked);
+  EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+}
+
+INSTANTIATE_TEST_SUITE_P(ForcedSpmvKernel, CudaForcedSpmvCase, ::testing::ValuesIn(forced_spmv_cases()),
+                         [](const ::testing::TestParamInfo<ForcedSpmvCase>& param_info) {
+                           const ForcedSpmvCase& c = param_info.param;
+                           return identifier(c.choice + "_spmv_" + to_string(c.matrix.dtype) + "_" + c.matrix.label);
                          });
 
 TEST(GpuBackends, AllFourAreRegisteredAsGpuBackends) {
@@ -347,18 +475,61 @@ TEST(GpuBackends, CudaSumIsDeterministic) {
   }
 }
 
+// Carries are joined in a fixed order, with no atomics: the same bits on every run.
+TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  for (DType dtype : all_dtypes()) {
+    const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
+    auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
+    ASSERT_NE(prepared->details().find("kernel=csr_merge_path"), std::string::npos) << prepared->details();
+    prepared->run();
+    const HostArray first = prepared->result();
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      prepared->flush_cache();
+      prepared->run();
+      const HostArray again = prepared->result();
+      if (dtype == DType::f32)
+        EXPECT_EQ(first.as<float>(), again.as<float>());
+      else
+        EXPECT_EQ(first.as<double>(), again.as<double>());
+    }
+  }
+}
+
 TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
   Backend& backend = backend_named("cuda");
-  const Problem short_rows = spmv_problem(DType::f32, mostly_empty_matrix());
-  EXPECT_NE(backend.prepare(short_rows, BackendSettings{})->details().find("csr_scalar"), std::string::npos);
+  // At most one entry per row, all alike: a thread per row.
+  const Problem single_entries = make_problem(Op::spmv, DType::f32, spmv_shape(20000, 1, SpmvPattern::random), kSeed);
+  EXPECT_NE(backend.prepare(single_entries, BackendSettings{})->details().find("kernel=csr_scalar"), std::string::npos);
+  // Row lengths that vary more than their mean: the merge-path kernel.
+  for (const Problem& skewed :
+       {spmv_problem(DType::f32, mostly_empty_matrix()), spmv_problem(DType::f64, long_row_matrix()),
+        make_problem(Op::spmv, DType::f32, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed)}) {
+    const std::string details = backend.prepare(skewed, BackendSettings{})->details();
+    EXPECT_NE(details.find("kernel=csr_merge_path"), std::string::npos) << details;
+    EXPECT_EQ(details.find("forced"), std::string::npos) << details;
+  }
+  const Problem powerlaw = make_problem(Op::spmv, DType::f64, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
+  {
+    const ScopedSpmvKernel row_split("row_split");
+    const std::string details = backend.prepare(powerlaw, BackendSettings{})->details();
+    EXPECT_NE(details.find("kernel=csr_vector"), std::string::npos) << details;
+    EXPECT_NE(details.find("(forced by GPUBENCH_SPMV_KERNEL)"), std::string::npos) << details;
+  }
+  {
+    const ScopedSpmvKernel unknown("fastest");
+    EXPECT_THROW(backend.prepare(powerlaw, BackendSettings{}), std::invalid_argument);
+  }
   const Problem rows_of_12 = make_problem(Op::spmv, DType::f32, spmv_shape(20000, 12, SpmvPattern::random), kSeed);
   const std::string random_details = backend.prepare(rows_of_12, BackendSettings{})->details();
-  EXPECT_NE(random_details.find("threads_per_row=4"), std::string::npos) << random_details;
+  EXPECT_NE(random_details.find("kernel=csr_vector threads_per_row=4"), std::string::npos) << random_details;
+  EXPECT_NE(random_details.find("row_nnz_cv=0.00"), std::string::npos) << random_details;
   EXPECT_NE(random_details.find("loads=vec16"), std::string::npos) << random_details;
   // Banded rows are runs of neighbouring columns: one entry per lane, so x reads coalesce.
   const Problem banded = make_problem(Op::spmv, DType::f64, spmv_shape(20000, 12, SpmvPattern::banded), kSeed);
   const std::string banded_details = backend.prepare(banded, BackendSettings{})->details();
+  EXPECT_NE(banded_details.find("kernel=csr_vector"), std::string::npos) << banded_details;
   EXPECT_NE(banded_details.find("loads=scalar"), std::string::npos) << banded_details;
 }
 
