@@ -47,7 +47,7 @@ GpuPrepared::GpuPrepared(const Problem& problem, const BackendSettings& settings
     : limits_(select_device_limits(settings.device)),
       dtype_(problem.dtype),
       output_size_(static_cast<std::size_t>(op_output_size(problem.op, problem.shape))),
-      l2_flusher_(limits_.l2_bytes) {
+      l2_flusher_(limits_.l2_bytes, limits_.sm_count) {
   const std::string op = to_string(problem.op);
   x_ = stage_if_present(problem.x.raw(), problem.x.bytes(), op + " input x");
   a_ = stage_if_present(problem.a.raw(), problem.a.bytes(), op + " input A");

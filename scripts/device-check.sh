@@ -159,6 +159,13 @@ have_gpubench=false
 $built && [[ -x $gpubench ]] && "$gpubench" run --help >/dev/null 2>&1 && have_gpubench=true
 if $have_gpubench && wanted suites; then
   step "suite default" "$suite_log" 240 "$gpubench" run --out "$suite_default"
+  # The two commands a user tries first: every backend side by side, wall time included
+  # (kept with the performance files, which come back as one archive).
+  mkdir -p "$logs/performance"
+  step "matmul 4096, every backend (wall time)" "$suite_log" 120 \
+    "$gpubench" run --op matmul --size 4096 --out "$logs/performance/matmul4096.json"
+  step "sin,sqrt,sum,spmv f32 at 256M, every backend" "$suite_log" 240 \
+    "$gpubench" run --op sin,sqrt,sum,spmv --size 256M --dtype f32 --out "$logs/performance/memory256M.json"
 fi
 
 # --- performance -------------------------------------------------------------------
