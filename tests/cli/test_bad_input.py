@@ -21,6 +21,22 @@ class BadInputTests(CliTestCase):
     def test_unknown_backend(self):
         self.run_bad("--op", "sin", "--backend", "magma", fragments=("magma",))
 
+    def test_requested_gpu_backend_without_a_device(self):
+        listing = gpubench("list").stdout
+        unavailable = [name for name in ("cuda", "cublas", "cub", "cusparse")
+                       if any(line.split()[:1] == [name] and "unavailable" in line for line in listing.splitlines())]
+        if not unavailable:
+            self.skipTest("a CUDA device is present")
+        for name in unavailable:
+            with self.subTest(backend=name):
+                self.run_bad("--op", "sin", "--backend", name, fragments=(name, "unavailable"))
+
+    def test_default_backends_without_a_device_say_so_once(self):
+        process = gpubench("run", "--op", "sum", "--size", "1K", *FAST)
+        self.assertOk(process)
+        if "GPU backends unavailable" in process.stderr:
+            self.assertEqual(process.stderr.count("GPU backends unavailable"), 1, process.stderr)
+
     def test_unknown_dtype(self):
         self.run_bad("--op", "sin", "--dtype", "f16", fragments=("f16",))
 
