@@ -245,7 +245,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 
   nvtx::initialize();
-  // ---- roofline: ceilings measured once, before any case, for the device kinds the plan uses ----
+  // Roofline ceilings: measured once, before any case, for the device kinds the plan uses.
   const auto plan_uses = [&](DeviceKind kind) {
     return std::any_of(plan.cases.begin(), plan.cases.end(),
                        [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
@@ -254,7 +254,6 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (plan_uses(DeviceKind::gpu)) measure_gpu_ceilings(context, cli.device);
   auto results = run_plan(plan, backends, runner);
   annotate_roofline(context, results, cli.device);
-  // ---- end of roofline ----
 
   ReportOptions report_options;
   if (!cli.relative_to.empty()) report_options.relative_to = cli.relative_to;
@@ -279,7 +278,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   return exit_code;
 }
 
-// ---- report: re-render a JSON report, with the CPU-versus-GPU summary and an HTML page ----
+// report: re-renders a JSON report, with the CPU-versus-GPU summary and an HTML page.
 
 struct ReportCli {
   std::string path, html, format = "console", relative_to;
@@ -304,7 +303,6 @@ int command_report(const ReportCli& cli) {
   return kExitOk;
 }
 
-// ---- end of report ----
 
 void print_list(std::ostream& out) {
   auto backends = make_all_backends();
@@ -409,7 +407,6 @@ int dispatch(int argc, char** argv) {
   compare_app->add_flag("--allow-missing", compare.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.allow_machine_mismatch, "Compare reports from different machines");
 
-  // ---- report ----
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(
       "report", "Re-render a JSON report: results, CPU-versus-GPU speed-up and crossover sizes; --html writes a self-contained page");
@@ -417,8 +414,7 @@ int dispatch(int argc, char** argv) {
   report_app->add_option("--html", report.html, "Also write an HTML report with plots to this file");
   report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout)");
   report_app->add_option("--relative-to", report.relative_to, "Add a speed-up column against this backend");
-  // ---- end of report ----
-
+  
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
