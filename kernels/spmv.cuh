@@ -40,7 +40,9 @@ void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrVie
 // nonzeros fall into rows. Tile t starts at row tile_rows[t] and nonzero tile_nonzeros[t]
 // (t = 0..tiles, the last entry being (rows, nnz)): the merge path's point on diagonal
 // t * kItems, found on the host (untimed, in prepare). A block computes its
-// nonzeros' products (coalesced, streaming loads), each thread walks kItemsPerThread items
+// nonzeros' products (coalesced streaming loads, 16 bytes of values and of indices at a time
+// between the tile's first and last 16-byte boundary, single entries at its two ends;
+// values and col_idx must be 16-byte aligned), each thread walks kItemsPerThread items
 // of the path, a block-wide segmented scan joins the partial sums of rows that cross thread
 // boundaries, and the rows that end in the tile are written once, coalesced. The partial
 // sum of the row a tile leaves unfinished goes to tile_carries[t]; a second kernel adds
