@@ -92,23 +92,27 @@ def target_rows(res):
     def gbps(record):
         return record["throughput"]["gbps"]
 
+    def copy_fraction_row(name, record):
+        if record is None or not res.gpu_copy:
+            return (name, "not measured", None)
+        fraction = gbps(record) / res.gpu_copy
+        return (name, f"{gbps(record):,.0f} GB/s = {fraction:.1%} of {res.gpu_copy:,.0f}", fraction >= 0.90)
+
+    def peer_ratio_row(name, peer, ours, theirs, minimum, missing):
+        if peer is None or "ratio" not in peer:
+            return (name, missing, None)
+        times = (f"{ours} {seconds_text(peer['gpubench_median_s'])}", f"{theirs} {seconds_text(peer['peer']['median_s'])}")
+        if ours == "gpubench":  # CuPy rows name the peer first
+            times = times[::-1]
+        return (name, f"{peer['ratio']:.2f}x ({times[0]}, {times[1]})", peer["ratio"] >= minimum)
+
     for op in ("sin", "sqrt"):
         for dtype in ("f32", "f64"):
-            record = res.find(op, "cuda", dtype, "268435456")
-            name = f"cuda {op} {dtype} 256M ≥ 90 % of copy bandwidth"
-            if record is None or not res.gpu_copy:
-                rows.append((name, "not measured", None))
-            else:
-                fraction = gbps(record) / res.gpu_copy
-                rows.append((name, f"{gbps(record):,.0f} GB/s = {fraction:.1%} of {res.gpu_copy:,.0f}", fraction >= 0.90))
+            rows.append(copy_fraction_row(f"cuda {op} {dtype} 256M ≥ 90 % of copy bandwidth",
+                                          res.find(op, "cuda", dtype, "268435456")))
             if dtype == "f32":
-                peer = res.peer_row(f"{op}/{dtype}/268435456", "cuda")
-                name = f"cuda {op} f32 256M ≥ 2x CuPy"
-                if peer is None or "ratio" not in peer:
-                    rows.append((name, "no CuPy figure", None))
-                else:
-                    rows.append((name, f"{peer['ratio']:.2f}x (CuPy {seconds_text(peer['peer']['median_s'])}, "
-                                       f"gpubench {seconds_text(peer['gpubench_median_s'])})", peer["ratio"] >= 2.0))
+                rows.append(peer_ratio_row(f"cuda {op} f32 256M ≥ 2x CuPy", res.peer_row(f"{op}/{dtype}/268435456", "cuda"),
+                                           "gpubench", "CuPy", 2.0, "no CuPy figure"))
     for dtype in ("f32", "f64"):
         cuda, cub = res.find("sum", "cuda", dtype, "268435456"), res.find("sum", "cub", dtype, "268435456")
         name = f"cuda sum {dtype} 256M ≥ 95 % of cub"
@@ -117,12 +121,7 @@ def target_rows(res):
         else:
             ratio = cub["statistics"]["median"] / cuda["statistics"]["median"]
             rows.append((name, f"{gbps(cuda):,.0f} vs {gbps(cub):,.0f} GB/s = {ratio:.1%}", ratio >= 0.95))
-        name = f"cuda sum {dtype} 256M ≥ 90 % of copy bandwidth (bytes read)"
-        if cuda is None or not res.gpu_copy:
-            rows.append((name, "not measured", None))
-        else:
-            fraction = gbps(cuda) / res.gpu_copy
-            rows.append((name, f"{gbps(cuda):,.0f} GB/s = {fraction:.1%} of {res.gpu_copy:,.0f}", fraction >= 0.90))
+        rows.append(copy_fraction_row(f"cuda sum {dtype} 256M ≥ 90 % of copy bandwidth (bytes read)", cuda))
     labels = sorted({r["shape"]["label"] for r in res.ok() if r["op"] == "spmv" and r["shape"].get("rows", 0) >= 1 << 20},
                     key=lambda label: (label.split("/")[-1], label))
     for label in labels:
@@ -142,21 +141,12 @@ def target_rows(res):
         ratio = cuda["throughput"]["gflops"] / cublas["throughput"]["gflops"]
         rows.append((name, f"{cuda['throughput']['gflops']:,.0f} vs {cublas['throughput']['gflops']:,.0f} GFLOP/s "
                            f"= {ratio:.1%}", ratio >= 0.5))
-    peer = res.peer_row("sin/f64/16777216", "eigen")
-    name = "eigen sin f64 16M, all cores ≥ 4x numpy.sin"
-    if peer is None or "ratio" not in peer:
-        rows.append((name, "no NumPy figure", None))
-    else:
-        rows.append((name, f"{peer['ratio']:.2f}x (eigen {seconds_text(peer['gpubench_median_s'])}, "
-                           f"numpy {seconds_text(peer['peer']['median_s'])})", peer["ratio"] >= 4.0))
+    rows.append(peer_ratio_row("eigen sin f64 16M, all cores ≥ 4x numpy.sin", res.peer_row("sin/f64/16777216", "eigen"),
+                               "eigen", "numpy", 4.0, "no NumPy figure"))
     for dtype in ("f32", "f64"):
-        peer = res.peer_row(f"matmul/{dtype}/4096x4096x4096", "openblas")
-        name = f"openblas matmul {dtype} 4096 within 10 % of numpy @"
-        if peer is None or "ratio" not in peer:
-            rows.append((name, "no NumPy figure", None))
-        else:
-            rows.append((name, f"{peer['ratio']:.2f}x (openblas {seconds_text(peer['gpubench_median_s'])}, "
-                               f"numpy {seconds_text(peer['peer']['median_s'])})", peer["ratio"] >= 0.9))
+        rows.append(peer_ratio_row(f"openblas matmul {dtype} 4096 within 10 % of numpy @",
+                                   res.peer_row(f"matmul/{dtype}/4096x4096x4096", "openblas"),
+                                   "openblas", "numpy", 0.9, "no NumPy figure"))
     for row in res.peers.get("agreement", []):
         name = (f"agreement {row['case']}: {row.get('clock_a', 'gpubench')} vs {row.get('clock_b', 'ncu')} "
                 f"within {row.get('tolerance', 0.03):.0%}")

@@ -10,6 +10,7 @@ namespace gpb {
 namespace {
 
 using report_model::Align;
+using report_model::display_width;
 using report_model::Table;
 
 constexpr std::size_t kColumnGap = 2;
@@ -21,11 +22,6 @@ constexpr std::size_t kMaxMessageLines = 3;
 constexpr std::size_t kMinFailureWidth = 80;
 
 bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// Terminal columns taken by UTF-8 text without wide characters ("±" is one).
-std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return !is_utf8_continuation(c); }));
-}
 
 // Byte length of the first `columns` characters of text.
 std::size_t prefix_bytes(const std::string& text, std::size_t columns) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 namespace gpb::report_model {
 namespace {
@@ -197,6 +198,41 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
     table.rows.push_back(std::move(row));
   }
   return table;
+}
+
+std::size_t display_width(const std::string& text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string escape_markdown(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+void append_markdown_table(std::ostream& out, const Table& table) {
+  const auto append_row = [&out](const std::vector<std::string>& cells) {
+    out << '|';
+    for (const auto& cell : cells) out << ' ' << cell << " |";
+    out << '\n';
+  };
+  std::vector<std::string> headers, rule;
+  for (const auto& column : table.columns) {
+    headers.push_back(escape_markdown(column.header));
+    rule.push_back(column.align == Align::left ? ":---" : "---:");
+  }
+  append_row(headers);
+  append_row(rule);
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (const auto& cell : row.cells) cells.push_back(escape_markdown(cell));
+    if (!row.message.empty()) cells[table.key_columns] = escape_markdown(row.message);
+    append_row(cells);
+  }
 }
 
 }  // namespace gpb::report_model

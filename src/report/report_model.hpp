@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,17 @@ struct Table {
   std::size_t key_columns = 0;  // the leading columns that name the case; a message spans the rest
   std::vector<Row> rows;
 };
+
+// Terminal columns taken by UTF-8 text without wide characters ("±" is one).
+std::size_t display_width(const std::string& text);
+
+// Backslash-escapes what GitHub would read as markup: '|' would split a table cell,
+// '<' start an HTML tag, '*' and '_' emphasis.
+std::string escape_markdown(const std::string& text);
+
+// A GitHub table: header, alignment rule, then the rows, every cell escaped; a row's
+// message takes the place of its first measurement cell.
+void append_markdown_table(std::ostream& out, const Table& table);
 
 // One row per record, named by its case id; the optional columns (speed-up, e2e phases)
 // only when some record needs them.

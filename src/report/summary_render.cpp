@@ -10,6 +10,8 @@ namespace gpb {
 namespace {
 
 using report_model::Align;
+using report_model::display_width;
+using report_model::escape_markdown;
 using report_model::Table;
 using Json = nlohmann::ordered_json;
 
@@ -37,10 +39,6 @@ bool has_e2e_figures(const SpeedupGroup& group) {
   return std::any_of(group.rows.begin(), group.rows.end(), [](const SpeedupRow& row) { return row.e2e.gpu.has_value(); });
 }
 
-std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
 void append_aligned(std::ostringstream& out, const Table& table, const std::string& indent) {
   std::vector<std::size_t> widths;
   for (const auto& column : table.columns) widths.push_back(display_width(column.header));
@@ -65,15 +63,6 @@ void append_aligned(std::ostringstream& out, const Table& table, const std::stri
   for (const auto& row : table.rows) append_line(row.cells);
 }
 
-// Backslash-escapes what GitHub would read as markup ('|' would split a table cell).
-std::string escape_markdown(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos) escaped += '\\';
-    escaped += c;
-  }
-  return escaped;
-}
 
 Json real_or_null(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? Json(*value) : Json(nullptr);
@@ -185,18 +174,7 @@ std::string render_speedups_markdown(const SpeedupSummary& summary) {
     out << "\n**" << escape_markdown(group.name()) << "**: crossover " << timing_title(TimingMode::kernel) << ": "
         << escape_markdown(describe_crossover(group, TimingMode::kernel)) << "; " << timing_title(TimingMode::e2e) << ": "
         << escape_markdown(describe_crossover(group, TimingMode::e2e)) << ".\n\n";
-    const Table table = speedup_table(group);
-    std::string header = "|", rule = "|";
-    for (const auto& column : table.columns) {
-      header += " " + escape_markdown(column.header) + " |";
-      rule += column.align == Align::left ? " :--- |" : " ---: |";
-    }
-    out << header << '\n' << rule << '\n';
-    for (const auto& row : table.rows) {
-      out << '|';
-      for (const auto& cell : row.cells) out << ' ' << escape_markdown(cell) << " |";
-      out << '\n';
-    }
+    report_model::append_markdown_table(out, speedup_table(group));
   }
   const auto unpaired = unpaired_groups(summary);
   if (!unpaired.empty()) {
