@@ -13,7 +13,10 @@ SUITE = {
     # and tolerates the scheduling jitter of a busy 2-core runner (see docs/ci.md).
     "thresholds": {"*": 0.25},
     "groups": [
-        {"ops": ["sin", "sum"], "sizes": ["16M"], "backends": ["eigen"]},
+        # sin is compute-bound at any size; sum only while it stays in the last-level cache
+        # (beyond it one core already draws most of a small VM's memory bandwidth).
+        {"ops": ["sin"], "sizes": ["16M"], "backends": ["eigen"]},
+        {"ops": ["sum"], "sizes": ["2M"], "backends": ["eigen"]},
         {"ops": ["matmul"], "sizes": [512], "backends": ["eigen", "openblas"]},
     ],
 }
