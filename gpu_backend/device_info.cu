@@ -2,6 +2,7 @@
 // CUDA libraries this build links.
 #include <cuda/version>
 
+#include <cstdio>
 #include <string>
 
 #include "context.hpp"
@@ -23,6 +24,18 @@ std::string library_version_text(GetProperty get_property) {
   get_property(MINOR_VERSION, &minor);
   get_property(PATCH_LEVEL, &patch);
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+// "GPU-" and the 16 bytes as 8-4-4-4-12 hex digits, as nvidia-smi and NVML print it.
+std::string uuid_text(const cudaUUID_t& uuid) {
+  std::string text = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    char hex[3];
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
+    text += hex;
+    if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
+  }
+  return text;
 }
 
 int attribute(cudaDeviceAttr which, int ordinal) {
@@ -50,6 +63,10 @@ GpuInfo describe_device(int ordinal, const std::string& driver, const std::strin
   info.ecc = attribute(cudaDevAttrEccEnabled, ordinal) != 0;
   info.driver_version = driver;
   info.runtime_version = runtime;
+  info.uuid = uuid_text(properties.uuid);
+  char bus_id[32];
+  std::snprintf(bus_id, sizeof bus_id, "%04x:%02x:%02x.0", properties.pciDomainID, properties.pciBusID, properties.pciDeviceID);
+  info.pci_bus_id = bus_id;
   return info;
 }
 
@@ -80,6 +97,14 @@ void append_gpu_context(Context& context) {
   GPB_CUDA_CHECK(cudaGetDeviceCount(&count));
   for (int ordinal = 0; ordinal < count; ++ordinal)
     context.gpus.push_back(describe_device(ordinal, "CUDA " + cuda_version_text(driver), runtime_text));
+}
+
+int visible_gpu_count() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaSuccess) return count;
+  static_cast<void>(cudaGetLastError());  // no driver or no device: none visible, and the GPU backends say why
+  return 0;
 }
 
 }  // namespace gpb

@@ -46,16 +46,6 @@ void require_threshold(double value, const std::string& what) {
                      format_percent(value, "%g%%"));
 }
 
-std::map<std::string, const ResultRecord*> index_by_id(const std::vector<ResultRecord>& results, const char* side) {
-  std::map<std::string, const ResultRecord*> by_id;
-  for (const ResultRecord& record : results) {
-    const std::string id = record.spec.id();
-    if (!by_id.emplace(id, &record).second)
-      throw UsageError(std::string("the ") + side + " report lists case " + id + " twice; cannot match it");
-  }
-  return by_id;
-}
-
 // The current suite's thresholds win; the baseline's fill in keys the current one lacks.
 std::map<std::string, double> merged_thresholds(const Context& baseline, const Context& current) {
   std::map<std::string, double> thresholds = current.thresholds;
@@ -294,8 +284,8 @@ double change_size(const CaseComparison& c) {
 
 void sort_for_display(std::vector<CaseComparison>& cases) {
   std::sort(cases.begin(), cases.end(), [](const CaseComparison& a, const CaseComparison& b) {
-    return std::make_tuple(display_rank(a), -change_size(a), a.id) <
-           std::make_tuple(display_rank(b), -change_size(b), b.id);
+    return std::make_tuple(display_rank(a), -change_size(a), a.id, a.device) <
+           std::make_tuple(display_rank(b), -change_size(b), b.id, b.device);
   });
 }
 
@@ -353,7 +343,7 @@ Table comparison_table(const Comparison& comparison) {
               {false, true, true, true, true, true, false, false},
               {}};
   for (const CaseComparison& c : comparison.cases)
-    table.rows.push_back({c.id, optional_seconds(c.baseline_median_s), optional_seconds(c.current_median_s),
+    table.rows.push_back({c.device.empty() ? c.id : c.id + " on " + c.device, optional_seconds(c.baseline_median_s), optional_seconds(c.current_median_s),
                           format_ratio(c), c.p_value ? format_short(*c.p_value) : "-",
                           format_percent(c.threshold, "%g%%"), c.label(), c.note});
   return table;
@@ -430,7 +420,7 @@ Json origin_json(const ReportOrigin& origin) {
 std::string render_json_document(const Comparison& comparison) {
   const VerdictCounts& n = comparison.counts;
   Json cases = Json::array();
-  for (const CaseComparison& c : comparison.cases)
+  for (const CaseComparison& c : comparison.cases) {
     cases.push_back({{"id", c.id},
                      {"op", to_string(c.op)},
                      {"backend", c.backend},
@@ -447,6 +437,8 @@ std::string render_json_document(const Comparison& comparison) {
                      {"p_value", optional_json(c.p_value)},
                      {"threshold", c.threshold},
                      {"note", c.note}});
+    if (!c.device.empty()) cases.back()["device"] = c.device;
+  }
   const Json document = {
       {"schema_version", kReportSchemaVersion},
       {"exit_code", comparison.exit_code()},
@@ -525,20 +517,13 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   comparison.warnings = context_warnings(baseline.context, current.context);
 
   const auto thresholds = merged_thresholds(baseline.context, current.context);
-  const auto baseline_by_id = index_by_id(baseline.results, "baseline");
-  const auto current_by_id = index_by_id(current.results, "current");
-  const auto add_case = [&](const ResultRecord* base, const ResultRecord* cur) {
-    const ResultRecord& either = cur ? *cur : *base;
+  for (const MatchedRecords& pair : match_records(baseline.results, current.results, options.match_devices)) {
+    const ResultRecord& either = pair.current ? *pair.current : *pair.baseline;
     const double threshold = threshold_for(thresholds, either.spec, either.spec.id(), options);
-    comparison.cases.push_back(judge_case(base, cur, threshold, options.alpha));
+    comparison.cases.push_back(judge_case(pair.baseline, pair.current, threshold, options.alpha));
+    comparison.cases.back().device = pair.device;
     comparison.cases.back().cross_machine = !comparison.machine_mismatch.empty();
-  };
-  for (const auto& [id, base] : baseline_by_id) {
-    const auto found = current_by_id.find(id);
-    add_case(base, found == current_by_id.end() ? nullptr : found->second);
   }
-  for (const auto& [id, cur] : current_by_id)
-    if (baseline_by_id.count(id) == 0) add_case(nullptr, cur);
 
   sort_for_display(comparison.cases);
   comparison.counts = count_verdicts(comparison.cases);

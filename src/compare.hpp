@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "device_match.hpp"
 #include "report/report.hpp"
 #include "result.hpp"
 
@@ -31,6 +32,7 @@ struct CompareOptions {
   double alpha = kDefaultSignificanceLevel;  // Mann-Whitney significance level, two-sided
   bool allow_missing = false;                // cases absent from the current report do not fail
   bool allow_machine_mismatch = false;       // compare across GPU/CPU models; verdicts marked cross-machine
+  DeviceMatch match_devices = DeviceMatch::uuid;  // how reports over several GPUs or ranks pair their records
 };
 
 // In order of severity; the tables list cases in this order.
@@ -43,6 +45,7 @@ struct Interval {
 
 struct CaseComparison {
   std::string id;  // CaseSpec::id()
+  std::string device;  // where, when the case ran on several GPUs or ranks ("node-a GPU 1"); else empty
   Op op = Op::sin;
   std::string backend;
   Verdict verdict = Verdict::same;
@@ -82,7 +85,7 @@ struct Comparison {
   int exit_code() const;
 };
 
-// Matches cases by CaseSpec::id() and judges each. Throws UsageError when the GPU or CPU
+// Matches cases by CaseSpec::id() and device (device_match.hpp) and judges each. Throws UsageError when the GPU or CPU
 // models differ (unless allowed), on a case listed twice in one report, and on thresholds
 // or alpha outside (0, 1).
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);

@@ -17,6 +17,10 @@ void append_cpu_context(Context& context);
 // Appends GPU facts; provided by gpu_backend/ (or its stand-in, which adds nothing).
 void append_gpu_context(Context& context);
 
+// How many CUDA devices this process sees: 0 without one and in a build without CUDA.
+// Provided by gpu_backend/ (or its stand-in).
+int visible_gpu_count();
+
 // Roofline ceilings, measured once per run outside any timed case (well under a second).
 // The host's copy bandwidth with `threads` OpenMP threads over buffers well beyond the
 // last-level cache, in GB/s counting bytes read + written; 0 when the buffers cannot be

@@ -37,6 +37,8 @@ void append_gpu_backends(std::vector<std::unique_ptr<Backend>>& out) {
 
 void append_gpu_context(Context& context) { context.notes.push_back("GPU backends unavailable: built without the CUDA toolkit"); }
 
+int visible_gpu_count() { return 0; }
+
 // No GPU, no GPU ceilings: context.gpus is empty in this build.
 void measure_gpu_ceilings(Context&, int) {}
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -13,10 +14,14 @@
 #include "compare.hpp"
 #include "config.hpp"
 #include "context.hpp"
+#include "device_runner.hpp"
+#include "fleet.hpp"
+#include "launcher.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "plan.hpp"
 #include "problem.hpp"
+#include "process_group.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
 #include "roofline.hpp"
@@ -28,18 +33,20 @@ namespace {
 
 // Exit codes (documented in the README).
 constexpr int kExitOk = 0;
+constexpr int kExitOutlier = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitCaseFailed = 3;
 
 struct RunCli {
   std::vector<std::string> ops, backends, dtypes, sizes, shapes, timings, outs;
-  std::string rows, pattern = "random", matrix, l2 = "flush", config, format, baseline, relative_to;
+  std::string rows, pattern = "random", matrix, l2 = "flush", config, format, baseline, relative_to, device = "0";
   std::int64_t nnz_per_row = 16;
-  int threads = 0, device = 0, warmup = 3, repetitions = 1;
+  int threads = 0, warmup = 3, repetitions = 1;
   std::size_t min_samples = 10, max_samples = 100000;
   double max_noise_percent = 0.5, min_time = 0.05, max_time = 2.0, threshold_percent = 5.0;
   std::uint64_t seed = 42;
   bool tf32 = false, profile = false, quiet = false, allow_missing = false, allow_machine_mismatch = false;
+  bool devices_serial = false;
 };
 
 std::vector<std::string> flatten_lists(const std::vector<std::string>& values) {
@@ -122,7 +129,6 @@ RunOptions options_from_cli(const RunCli& cli) {
   options.l2 = parse_l2_mode(cli.l2);
   options.tf32 = cli.tf32;
   options.threads = cli.threads;
-  options.device = cli.device;
   options.seed = cli.seed;
   return options;
 }
@@ -145,9 +151,25 @@ std::vector<Output> plan_outputs(const RunCli& cli, bool format_given) {
   return outputs;
 }
 
-int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<std::string>& argv) {
+int command_run(RunCli cli, const CLI::App& run_app, const std::vector<std::string>& argv, ProcessGroup& processes) {
   auto given = [&](const char* name) { return run_app.get_option(name)->count() > 0; };
   const bool format_given = given("--format");
+  // Where this process runs and writes: its launcher's rank, its GPUs, its --out paths.
+  const Environment environment = launcher_environment();
+  LaunchInfo launch = detect_launch(environment);
+  if (processes.size() > 1) {
+    launch.rank = processes.rank();
+    launch.world_size = processes.size();
+    if (!launch.launched()) launch.launcher = "mpi";
+  }
+  const std::string host = host_name(environment, launch);
+  const DeviceChoice devices = choose_devices(
+      given("--device") ? std::optional<DeviceRequest>(parse_device_request(cli.device)) : std::nullopt, launch, visible_gpu_count());
+  const DeviceSchedule schedule = cli.devices_serial ? DeviceSchedule::serial : DeviceSchedule::concurrent;
+  if (processes.size() > 1 && devices.devices.size() > 1 && schedule == DeviceSchedule::concurrent && !processes.any_thread_may_call())
+    throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
+  if (processes.size() == 1) require_rank_in_outputs(cli.outs, launch);
+  for (auto& path : cli.outs) path = expand_output_path(path, {launch.rank, host, devices.devices});
   const auto outputs = plan_outputs(cli, format_given);  // validates paths before running
 
   auto backends = make_all_backends();
@@ -160,10 +182,10 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   runner.stopping.max_noise = cli.max_noise_percent / 100.0;
   runner.stopping.min_time_s = cli.min_time;
   runner.stopping.max_time_s = cli.max_time;
-  runner.device = cli.device;
   runner.repetitions = cli.repetitions;
   runner.profile = cli.profile;
-  runner.progress = !cli.quiet && isatty(STDERR_FILENO);
+  runner.progress = !cli.quiet && isatty(STDERR_FILENO) && processes.rank() == 0;
+  if (processes.size() > 1) runner.before_case = [&processes] { processes.barrier(); };
   int threads = cli.threads;
   std::uint64_t seed = cli.seed;
   L2Mode l2 = parse_l2_mode(cli.l2);
@@ -193,7 +215,6 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
       options.seed = seed;
       options.l2 = l2;
       options.threads = threads;
-      options.device = cli.device;
       if (!backend_filter.empty()) options.backends = backend_filter;
       const std::size_t first = plan.cases.size();
       plan_group(plan, options, backends, !backend_filter.empty(), notes);
@@ -218,8 +239,16 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (cli.profile) runner.repetitions = 1;
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   check_plan_fits_memory(plan);
+  // Ranks wait for each other before every case: they must all run the same ones.
+  if (processes.size() > 1) {
+    std::string signature = std::to_string(devices.devices.size()) + " " + to_string(schedule) + " " + std::to_string(runner.repetitions);
+    for (const auto& spec : plan.cases) signature += "\n" + spec.id();
+    if (!processes.all(processes.broadcast(signature) == signature))
+      throw UsageError("the ranks planned different runs (cases, GPU count, --devices-serial or --repetitions differ from "
+                       "rank 0's): give every rank the same command and as many GPUs");
+  }
   // An unreadable baseline is a usage error before the suite runs, not after.
-  if (!cli.baseline.empty()) read_json_report(cli.baseline);
+  if (!cli.baseline.empty() && processes.rank() == 0) read_json_report(cli.baseline);
   // Matrix files are read (and cached) before anything runs, so a bad file is a usage
   // error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
@@ -227,8 +256,11 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
 
   const int threads_used = resolve_threads(threads);
   Context context = collect_context(argv, threads_used);
+  for (const auto& note : devices.notes) notes.insert(note);
   for (const auto& note : notes)
     if (std::find(context.notes.begin(), context.notes.end(), note) == context.notes.end()) context.notes.push_back(note);
+  context.ranks = {RankInfo{launch.rank, launch.local_rank, launch.world_size, launch.launcher, host, launch.node, devices.devices,
+                            devices.devices.size() > 1 ? to_string(schedule) : ""}};
   context.thresholds = plan.thresholds;
   context.settings["seed"] = std::to_string(seed);
   context.settings["l2"] = to_string(l2);
@@ -242,7 +274,8 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   context.settings["profile"] = cli.profile ? "true" : "false";
   context.settings["repetitions"] = std::to_string(runner.repetitions);
   if (!cli.config.empty()) context.settings["suite"] = cli.config;
-  for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
+  if (processes.rank() == 0)
+    for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 
   nvtx::initialize();
   // Roofline ceilings: measured once, before any case, for the device kinds the plan uses.
@@ -251,9 +284,24 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
                        [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
   };
   if (plan_uses(DeviceKind::cpu)) context.cpu_copy_gbps = measure_cpu_copy_gbps(threads_used);
-  if (plan_uses(DeviceKind::gpu)) measure_gpu_ceilings(context, cli.device);
-  auto results = run_plan(plan, backends, runner);
-  annotate_roofline(context, results, cli.device);
+  if (plan_uses(DeviceKind::gpu))
+    for (int device : devices.devices) measure_gpu_ceilings(context, device);
+  auto results = run_plan_on_devices(plan, backends, make_all_backends, runner, devices.devices, schedule);
+  identify_gpus(context, results);
+  annotate_roofline(context, results, devices.devices.front());
+  // An MPI run's report is rank 0's merge of every rank's; the other ranks write nothing.
+  if (processes.size() > 1) {
+    const auto texts = processes.gather(render_json(context, results));
+    if (processes.rank() != 0) return std::stoi(processes.broadcast(""));
+    std::vector<NamedReport> reports;
+    for (std::size_t rank = 0; rank < texts.size(); ++rank) {
+      const std::string origin = "rank " + std::to_string(rank);
+      reports.push_back({origin, parse_json_report(texts[rank], origin)});
+    }
+    LoadedReport merged = merge_reports(std::move(reports));
+    context = std::move(merged.context);
+    results = std::move(merged.results);
+  }
 
   ReportOptions report_options;
   if (!cli.relative_to.empty()) report_options.relative_to = cli.relative_to;
@@ -275,13 +323,43 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
     const int verdict = compare_with_baseline(cli.baseline, context, results, compare, ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
-  return exit_code;
+  return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;
+}
+
+// Runs in this build's process group; an error on one rank of several ends them all, as the
+// others may be waiting for it at a barrier.
+int command_run_in_group(const RunCli& cli, const CLI::App& run_app, const std::vector<std::string>& argv) {
+  const std::unique_ptr<ProcessGroup> group = join_process_group();
+  try {
+    return command_run(cli, run_app, argv, *group);
+  } catch (const std::exception& error) {
+    if (group->size() == 1) throw;
+    std::cerr << "gpubench: error: rank " << group->rank() << ": " << error.what() << "\n" << std::flush;
+    group->abort(dynamic_cast<const UsageError*>(&error) ? kExitUsage : 1);
+  }
+}
+
+// merge: the reports of a run's ranks as one.
+int command_merge(const std::vector<std::string>& paths, const std::string& out) {
+  if (paths.size() < 2) throw UsageError("merge needs at least two reports");
+  if (report_format_for_path(out) != ReportFormat::json) throw UsageError("merge --out '" + out + "': the merged report is JSON (.json)");
+  std::vector<NamedReport> reports;
+  for (const auto& path : paths) reports.push_back({path, read_json_report(path)});
+  const LoadedReport merged = merge_reports(std::move(reports));
+  write_file_atomic(out, render_json(merged.context, merged.results));
+  std::set<std::string> hosts;
+  for (const auto& rank : merged.context.ranks) hosts.insert(rank.host);
+  std::cout << "merged " << paths.size() << " reports (" << merged.context.ranks.size() << " ranks on " << hosts.size()
+            << " host" << (hosts.size() == 1 ? "" : "s") << ", " << merged.results.size() << " records) into " << out << "\n";
+  return kExitOk;
 }
 
 // report: re-renders a JSON report, with the CPU-versus-GPU summary and an HTML page.
 
 struct ReportCli {
   std::string path, html, format = "console", relative_to;
+  double fail_on_outlier_percent = 0;
+  bool gate_on_outliers = false;  // --fail-on-outlier given
 };
 
 int command_report(const ReportCli& cli) {
@@ -294,12 +372,21 @@ int command_report(const ReportCli& cli) {
     if (!present) throw UsageError("--relative-to " + cli.relative_to + ": no results of that backend in " + cli.path);
     options.relative_to = cli.relative_to;
   }
+  std::optional<FleetView> gate;
+  if (cli.gate_on_outliers) {
+    if (!(cli.fail_on_outlier_percent > 0)) throw UsageError("--fail-on-outlier must be a positive percentage");
+    options.outlier_threshold = cli.fail_on_outlier_percent / 100.0;
+    gate = analyze_fleet(report.context, report.results, options.outlier_threshold);
+    if (!gate->applies())
+      throw UsageError("--fail-on-outlier: " + cli.path + " holds one GPU's or rank's results; the fleet view needs several");
+  }
   if (!cli.html.empty()) write_file_atomic(cli.html, render_html(report.context, report.results, options));
   // The console view adds the speed-up summary that the Markdown and JSON reports carry themselves.
   std::cout << render_report(format, report.context, report.results, options);
   if (format == ReportFormat::console)
     std::cout << '\n' << render_speedups_console(summarize_speedups(report.results));
   std::cout << std::flush;
+  if (gate && (gate->outlier_count() > 0 || !gate->failures.empty())) return kExitOutlier;
   return kExitOk;
 }
 
@@ -369,7 +456,9 @@ int dispatch(int argc, char** argv) {
   run_app->add_option("--l2", run.l2, "flush (cold cache before each sample) or warm");
   run_app->add_flag("--tf32", run.tf32, "cuBLAS f32 matmul on tensor cores (TF32)");
   run_app->add_option("--threads", run.threads, "CPU threads (0: all cores)");
-  run_app->add_option("--device", run.device, "CUDA device ordinal");
+  run_app->add_option("--device", run.device,
+                      "GPUs: an ordinal, a list (0,2,3) or all (default 0; under srun, mpirun or torchrun the local rank's)");
+  run_app->add_flag("--devices-serial", run.devices_serial, "With several GPUs: one after the other, not all at once");
   run_app->add_option("--seed", run.seed, "Seed for the inputs");
   run_app->add_option("--warmup", run.warmup, "Untimed warm-up iterations");
   run_app->add_option("--min-samples", run.min_samples, "Minimum samples per case");
@@ -381,7 +470,8 @@ int dispatch(int argc, char** argv) {
                       "Passes over the whole plan, each with an equal share of the sampling budget");
   run_app->add_option("--config", run.config, "Suite file (configs/*.json)");
   run_app->add_option("--format", run.format, "console, json, csv or markdown");
-  run_app->add_option("--out", run.outs, "Write a report file (format from the extension: .json .csv .md .txt)");
+  run_app->add_option("--out", run.outs,
+                      "Write a report file (format from the extension: .json .csv .md .txt); {rank}, {host} and {device} expand");
   run_app->add_flag("--profile", run.profile, "Profiler session: few warm-ups and samples, capture range around measuring");
   run_app->add_flag("--quiet", run.quiet, "No progress and no console table when writing files");
   run_app->add_option("--baseline", run.baseline, "Compare against this JSON report after running");
@@ -406,6 +496,8 @@ int dispatch(int argc, char** argv) {
   compare_app->add_option("--threshold", compare_threshold, "Practical threshold in percent (overrides the suite's global one)");
   compare_app->add_flag("--allow-missing", compare.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.allow_machine_mismatch, "Compare reports from different machines");
+  std::string match_devices = "uuid";
+  compare_app->add_option("--match-devices", match_devices, "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
 
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(
@@ -414,6 +506,14 @@ int dispatch(int argc, char** argv) {
   report_app->add_option("--html", report.html, "Also write an HTML report with plots to this file");
   report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout)");
   report_app->add_option("--relative-to", report.relative_to, "Add a speed-up column against this backend");
+  report_app->add_option("--fail-on-outlier", report.fail_on_outlier_percent,
+                         "Exit 1 when a GPU is slower than the fleet median by more than this percentage on a case (or failed one)");
+
+  std::vector<std::string> merge_paths;
+  std::string merge_out;
+  CLI::App* merge_app = app.add_subcommand("merge", "Join the JSON reports of a run's ranks into one report, for the fleet view");
+  merge_app->add_option("reports", merge_paths, "Reports (JSON), e.g. fleet-*.json")->required();
+  merge_app->add_option("--out", merge_out, "The merged report (.json)")->required();
   
   try {
     app.parse(argc, argv);
@@ -428,7 +528,7 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (run_app->parsed()) return command_run(run, *run_app, args);
+  if (run_app->parsed()) return command_run_in_group(run, *run_app, args);
   if (list_app->parsed()) {
     print_list(std::cout);
     return kExitOk;
@@ -445,9 +545,14 @@ int dispatch(int argc, char** argv) {
       if (compare_threshold <= 0) throw UsageError("--threshold must be a positive percentage");
       compare.threshold = compare_threshold / 100.0;
     }
+    compare.match_devices = parse_device_match(match_devices);
     return run_compare(baseline_path, current_path, compare, parse_report_format(compare_format), std::cout, std::cerr);
   }
-  if (report_app->parsed()) return command_report(report);  // report
+  if (report_app->parsed()) {
+    report.gate_on_outliers = report_app->get_option("--fail-on-outlier")->count() > 0;
+    return command_report(report);
+  }
+  if (merge_app->parsed()) return command_merge(merge_paths, merge_out);
   return kExitUsage;
 }
 

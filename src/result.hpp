@@ -39,6 +39,18 @@ struct CaseSpec {
 };
 
 enum class Status { ok, skipped, failed };
+
+// The GPU a record ran on: its ordinal on its host and the identities that survive a
+// different enumeration order (UUID, PCI bus id). ordinal -1: not recorded (CPU records,
+// and reports written before records named their device).
+struct GpuIdentity {
+  int ordinal = -1;
+  std::string name;
+  std::string uuid;        // "GPU-8c2f...", as nvidia-smi prints it
+  std::string pci_bus_id;  // "0000:1b:00.0", domain:bus:device.function
+
+  bool recorded() const { return ordinal >= 0; }
+};
 std::string to_string(Status status);
 
 struct Verification {
@@ -96,6 +108,12 @@ struct ResultRecord {
   Roofline roofline;             // filled by annotate_roofline from the context's ceilings
 
   Verification verification;
+
+  GpuIdentity gpu;               // GPU records: the device the case ran on
+  // Set when reports of several processes are joined (gpubench merge, an MPI run): the
+  // rank that measured the record and its host. rank -1: a single process's report.
+  int rank = -1;
+  std::string host;
 };
 
 struct GpuInfo {
@@ -115,6 +133,20 @@ struct GpuInfo {
   // theoretical, from SM count x SM clock x flops per clock per SM of the architecture.
   double copy_gbps = 0;
   double peak_fp32_gflops = 0, peak_fp64_gflops = 0, peak_tf32_gflops = 0;
+  std::string uuid, pci_bus_id;  // as in GpuIdentity
+};
+
+// One process of a run: where it ran, how it was launched and which GPUs it used. A run's
+// report holds one; a merged report one per rank.
+struct RankInfo {
+  int rank = 0;
+  int local_rank = 0;
+  int world_size = 1;    // 0: the launcher did not say
+  std::string launcher;  // "slurm", "openmpi", "mpich", "torchrun"; empty when started directly
+  std::string host;
+  std::string node;      // the launcher's node index (SLURM_NODEID, torchrun's GROUP_RANK); may be empty
+  std::vector<int> devices;      // GPU ordinals its GPU cases ran on
+  std::string device_schedule;   // "concurrent" or "serial" with several devices, else empty
 };
 
 struct Context {
@@ -134,6 +166,7 @@ struct Context {
   std::map<std::string, double> thresholds;
   std::vector<GpuInfo> gpus;    // empty without a usable device
   std::vector<std::string> notes;  // e.g. "GPU backends unavailable: no CUDA device"
+  std::vector<RankInfo> ranks;     // empty in reports written before ranks were recorded
 };
 
 }  // namespace gpb

@@ -57,7 +57,8 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
   if (record.spec.timing == TimingMode::e2e) return roofline;
 
   const bool gpu_record = record.device == DeviceKind::gpu;
-  const GpuInfo* gpu = gpu_record ? find_gpu(context, device) : nullptr;
+  // A record that names its GPU is held to that GPU's ceilings (runs over several GPUs).
+  const GpuInfo* gpu = gpu_record ? find_gpu(context, record.gpu.recorded() ? record.gpu.ordinal : device) : nullptr;
   if (gpu_record && !gpu) return roofline;
 
   if (memory_bound) {

@@ -12,7 +12,8 @@ namespace gpb {
 // (the boost clock the driver reports); an architecture not in the table gets 0 (unknown).
 void set_theoretical_peaks(GpuInfo& gpu);
 
-// The roofline of one record. GPU records ran on device ordinal `device`.
+// The roofline of one record. GPU records ran on their gpu.ordinal, or where they do not
+// name one, on device ordinal `device`.
 //   memory-bound ops: GB/s against the measured copy bandwidth of the record's device kind,
 //                     and (GPU) against the theoretical DRAM bandwidth;
 //   matmul:           GFLOP/s against the GPU's theoretical peak for the dtype (TF32 when

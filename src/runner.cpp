@@ -181,7 +181,7 @@ namespace {
 std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backend*>& by_name, const RunnerOptions& options,
                                    int pass) {
   std::vector<ResultRecord> results;
-  std::unique_ptr<Problem> problem;
+  std::shared_ptr<const Problem> problem;
   std::string problem_key;
   std::string problem_error;
   const std::size_t total = plan.cases.size();
@@ -195,7 +195,9 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
       problem_error.clear();
       problem_key = key;
       try {
-        problem = std::make_unique<Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed));
+        problem = options.problem_source
+                      ? options.problem_source(spec)
+                      : std::make_shared<const Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed));
       } catch (const UsageError&) {
         throw;
       } catch (const std::exception& error) {
@@ -209,6 +211,7 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
         std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, total, spec.id().c_str());
       std::fflush(stderr);
     }
+    if (options.before_case) options.before_case();
     if (!problem) {
       ResultRecord record;
       record.spec = spec;

@@ -28,6 +28,11 @@ struct RunnerOptions {
   int repetitions = 1;
   bool profile = false;        // profiler session: few warm-ups and samples, capture markers
   bool progress = false;       // progress lines on stderr
+  // Called before every case of every pass, once its inputs exist: where processes or
+  // device workers that start each case together wait for each other. Empty: no wait.
+  std::function<void()> before_case;
+  // Builds a case's inputs; empty: make_problem. Device workers running one plan share them.
+  std::function<std::shared_ptr<const Problem>(const CaseSpec&)> problem_source;
 };
 
 // Runs every case of the plan, in order, against the given backends.

@@ -3,6 +3,8 @@
 #include <limits>
 #include <sstream>
 
+#include "fleet.hpp"
+#include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 
@@ -137,6 +139,8 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   const std::size_t failure_width = std::max(table_width, kMinFailureWidth) - 4;
   for (const auto& failure : report_model::failure_lines(results))
     append_wrapped(out, "  ", 4, "failed: " + failure, failure_width, std::numeric_limits<std::size_t>::max());
+  const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
+  if (fleet.applies()) out << '\n' << render_fleet_console(fleet);
   return out.str();
 }
 

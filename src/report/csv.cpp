@@ -117,6 +117,15 @@ CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& resu
     const auto speedup = report_model::speedup(record, results, *options.relative_to);
     row.add_if(speedup.has_value(), "speedup", speedup ? number(*speedup) : "");
   }
+  // Where each record ran, in reports whose records say it (GPU runs, merged reports).
+  if (report_model::any_placed(results)) {
+    row.add("host", record.host);
+    row.add_if(record.rank >= 0, "rank", number(std::int64_t{record.rank}));
+    row.add_if(record.gpu.recorded(), "gpu_ordinal", number(std::int64_t{record.gpu.ordinal}));
+    row.add("gpu_name", record.gpu.name);
+    row.add("gpu_uuid", record.gpu.uuid);
+    row.add("gpu_pci_bus_id", record.gpu.pci_bus_id);
+  }
   return row;
 }
 

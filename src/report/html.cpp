@@ -15,7 +15,9 @@
 #include <set>
 #include <sstream>
 
+#include "fleet.hpp"
 #include "op_table.hpp"
+#include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 #include "report/summary_render.hpp"
@@ -503,6 +505,15 @@ void append_group(std::ostringstream& out, const Context& context, const Speedup
   out << "</div></section>";
 }
 
+// Per case, every GPU's median against the fleet's, for reports that span GPUs or ranks.
+void append_fleet(std::ostringstream& out, const FleetView& fleet) {
+  out << "<section id=\"fleet\"><h2>Fleet</h2><p>" << escape(fleet_heading(fleet)) << "</p>";
+  if (!fleet.cases.empty()) append_table(out, fleet_table(fleet), "fleet");
+  out << "<ul class=\"findings\">";
+  for (const auto& finding : fleet_findings(fleet)) out << "<li>" << escape(finding) << "</li>";
+  out << "</ul></section>";
+}
+
 }  // namespace
 
 std::string render_html(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
@@ -525,6 +536,8 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
     out << "</ul></nav>";
   }
   for (const auto& group : summary.groups) append_group(out, context, group, results, colours);
+  const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
+  if (fleet.applies()) append_fleet(out, fleet);
 
   out << "<section id=\"results\"><h2>All results</h2>";
   append_table(out, report_model::results_table(results, options), "results");

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
+#include "fleet.hpp"
+#include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 #include "report/summary_render.hpp"
@@ -92,10 +94,12 @@ Json context_json(const Context& context) {
                     {"ecc", gpu.ecc},
                     {"driver_version", gpu.driver_version},
                     {"runtime_version", gpu.runtime_version}});
+    if (!gpu.uuid.empty()) gpus.back()["uuid"] = gpu.uuid;
+    if (!gpu.pci_bus_id.empty()) gpus.back()["pci_bus_id"] = gpu.pci_bus_id;
   }
   Json thresholds = Json::object();
   for (const auto& [key, value] : context.thresholds) thresholds[key] = real(value);
-  return {{"tool_version", context.tool_version},
+  Json json = {{"tool_version", context.tool_version},
           {"git_sha", context.git_sha},
           {"build_type", context.build_type},
           {"compiler", context.compiler},
@@ -113,6 +117,20 @@ Json context_json(const Context& context) {
           {"thresholds", thresholds},
           {"gpus", gpus},
           {"notes", context.notes}};
+  if (!context.ranks.empty()) {
+    Json ranks = Json::array();
+    for (const auto& rank : context.ranks)
+      ranks.push_back({{"rank", rank.rank},
+                       {"local_rank", rank.local_rank},
+                       {"world_size", rank.world_size},
+                       {"launcher", rank.launcher},
+                       {"host", rank.host},
+                       {"node", rank.node},
+                       {"devices", rank.devices},
+                       {"device_schedule", rank.device_schedule}});
+    json["ranks"] = std::move(ranks);
+  }
+  return json;
 }
 
 Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
@@ -169,6 +187,13 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
     const auto speedup = report_model::speedup(record, results, *options.relative_to);
     json["speedup"] = speedup ? real(*speedup) : Json(nullptr);
   }
+  if (record.gpu.recorded())
+    json["gpu"] = {{"ordinal", record.gpu.ordinal},
+                   {"name", record.gpu.name},
+                   {"uuid", record.gpu.uuid},
+                   {"pci_bus_id", record.gpu.pci_bus_id}};
+  if (record.rank >= 0) json["rank"] = record.rank;
+  if (!record.host.empty()) json["host"] = record.host;
   return json;
 }
 
@@ -220,6 +245,8 @@ void read(const Node& node, Verification& out);
 void read(const Node& node, Roofline& out);
 void read(const Node& node, GpuInfo& out);
 void read(const Node& node, Shape& out);
+void read(const Node& node, GpuIdentity& out);
+void read(const Node& node, RankInfo& out);
 void read(const Node& node, ResultRecord& out);
 void read(const Node& node, Context& out);
 
@@ -357,6 +384,26 @@ void read(const Node& node, GpuInfo& out) {
   read_member(node, "ecc", out.ecc);
   read_member(node, "driver_version", out.driver_version);
   read_member(node, "runtime_version", out.runtime_version);
+  read_member(node, "uuid", out.uuid);
+  read_member(node, "pci_bus_id", out.pci_bus_id);
+}
+
+void read(const Node& node, GpuIdentity& out) {
+  read(node.required("ordinal"), out.ordinal);
+  read_member(node, "name", out.name);
+  read_member(node, "uuid", out.uuid);
+  read_member(node, "pci_bus_id", out.pci_bus_id);
+}
+
+void read(const Node& node, RankInfo& out) {
+  read(node.required("rank"), out.rank);
+  read_member(node, "local_rank", out.local_rank);
+  read_member(node, "world_size", out.world_size);
+  read_member(node, "launcher", out.launcher);
+  read_member(node, "host", out.host);
+  read_member(node, "node", out.node);
+  read_member(node, "devices", out.devices);
+  read_member(node, "device_schedule", out.device_schedule);
 }
 
 // "label" is derived from the other fields, so it is not read back.
@@ -411,6 +458,9 @@ void read(const Node& node, ResultRecord& out) {
   }
   read_member(node, "roofline", out.roofline);
   read_member(node, "verification", out.verification);
+  read_member(node, "gpu", out.gpu);
+  read_member(node, "rank", out.rank);
+  read_member(node, "host", out.host);
 }
 
 void read(const Node& node, Context& out) {
@@ -432,6 +482,7 @@ void read(const Node& node, Context& out) {
   read_member(node, "thresholds", out.thresholds);
   read_member(node, "gpus", out.gpus);
   read_member(node, "notes", out.notes);
+  read_member(node, "ranks", out.ranks);
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the rest is the useful part.
@@ -451,6 +502,8 @@ std::string render_json(const Context& context, const std::vector<ResultRecord>&
   report["results"] = std::move(records);
   // Derived from the results, so parse_json_report does not read it back.
   report["summary"] = Json::parse(render_speedups_json(summarize_speedups(results)));
+  const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
+  if (fleet.applies()) report["fleet"] = Json::parse(render_fleet_json(fleet));
   // Invalid UTF-8 (say, from a system error message) becomes U+FFFD instead of an exception.
   return report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

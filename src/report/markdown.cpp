@@ -2,6 +2,8 @@
 // console, with a one-line context and the failures listed below it.
 #include <sstream>
 
+#include "fleet.hpp"
+#include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 #include "report/summary_render.hpp"
@@ -29,6 +31,8 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
   }
   const SpeedupSummary speedups = summarize_speedups(results);
   if (speedups.has_cpu_gpu_pair()) out << '\n' << render_speedups_markdown(speedups);
+  const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
+  if (fleet.applies()) out << '\n' << render_fleet_markdown(fleet);
   return out.str();
 }
 

@@ -18,10 +18,16 @@ ReportFormat parse_report_format(std::string_view text);  // throws UsageError
 // anything else is a UsageError naming the path.
 ReportFormat report_format_for_path(const std::string& path);
 
+// A GPU slower than the fleet median by more than this fraction (with its spread above it)
+// is an outlier in the fleet view (src/fleet.hpp).
+inline constexpr double kDefaultOutlierThreshold = 0.05;
+
 struct ReportOptions {
   // Adds a speed-up column against this backend for the same case (same op, dtype,
   // shape, timing mode), where that backend ran it.
   std::optional<std::string> relative_to;
+  // The fleet view's outlier threshold, for reports that span several GPUs or ranks.
+  double outlier_threshold = kDefaultOutlierThreshold;
 };
 
 std::string render_console(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});

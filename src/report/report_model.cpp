@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string_view>
+
+#include "device_match.hpp"
 
 namespace gpb::report_model {
 namespace {
@@ -15,6 +18,10 @@ bool flop_rate_is_meaningful(Op op) { return op == Op::matmul || op == Op::spmv;
 bool same_case(const CaseSpec& a, const CaseSpec& b) {
   return a.op == b.op && a.dtype == b.dtype && a.shape.label(a.op) == b.shape.label(b.op) && a.timing == b.timing &&
          a.l2 == b.l2 && a.tf32 == b.tf32;
+}
+
+bool same_place(const ResultRecord& a, const ResultRecord& b) {
+  return a.rank == b.rank && a.host == b.host && (!a.gpu.recorded() || !b.gpu.recorded() || a.gpu.ordinal == b.gpu.ordinal);
 }
 
 // Table cells hold one line each.
@@ -99,10 +106,22 @@ std::optional<double> speedup(const ResultRecord& record, const std::vector<Resu
                               const std::string& reference_backend) {
   if (!has_measurements(record) || record.stats.median <= 0) return std::nullopt;
   for (const auto& reference : results) {
-    if (reference.spec.backend == reference_backend && same_case(reference.spec, record.spec) && has_measurements(reference))
+    if (reference.spec.backend == reference_backend && same_case(reference.spec, record.spec) && same_place(reference, record) &&
+        has_measurements(reference))
       return reference.stats.median / record.stats.median;
   }
   return std::nullopt;
+}
+
+bool any_placed(const std::vector<ResultRecord>& results) {
+  return std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.gpu.recorded() || r.rank >= 0; });
+}
+
+bool spans_devices(const std::vector<ResultRecord>& results) {
+  std::set<std::string> ids;
+  for (const auto& record : results)
+    if (!ids.insert(record.spec.id()).second) return true;
+  return false;
 }
 
 ContextSummary summarize_context(const Context& context) {
@@ -148,6 +167,7 @@ std::string summary_line(const std::vector<ResultRecord>& results) {
 
 std::vector<std::string> failure_lines(const std::vector<ResultRecord>& results) {
   std::vector<std::string> lines;
+  const bool placed = spans_devices(results);
   for (const auto& record : results) {
     const Verification& verification = record.verification;
     const bool verification_failed = verification.checked && !verification.passed;
@@ -157,7 +177,7 @@ std::vector<std::string> failure_lines(const std::vector<ResultRecord>& results)
       reason = verification_failed ? "verification failed: max error " + format_error(verification.max_error) + " > tolerance " +
                                          format_error(verification.tolerance)
                                    : "failed";
-    lines.push_back(record.spec.id() + ": " + single_line(reason));
+    lines.push_back(record.spec.id() + (placed ? " on " + placement_label(record) : "") + ": " + single_line(reason));
   }
   return lines;
 }
@@ -169,6 +189,8 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
   // The case id names op, backend, dtype, shape and any non-default timing, TF32 or L2
   // mode, exactly as compare and the NVTX ranges do.
   table.columns = {{"case", Align::left}};
+  const bool show_placement = spans_devices(results);
+  if (show_placement) table.columns.push_back({"where", Align::left});
   table.key_columns = table.columns.size();
   table.columns.insert(table.columns.end(), {{"median", Align::right},
                                              {"spread", Align::right},
@@ -184,6 +206,7 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
     const Op op = record.spec.op;
     Row row;
     row.cells = {record.spec.id()};
+    if (show_placement) row.cells.push_back(placement_label(record));
     if (has_measurements(record)) {
       row.cells.insert(row.cells.end(), {format_seconds(record.stats.median), spread_cell(record.stats), samples_cell(record),
                                          rate_cell(bandwidth_is_meaningful(op), record.gbps),

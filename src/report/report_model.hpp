@@ -20,10 +20,17 @@ std::string format_significant(double value, int digits);
 bool has_measurements(const ResultRecord& record);
 
 // How many times faster `record` ran than `reference_backend` on the same case (same op,
-// dtype, shape, timing, L2 mode, TF32): reference median / this median. nullopt when
-// either did not measure it.
+// dtype, shape, timing, L2 mode, TF32) in the same place (rank, host, and GPU where both
+// ran on one): reference median / this median. nullopt when either did not measure it.
 std::optional<double> speedup(const ResultRecord& record, const std::vector<ResultRecord>& results,
                               const std::string& reference_backend);
+
+// Some record says where it ran: a GPU identity (GPU runs) or a rank (merged reports).
+bool any_placed(const std::vector<ResultRecord>& results);
+
+// Some case has several records: the report spans GPUs or ranks, and a case id alone no
+// longer names a row.
+bool spans_devices(const std::vector<ResultRecord>& results);
 
 struct ContextSummary {
   std::vector<std::string> facts;  // tool and host, CPU, one per GPU
@@ -34,7 +41,8 @@ ContextSummary summarize_context(const Context& context);
 // "8 cases: 5 ok, 1 skipped, 2 failed; 1 verification failure"
 std::string summary_line(const std::vector<ResultRecord>& results);
 
-// One "case id: reason" per failed case or failed verification.
+// One "case id: reason" per failed case or failed verification ("case id on GPU 1: reason"
+// when the report spans GPUs or ranks).
 std::vector<std::string> failure_lines(const std::vector<ResultRecord>& results);
 
 enum class Align { left, right };
@@ -68,8 +76,8 @@ std::string escape_markdown(const std::string& text);
 // message takes the place of its first measurement cell.
 void append_markdown_table(std::ostream& out, const Table& table);
 
-// One row per record, named by its case id; the optional columns (speed-up, e2e phases)
-// only when some record needs them.
+// One row per record, named by its case id (and where it ran, when the report spans GPUs or
+// ranks); the optional columns (speed-up, e2e phases) only when some record needs them.
 Table results_table(const std::vector<ResultRecord>& results, const ReportOptions& options);
 
 }  // namespace gpb::report_model

@@ -206,4 +206,8 @@ std::string render_speedups_json(const SpeedupSummary& summary) {
   return section.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+void append_aligned_table(std::ostringstream& out, const report_model::Table& table, const std::string& indent) {
+  append_aligned(out, table, indent);
+}
+
 }  // namespace gpb

@@ -11,13 +11,18 @@ SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR", os.path.join(os.path.dirname(
 # Quick stopping rule for tests: what is checked is behaviour, not timings.
 FAST = ["--warmup", "1", "--min-samples", "3", "--max-samples", "20", "--min-time", "0", "--max-time", "0.2"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
+# Environment variables of the launchers gpubench reads (src/launcher.hpp).
+LAUNCHER_PREFIXES = ("SLURM_", "SLURMD_", "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCALRANKID", "RANK", "LOCAL_RANK", "WORLD_SIZE",
+                     "GROUP_RANK")
 
 
 def gpubench(*args, timeout=300, env=None):
     """Runs gpubench with args; returns the CompletedProcess (stdout/stderr as text)."""
     if not GPUBENCH:
         raise RuntimeError("GPUBENCH is not set; run these tests through ctest")
-    full_env = dict(os.environ)
+    # A launcher the tests themselves run under (srun, mpirun) must not make gpubench a rank.
+    full_env = {name: value for name, value in os.environ.items() if not name.startswith(LAUNCHER_PREFIXES)}
+    full_env.pop("GPUBENCH_HOST", None)
     if env:
         full_env.update(env)
     return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout, env=full_env,

@@ -99,7 +99,7 @@ Context fixed_context() {
   context.settings = {{"l2", "flush"}, {"max_noise", "0.005"}, {"seed", "42"}};
   context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
   context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4",
-                          2950.4, 66908.16, 66908.16, 535265.28}};
+                          2950.4, 66908.16, 66908.16, 535265.28, "", ""}};
   context.notes = {"L2 flushed between samples"};
   return context;
 }
