@@ -205,9 +205,14 @@ FleetView analyze_fleet(const Context& context, const std::vector<ResultRecord>&
   const std::string default_host = report_host(context);
   const int default_rank = report_rank(context);
 
+  // Skipped records (a backend without the op) measured nothing and name no unit.
   std::map<UnitKey, std::size_t> unit_of_key;
   std::vector<std::size_t> unit_of_record;
   for (const auto& record : results) {
+    if (record.status == Status::skipped) {
+      unit_of_record.push_back(0);
+      continue;
+    }
     FleetUnit unit;
     unit.host = record.host.empty() ? default_host : record.host;
     unit.rank = record.rank >= 0 ? record.rank : default_rank;

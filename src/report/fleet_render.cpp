@@ -56,7 +56,7 @@ std::string fleet_heading(const FleetView& view) {
 
 Table fleet_table(const FleetView& view) {
   Table table;
-  table.columns = {{"case", Align::left},        {"GPU", Align::left},     {"median", Align::right}, {"95% CI", Align::right},
+  table.columns = {{"case", Align::left},        {"where", Align::left},   {"median", Align::right}, {"95% CI", Align::right},
                    {"vs fleet", Align::right}, {"score", Align::right}, {"verdict", Align::left}};
   table.key_columns = 2;
   for (const auto& fleet_case : view.cases) {

@@ -40,6 +40,24 @@ class SchemaTests(CliTestCase):
         self.assertIn("skipped", {r["status"] for r in report["results"]})
         self.validate(report)
 
+    def test_merged_fleet_report_validates(self):
+        paths = []
+        for host, rank in (("node-a", 0), ("node-b", 1)):
+            env = {"SLURM_PROCID": str(rank), "SLURM_LOCALID": "0", "SLURM_NTASKS": "2", "SLURMD_NODENAME": host}
+            out = os.path.join(self.dir, "rank-{host}-{rank}.json")
+            self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--device", "0,1", "--out", out,
+                                   "--quiet", *FAST, env=env))
+            paths.append(os.path.join(self.dir, f"rank-{host}-{rank}.json"))
+            with open(paths[-1], encoding="utf-8") as handle:
+                self.validate(json.load(handle))
+        merged = os.path.join(self.dir, "fleet.json")
+        self.assertOk(gpubench("merge", *paths, "--out", merged))
+        with open(merged, encoding="utf-8") as handle:
+            report = json.load(handle)
+        self.assertEqual(len(report["context"]["ranks"]), 2)
+        self.assertIn("fleet", report)
+        self.validate(report)
+
     def test_schema_rejects_a_broken_report(self):
         out = os.path.join(self.dir, "r.json")
         self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", out, *FAST))
