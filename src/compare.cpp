@@ -343,8 +343,8 @@ Table comparison_table(const Comparison& comparison) {
               {false, true, true, true, true, true, false, false},
               {}};
   for (const CaseComparison& c : comparison.cases)
-    table.rows.push_back({c.device.empty() ? c.id : c.id + " on " + c.device, optional_seconds(c.baseline_median_s), optional_seconds(c.current_median_s),
-                          format_ratio(c), c.p_value ? format_short(*c.p_value) : "-",
+    table.rows.push_back({c.device.empty() ? c.id : c.id + " on " + c.device, optional_seconds(c.baseline_median_s),
+                          optional_seconds(c.current_median_s), format_ratio(c), c.p_value ? format_short(*c.p_value) : "-",
                           format_percent(c.threshold, "%g%%"), c.label(), c.note});
   return table;
 }

@@ -218,7 +218,8 @@ FleetView analyze_fleet(const Context& context, const std::vector<ResultRecord>&
     unit.rank = record.rank >= 0 ? record.rank : default_rank;
     unit.kind = record.device;
     unit.gpu = record.gpu;
-    const std::string gpu_key = record.device == DeviceKind::cpu ? "" : (!record.gpu.uuid.empty() ? record.gpu.uuid : gpu_text(record.gpu));
+    const std::string gpu_key =
+        record.device == DeviceKind::cpu ? "" : (!record.gpu.uuid.empty() ? record.gpu.uuid : gpu_text(record.gpu));
     const auto [found, inserted] = unit_of_key.emplace(UnitKey{unit.rank, unit.host, unit.kind, gpu_key}, view.units.size());
     if (inserted) view.units.push_back(unit);
     unit_of_record.push_back(found->second);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <limits>
 
 #include "plan.hpp"
 #include "types.hpp"
@@ -38,10 +37,14 @@ const std::string* find(const Environment& environment, const char* name) {
   return found == environment.end() ? nullptr : &found->second;
 }
 
+// A non-negative integer of at most `max_digits` digits, so that std::stoi cannot overflow.
+bool is_small_number(const std::string& text, std::size_t max_digits) {
+  return !text.empty() && text.size() <= max_digits &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 int non_negative(const std::string& text, const std::string& what) {
-  const bool digits_only = !text.empty() && text.size() <= 9 &&
-                           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits_only) throw UsageError(what + "='" + text + "' is not a non-negative integer");
+  if (!is_small_number(text, 9)) throw UsageError(what + "='" + text + "' is not a non-negative integer");
   return std::stoi(text);
 }
 
@@ -110,8 +113,7 @@ DeviceRequest parse_device_request(const std::string& text) {
     return request;
   }
   for (const auto& item : split_list(text)) {
-    const bool digits_only = item.size() <= 6 && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits_only)
+    if (!is_small_number(item, 6))
       throw UsageError("--device '" + text + "': expected 'all', a GPU ordinal or a list of them (e.g. 0,2,3)");
     const int ordinal = std::stoi(item);
     if (std::find(request.ordinals.begin(), request.ordinals.end(), ordinal) != request.ordinals.end())

@@ -497,7 +497,8 @@ int dispatch(int argc, char** argv) {
   compare_app->add_flag("--allow-missing", compare.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.allow_machine_mismatch, "Compare reports from different machines");
   std::string match_devices = "uuid";
-  compare_app->add_option("--match-devices", match_devices, "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
+  compare_app->add_option("--match-devices", match_devices,
+                          "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
 
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(

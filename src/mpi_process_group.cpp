@@ -70,7 +70,8 @@ class MpiWorld final : public ProcessGroup {
       offsets[i] = int_size(total, "the ranks' reports together");
       total += static_cast<std::size_t>(lengths[i]);
     }
-    if (total > static_cast<std::size_t>(INT_MAX)) throw std::runtime_error("the ranks' reports together exceed 2 GiB, too large for MPI");
+    if (total > static_cast<std::size_t>(INT_MAX))
+      throw std::runtime_error("the ranks' reports together exceed 2 GiB, too large for MPI");
     std::string joined(total, '\0');
     GPB_MPI_CHECK(MPI_Gatherv(text.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
                               MPI_COMM_WORLD));

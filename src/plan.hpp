@@ -37,7 +37,6 @@ struct RunOptions {
   L2Mode l2 = L2Mode::flush;
   bool tf32 = false;
   int threads = 0;
-  int device = 0;
   std::uint64_t seed = 42;
 };
 

@@ -111,7 +111,10 @@ std::string render_fleet_json(const FleetView& view) {
   for (const auto& unit : view.units) {
     Json json = {{"label", unit.label}, {"host", unit.host}, {"rank", unit.rank}, {"device", to_string(unit.kind)}};
     if (unit.gpu.recorded())
-      json["gpu"] = {{"ordinal", unit.gpu.ordinal}, {"name", unit.gpu.name}, {"uuid", unit.gpu.uuid}, {"pci_bus_id", unit.gpu.pci_bus_id}};
+      json["gpu"] = {{"ordinal", unit.gpu.ordinal},
+                     {"name", unit.gpu.name},
+                     {"uuid", unit.gpu.uuid},
+                     {"pci_bus_id", unit.gpu.pci_bus_id}};
     units.push_back(std::move(json));
   }
   Json cases = Json::array();

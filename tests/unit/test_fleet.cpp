@@ -141,7 +141,8 @@ Context rank_context(int rank, const std::string& host, std::vector<int> devices
 
 NamedReport rank_report(int rank, const std::string& host, double slow_factor_of_gpu1 = 1.0) {
   NamedReport named{"fleet-" + host + "-" + std::to_string(rank) + ".json", {rank_context(rank, host, {0, 1}), {}}};
-  named.report.results = {gpu_record("cuda", 0, host + "-uuid-0", 1.0e-3), gpu_record("cuda", 1, host + "-uuid-1", 1.0e-3 * slow_factor_of_gpu1)};
+  named.report.results = {gpu_record("cuda", 0, host + "-uuid-0", 1.0e-3),
+                          gpu_record("cuda", 1, host + "-uuid-1", 1.0e-3 * slow_factor_of_gpu1)};
   return named;
 }
 
