@@ -39,13 +39,6 @@ std::string format_short(double value) {
 
 bool inside_unit_interval(double value) { return value > 0 && value < 1; }
 
-// Shown in percent: the command line takes percent, suites take fractions.
-void require_threshold(double value, const std::string& what) {
-  if (!inside_unit_interval(value))
-    throw UsageError(what + " must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got " +
-                     format_percent(value, "%g%%"));
-}
-
 std::map<std::string, const ResultRecord*> index_by_id(const std::vector<ResultRecord>& results, const char* side) {
   std::map<std::string, const ResultRecord*> by_id;
   for (const ResultRecord& record : results) {
@@ -114,6 +107,12 @@ std::string machine_mismatch(const Context& baseline, const Context& current) {
   return joined;
 }
 
+std::map<std::string, std::string> setting_texts(const std::map<std::string, SettingValue>& settings) {
+  std::map<std::string, std::string> texts;
+  for (const auto& [key, value] : settings) texts[key] = gpb::to_string(value);
+  return texts;
+}
+
 // Differences that can move timings but do not make the machines different ones.
 std::vector<std::string> context_warnings(const Context& baseline, const Context& current) {
   std::vector<std::string> warnings;
@@ -126,7 +125,7 @@ std::vector<std::string> context_warnings(const Context& baseline, const Context
   note_difference(warnings, "build type", baseline.build_type, current.build_type);
   note_difference(warnings, "tool version", baseline.tool_version, current.tool_version);
   note_map_differences(warnings, "library", baseline.libraries, current.libraries);
-  note_map_differences(warnings, "setting", baseline.settings, current.settings);
+  note_map_differences(warnings, "setting", setting_texts(baseline.settings), setting_texts(current.settings));
   return warnings;
 }
 
@@ -508,6 +507,13 @@ int Comparison::exit_code() const {
   return regressed ? kExitRegression : kExitNoRegression;
 }
 
+// Shown in percent: the command line takes percent, suites take fractions.
+void require_threshold(double fraction, const std::string& what) {
+  if (!inside_unit_interval(fraction))
+    throw UsageError(what + " must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got " +
+                     format_percent(fraction, "%g%%"));
+}
+
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options) {
   if (!inside_unit_interval(options.alpha))
     throw UsageError("alpha must be between 0 and 1, got " + format_short(options.alpha));
@@ -557,10 +563,10 @@ int run_compare(const std::string& baseline_path, const std::string& current_pat
   return report_comparison(read_json_report(baseline_path), read_json_report(current_path), options, format, out, err);
 }
 
-int compare_with_baseline(const std::string& baseline_path, const Context& context,
+int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err) {
-  return report_comparison(read_json_report(baseline_path), LoadedReport{context, results}, options, format, out, err);
+  return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
 }
 
 }  // namespace gpb

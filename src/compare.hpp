@@ -82,6 +82,10 @@ struct Comparison {
   int exit_code() const;
 };
 
+// The one rule for a regression threshold, a fraction: above 0 and below 1 (finite). Suites,
+// --threshold and compare hold thresholds to it; UsageError names `what`.
+void require_threshold(double fraction, const std::string& what);
+
 // Matches cases by CaseSpec::id() and judges each. Throws UsageError when the GPU or CPU
 // models differ (unless allowed), on a case listed twice in one report, and on thresholds
 // or alpha outside (0, 1).
@@ -96,8 +100,8 @@ std::string render_comparison(const Comparison& comparison, ReportFormat format)
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err);
 
-// `gpubench run --baseline`: compares results just measured against a JSON report.
-int compare_with_baseline(const std::string& baseline_path, const Context& context,
+// `gpubench run --baseline`: compares results just measured against a report read before the run.
+int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err);
 

@@ -1,5 +1,9 @@
 #include "result.hpp"
 
+#include <charconv>
+#include <limits>
+#include <type_traits>
+
 namespace gpb {
 
 std::string CaseSpec::id() const {
@@ -21,6 +25,28 @@ std::string to_string(Status status) {
       return "failed";
   }
   return "?";
+}
+
+SettingValue integer_setting(std::uint64_t value) {
+  if (value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(value);
+  return value;
+}
+
+std::string to_string(const SettingValue& value) {
+  return std::visit(
+      [](const auto& held) -> std::string {
+        using T = std::decay_t<decltype(held)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return held ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return held;
+        } else {
+          char text[32];
+          const auto result = std::to_chars(text, text + sizeof text, held);
+          return std::string(text, result.ptr);
+        }
+      },
+      value);
 }
 
 }  // namespace gpb

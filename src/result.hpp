@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "types.hpp"
@@ -117,6 +118,15 @@ struct GpuInfo {
   double peak_fp32_gflops = 0, peak_fp64_gflops = 0, peak_tf32_gflops = 0;
 };
 
+// A run-wide setting as the report holds it, so that numbers stay numbers. Integers are
+// held as std::int64_t whenever they fit; std::uint64_t only above that (a seed may be up
+// to 2^64 - 1). integer_setting builds that form, and equal values then compare equal.
+using SettingValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
+SettingValue integer_setting(std::uint64_t value);
+// "true", "42", "0.005", "flush": integers in decimal, reals in the shortest form that reads
+// back exactly.
+std::string to_string(const SettingValue& value);
+
 struct Context {
   int schema_version = kReportSchemaVersion;
   std::string tool_version, git_sha, build_type, compiler;
@@ -128,7 +138,7 @@ struct Context {
   double memory_gib = 0;
   double cpu_copy_gbps = 0;     // measured parallel host copy, counted like GpuInfo::copy_gbps (0 = not measured)
   std::map<std::string, std::string> libraries;  // name -> version
-  std::map<std::string, std::string> settings;   // run-wide settings (seed, l2, stopping rule...)
+  std::map<std::string, SettingValue> settings;  // run-wide settings (seed, l2, stopping rule...)
   // Regression thresholds from the suite, as fractions: key "*" is the global one, an op
   // name ("matmul") applies to that op, a case id to that case. compare uses the most specific.
   std::map<std::string, double> thresholds;

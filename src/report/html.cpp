@@ -480,7 +480,7 @@ void append_context(std::ostringstream& out, const Context& context) {
   }
   if (!context.settings.empty()) {
     std::string settings;
-    for (const auto& [key, value] : context.settings) settings += (settings.empty() ? "" : ", ") + key + "=" + value;
+    for (const auto& [key, value] : context.settings) settings += (settings.empty() ? "" : ", ") + key + "=" + gpb::to_string(value);
     out << "<li>Settings: <span class=\"mono\">" << escape(settings) << "</span></li>";
   }
   out << "</ul>";

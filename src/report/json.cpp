@@ -2,12 +2,15 @@
 // Every raw sample is kept; doubles are written in the shortest form that reads back
 // exactly, and non-finite values as null, so parse(render(x)) reproduces x.
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <type_traits>
+#include <variant>
 
 #include "report/report.hpp"
 #include "report/report_model.hpp"
@@ -28,6 +31,18 @@ Json reals(const std::vector<double>& values) {
   Json array = Json::array();
   for (double value : values) array.push_back(real(value));
   return array;
+}
+
+// Settings keep their type: numbers as numbers, flags as booleans.
+Json setting_json(const SettingValue& value) {
+  return std::visit(
+      [](const auto& held) -> Json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, double>)
+          return real(held);
+        else
+          return Json(held);
+      },
+      value);
 }
 
 Json statistics_json(const Statistics& stats) {
@@ -93,6 +108,8 @@ Json context_json(const Context& context) {
                     {"driver_version", gpu.driver_version},
                     {"runtime_version", gpu.runtime_version}});
   }
+  Json settings = Json::object();
+  for (const auto& [key, value] : context.settings) settings[key] = setting_json(value);
   Json thresholds = Json::object();
   for (const auto& [key, value] : context.thresholds) thresholds[key] = real(value);
   return {{"tool_version", context.tool_version},
@@ -109,7 +126,7 @@ Json context_json(const Context& context) {
           {"memory_gib", real(context.memory_gib)},
           {"cpu_copy_gbps", real(context.cpu_copy_gbps)},
           {"libraries", context.libraries},
-          {"settings", context.settings},
+          {"settings", settings},
           {"thresholds", thresholds},
           {"gpus", gpus},
           {"notes", context.notes}};
@@ -214,6 +231,7 @@ class Node {
 void read(const Node& node, std::string& out);
 void read(const Node& node, bool& out);
 void read(const Node& node, double& out);
+void read(const Node& node, SettingValue& out);
 void read(const Node& node, Statistics& out);
 void read(const Node& node, Phase& out);
 void read(const Node& node, Verification& out);
@@ -297,6 +315,49 @@ void read(const Node& node, bool& out) {
 void read(const Node& node, double& out) {
   node.expect(node.value().is_number() || node.value().is_null(), "a number");
   out = node.value().is_null() ? std::numeric_limits<double>::quiet_NaN() : node.value().get<double>();
+}
+
+void read(const Node& node, SettingValue& out) {
+  const Json& value = node.value();
+  if (value.is_boolean()) {
+    out = value.get<bool>();
+  } else if (value.is_number_unsigned()) {
+    out = integer_setting(value.get<std::uint64_t>());
+  } else if (value.is_number_integer()) {
+    out = value.get<std::int64_t>();
+  } else if (value.is_string()) {
+    out = value.get<std::string>();
+  } else {
+    double number = 0;
+    read(node, number);  // a real, or null for a value that was not finite
+    out = number;
+  }
+}
+
+// Reports written before settings were typed hold every setting as a string, numbers as
+// std::to_string wrote them ("2.000000"). The settings that are numbers or flags now are
+// read as such, so that an old baseline compares with a new run without a warning for
+// every setting. A text that does not parse stays text.
+void read_legacy_settings(std::map<std::string, SettingValue>& settings) {
+  static const std::set<std::string> integers = {"seed", "warmup", "min_samples", "max_samples", "repetitions"};
+  static const std::set<std::string> reals = {"max_noise", "min_time_s", "max_time_s", "min_sample_s"};
+  for (auto& [key, value] : settings) {
+    const std::string* text = std::get_if<std::string>(&value);
+    if (!text) continue;
+    const char* first = text->data();
+    const char* last = first + text->size();
+    if (integers.count(key) != 0) {
+      std::uint64_t number = 0;
+      const auto parsed = std::from_chars(first, last, number);
+      if (parsed.ec == std::errc() && parsed.ptr == last) value = integer_setting(number);
+    } else if (reals.count(key) != 0) {
+      double number = 0;
+      const auto parsed = std::from_chars(first, last, number);
+      if (parsed.ec == std::errc() && parsed.ptr == last) value = number;
+    } else if (key == "profile" && (*text == "true" || *text == "false")) {
+      value = *text == "true";
+    }
+  }
 }
 
 void read(const Node& node, Statistics& out) {
@@ -429,6 +490,7 @@ void read(const Node& node, Context& out) {
   read_member(node, "cpu_copy_gbps", out.cpu_copy_gbps);
   read_member(node, "libraries", out.libraries);
   read_member(node, "settings", out.settings);
+  read_legacy_settings(out.settings);
   read_member(node, "thresholds", out.thresholds);
   read_member(node, "gpus", out.gpus);
   read_member(node, "notes", out.notes);

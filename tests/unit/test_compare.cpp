@@ -632,8 +632,8 @@ TEST(CompareEntryPoints, RunCompareReadsReportsAndWarnsOnStderr) {
   EXPECT_EQ(err.str(), "gpubench: warning: different GPU driver: baseline '550.54.15', current '555.42.02'\n");
 
   std::ostringstream run_out, run_err;
-  EXPECT_EQ(compare_with_baseline(baseline_path, current.context, current.results, {}, ReportFormat::console, run_out,
-                                  run_err),
+  EXPECT_EQ(compare_with_baseline(read_json_report(baseline_path), current.context, current.results, {},
+                                  ReportFormat::console, run_out, run_err),
             1);
   std::ostringstream expected_out, expected_err;
   run_compare(baseline_path, current_path, {}, ReportFormat::console, expected_out, expected_err);

@@ -29,11 +29,13 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
       {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded"}]})",
                                   "suite.json");
   EXPECT_EQ(suite.name, "t");
-  EXPECT_EQ(*suite.settings.warmup, 5);
-  EXPECT_EQ(*suite.settings.min_samples, 20u);
-  EXPECT_DOUBLE_EQ(*suite.settings.max_time_s, 4);
-  EXPECT_EQ(*suite.settings.seed, 7u);
-  EXPECT_EQ(*suite.settings.l2, L2Mode::warm);
+  // Each setting in its type: the integer 4 of "max_time" is a number of seconds.
+  EXPECT_EQ(suite.settings.at("warmup"), SettingValue(std::int64_t{5}));
+  EXPECT_EQ(suite.settings.at("min_samples"), SettingValue(std::int64_t{20}));
+  EXPECT_EQ(suite.settings.at("max_noise"), SettingValue(0.01));
+  EXPECT_EQ(suite.settings.at("max_time"), SettingValue(4.0));
+  EXPECT_EQ(suite.settings.at("seed"), SettingValue(std::int64_t{7}));
+  EXPECT_EQ(suite.settings.at("l2"), SettingValue(std::string("warm")));
   EXPECT_DOUBLE_EQ(suite.thresholds.at("spmv"), 0.08);
   ASSERT_EQ(suite.groups.size(), 3u);
   EXPECT_EQ(suite.groups[0].options.sizes, (std::vector<std::int64_t>{1 << 20, 4096, 1024, 2048, 4096}));

@@ -96,7 +96,7 @@ Context fixed_context() {
   context.memory_gib = 125.75;
   context.cpu_copy_gbps = 182.5;
   context.libraries = {{"cuda_runtime", "12.4"}, {"eigen", "3.4.0"}, {"openblas", "0.3.21"}};
-  context.settings = {{"l2", "flush"}, {"max_noise", "0.005"}, {"seed", "42"}};
+  context.settings = {{"l2", std::string("flush")}, {"max_noise", 0.005}, {"seed", std::int64_t{42}}};
   context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
   context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4",
                           2950.4, 66908.16, 66908.16, 535265.28}};
@@ -310,6 +310,21 @@ TEST(JsonReport, RoundTripReproducesEveryField) {
   for (std::size_t i = 0; i < results.size(); ++i) expect_same(results[i], loaded.results[i]);
 }
 
+TEST(JsonReport, SettingsKeepTheirTypes) {
+  Context context = fixed_context();
+  context.settings = {{"max_time_s", 2.0},
+                      {"warmup", std::int64_t{3}},
+                      {"seed", std::numeric_limits<std::uint64_t>::max()},
+                      {"profile", true},
+                      {"suite", std::string("42")}};  // a string that looks like a number stays a string
+  const std::string json = render_json(context, {});
+  EXPECT_NE(json.find("\"max_time_s\": 2.0,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"seed\": 18446744073709551615,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"profile\": true,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"suite\": \"42\""), std::string::npos) << json;
+  EXPECT_EQ(parse_json_report(json, "r.json").context.settings, context.settings);
+}
+
 TEST(JsonReport, NonFiniteValuesBecomeNullAndReadBackAsNan) {
   auto results = fixed_results();
   results[0].stats.rel_stddev = std::numeric_limits<double>::quiet_NaN();
@@ -377,6 +392,20 @@ TEST(JsonReport, MissingAndUnknownValuesNameTheField) {
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["dtype"] = "f16"; })),
             "base.json: results[1].dtype: unknown value 'f16' (expected one of: f32, f64)");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j.erase("results"); })), "base.json: missing field \"results\"");
+}
+
+TEST(JsonReport, ReadsSettingsThatOlderVersionsWroteAsStrings) {
+  const auto loaded = parse_json_report(edited_report([](auto& j) {
+                                          j["context"]["settings"] = {{"seed", "42"},          {"max_time_s", "2.000000"},
+                                                                      {"profile", "false"},    {"l2", "flush"},
+                                                                      {"suite", "configs/ci.json"}, {"max_noise", "often"}};
+                                        }),
+                                        "old.json");
+  const std::map<std::string, SettingValue> expected = {
+      {"seed", std::int64_t{42}}, {"max_time_s", 2.0},
+      {"profile", false},         {"l2", std::string("flush")},
+      {"suite", std::string("configs/ci.json")}, {"max_noise", std::string("often")}};  // not a number: kept as text
+  EXPECT_EQ(loaded.context.settings, expected);
 }
 
 // ---- files ----
