@@ -368,7 +368,17 @@ class CudaKernelsBackend final : public Backend {
   }
   DeviceKind kind() const override { return DeviceKind::gpu; }
   Availability availability() const override { return device_availability(); }
-  Support supports(Op, DType) const override { return {}; }
+  Support supports(Op op, DType) const override {
+    switch (op) {
+      case Op::sin:
+      case Op::sqrt:
+      case Op::sum:
+      case Op::matmul:
+      case Op::spmv:
+        return {};
+    }
+    return no_kernel_for(name(), op);
+  }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);

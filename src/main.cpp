@@ -223,7 +223,8 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   // Matrix files are read (and cached) before anything runs, so a bad file is a usage
   // error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
-    if (spec.op == Op::spmv && spec.shape.pattern == SpmvPattern::file) load_matrix_cached(spec.shape.matrix_path);
+    if (shape_kind(spec.op) == ShapeKind::sparse_matrix && spec.shape.pattern == SpmvPattern::file)
+      load_matrix_cached(spec.shape.matrix_path);
 
   const int threads_used = resolve_threads(threads);
   Context context = collect_context(argv, threads_used);
@@ -308,9 +309,9 @@ void print_list(std::ostream& out) {
   auto backends = make_all_backends();
   out << "Ops:\n";
   for (Op op : all_ops()) {
-    const OpInfo& info = op_info(op);
-    out << "  " << to_string(op) << std::string(8 - to_string(op).size(), ' ') << info.description << "  [" << info.shape_parameters
-        << "; inputs " << info.input_distribution << "]\n";
+    const OpDef& def = op_def(op);
+    out << "  " << def.name << std::string(std::max<std::size_t>(8, def.name.size() + 1) - def.name.size(), ' ')
+        << def.description << "  [" << shape_parameters(def.shape_kind) << "; inputs " << def.input_distribution << "]\n";
   }
   out << "\nBackends:\n";
   for (auto& backend : backends) {
@@ -347,6 +348,14 @@ void print_list(std::ostream& out) {
   }
 }
 
+// "sin,sqrt,sum" for the help text: the names the op and dtype tables hold.
+template <class Value>
+std::string names_of(const std::vector<Value>& values) {
+  std::string names;
+  for (const Value value : values) names += (names.empty() ? "" : ",") + to_string(value);
+  return names;
+}
+
 int dispatch(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"gpubench: benchmark array operations on the CPU and the GPU side by side"};
@@ -356,9 +365,9 @@ int dispatch(int argc, char** argv) {
 
   RunCli run;
   CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
-  run_app->add_option("--op", run.ops, "Ops: sin,sqrt,sum,matmul,spmv")->delimiter(',');
+  run_app->add_option("--op", run.ops, "Ops: " + names_of(all_ops()))->delimiter(',');
   run_app->add_option("--backend", run.backends, "Backends (default: all available)")->delimiter(',');
-  run_app->add_option("--dtype", run.dtypes, "f32,f64 (default f32)")->delimiter(',');
+  run_app->add_option("--dtype", run.dtypes, names_of(all_dtypes()) + " (default f32)")->delimiter(',');
   run_app->add_option("--size", run.sizes, "Sizes: 4096, 16M, 1M,16M, 1K..256M:x4 (n; matmul: square n; spmv: rows)");
   run_app->add_option("--shape", run.shapes, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
   run_app->add_option("--rows", run.rows, "spmv: rows (square matrix)");
