@@ -165,17 +165,7 @@ class EigenBackend final : public Backend {
   }
   DeviceKind kind() const override { return DeviceKind::cpu; }
   Availability availability() const override { return {}; }
-  Support supports(Op op, DType) const override {
-    switch (op) {
-      case Op::sin:
-      case Op::sqrt:
-      case Op::sum:
-      case Op::matmul:
-      case Op::spmv:
-        return {};
-    }
-    return no_kernel_for(name(), op);
-  }
+  Support supports(Op op, DType) const override { return is_builtin(op) ? Support{} : no_kernel_for(name(), op); }
 
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     const Support support = supports(problem.op, problem.dtype);

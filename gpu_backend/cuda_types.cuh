@@ -1,6 +1,6 @@
 // The GPU side of the dtype table (src/dtype_table.hpp), which src/ cannot hold because it
 // includes no CUDA header: for each host element type, the enums cuBLAS and cuSPARSE take for
-// it. A new dtype adds its specialisation here; the check below names a missing one.
+// it. A new dtype adds its row here; the check below names a missing one.
 #pragma once
 
 #include <cublas_v2.h>
@@ -10,27 +10,23 @@
 
 namespace gpb::cuda {
 
-template <class T>
-struct CudaTypes;
-
 // data_type: the matrices' and vectors' elements; cublas_compute_type and
 // cusparse_compute_type: what the libraries accumulate in (the dtype table's accumulation
 // type); Scalar: the type of alpha and beta, which follows the compute type.
-template <>
-struct CudaTypes<float> {
-  static constexpr cudaDataType_t data_type = CUDA_R_32F;
-  static constexpr cublasComputeType_t cublas_compute_type = CUBLAS_COMPUTE_32F;
-  static constexpr cudaDataType_t cusparse_compute_type = CUDA_R_32F;
-  using Scalar = float;
+template <cudaDataType_t Data, cublasComputeType_t CublasCompute, cudaDataType_t CusparseCompute, class ScalarType>
+struct CudaTypeRow {
+  static constexpr cudaDataType_t data_type = Data;
+  static constexpr cublasComputeType_t cublas_compute_type = CublasCompute;
+  static constexpr cudaDataType_t cusparse_compute_type = CusparseCompute;
+  using Scalar = ScalarType;
 };
 
+template <class T>
+struct CudaTypes;
 template <>
-struct CudaTypes<double> {
-  static constexpr cudaDataType_t data_type = CUDA_R_64F;
-  static constexpr cublasComputeType_t cublas_compute_type = CUBLAS_COMPUTE_64F;
-  static constexpr cudaDataType_t cusparse_compute_type = CUDA_R_64F;
-  using Scalar = double;
-};
+struct CudaTypes<float> : CudaTypeRow<CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, float> {};
+template <>
+struct CudaTypes<double> : CudaTypeRow<CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, double> {};
 
 template <class... T>
 constexpr bool every_type_has_cuda_types(TypeList<T...>) {

@@ -41,6 +41,15 @@ enum InputStream : std::uint64_t { kInput = 1, kMatrixA = 2, kMatrixB = 3, kSpar
 double as_double(std::int64_t value) { return static_cast<double>(value); }
 double element_bytes(DType dtype) { return static_cast<double>(dtype_size(dtype)); }
 
+OpDef named_op(std::string name, std::string description, std::string listed_distribution, ShapeKind shape_kind) {
+  OpDef def;
+  def.name = std::move(name);
+  def.description = std::move(description);
+  def.input_distribution = std::move(listed_distribution);
+  def.shape_kind = shape_kind;
+  return def;
+}
+
 double accumulated_tolerance(const Rounding& rounding, double growth) {
   return rounding.accumulation * growth + (rounding.output > rounding.accumulation ? rounding.output : 0);
 }
@@ -73,10 +82,7 @@ std::function<std::vector<Reference>(const Problem&, const std::vector<std::int6
 }
 
 OpDef elementwise_op(std::string name, std::string description, std::string listed_distribution) {
-  OpDef def;
-  def.name = std::move(name);
-  def.description = std::move(description);
-  def.input_distribution = std::move(listed_distribution);
+  OpDef def = named_op(std::move(name), std::move(description), std::move(listed_distribution), ShapeKind::elements);
   def.shows_flop_rate = false;
   def.bytes = [](const Shape& shape, DType dtype) { return 2 * as_double(shape.n) * element_bytes(dtype); };
   def.flops = [](const Shape& shape) { return as_double(shape.n); };
@@ -148,10 +154,7 @@ Reference sum_reference(const std::vector<T>& x) {
 }
 
 OpDef sum_op() {
-  OpDef def;
-  def.name = "sum";
-  def.description = "s = sum(x)";
-  def.input_distribution = "x uniform[0,1)";
+  OpDef def = named_op("sum", "s = sum(x)", "x uniform[0,1)", ShapeKind::elements);
   def.shows_flop_rate = false;
   def.bytes = [](const Shape& shape, DType dtype) { return (as_double(shape.n) + 1) * element_bytes(dtype); };
   def.flops = [](const Shape& shape) { return as_double(shape.n); };  // n-1 adds, counted as n
@@ -225,11 +228,7 @@ std::vector<Reference> matmul_references(const Problem& problem, const std::vect
 }
 
 OpDef matmul_op() {
-  OpDef def;
-  def.name = "matmul";
-  def.description = "C = A B (row-major)";
-  def.input_distribution = "A, B uniform[-1,1)";
-  def.shape_kind = ShapeKind::dense_matrix;
+  OpDef def = named_op("matmul", "C = A B (row-major)", "A, B uniform[-1,1)", ShapeKind::dense_matrix);
   def.bound = Bound::compute;
   def.shows_bandwidth = false;
   def.accepts_tf32 = true;
@@ -305,11 +304,8 @@ std::vector<Reference> spmv_references(const Problem& problem, const std::vector
 }
 
 OpDef spmv_op() {
-  OpDef def;
-  def.name = "spmv";
-  def.description = "y = A x (CSR)";
-  def.input_distribution = "values and x uniform[-1,1) (a .mtx file keeps its own values)";
-  def.shape_kind = ShapeKind::sparse_matrix;
+  OpDef def = named_op("spmv", "y = A x (CSR)", "values and x uniform[-1,1) (a .mtx file keeps its own values)",
+                       ShapeKind::sparse_matrix);
   // The standard CSR byte model: values + column indices + row pointers + one x read per
   // nonzero (gathers are not assumed to hit cache) + y written. Needs shape.nnz.
   def.bytes = [](const Shape& shape, DType dtype) {
@@ -332,9 +328,14 @@ OpDef spmv_op() {
 
 // Indexed by the Op value: the built-in ops in enumerator order, then registered ones. A
 // deque, so that entries handed out by op_def stay where they are when one is added.
-std::deque<OpDef>& registry() {
-  static std::deque<OpDef> ops{sin_op(), sqrt_op(), sum_op(), matmul_op(), spmv_op()};
-  return ops;
+struct Registry {
+  std::deque<OpDef> ops{sin_op(), sqrt_op(), sum_op(), matmul_op(), spmv_op()};
+  std::size_t builtin_count = ops.size();
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
 }
 
 }  // namespace
@@ -343,7 +344,7 @@ std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : 
 
 const OpDef& op_def(Op op) {
   const auto index = static_cast<std::size_t>(op);
-  const std::deque<OpDef>& ops = registry();
+  const std::deque<OpDef>& ops = registry().ops;
   if (index >= ops.size()) throw std::logic_error("no op table entry for op " + std::to_string(index));
   return ops[index];
 }
@@ -354,16 +355,18 @@ Op register_op(OpDef def) {
     if (op_def(op).name == def.name) throw std::invalid_argument("register_op: op '" + def.name + "' exists already");
   if (!def.bytes || !def.flops || !def.output_size || !def.build_inputs || !def.references || !def.tolerance)
     throw std::invalid_argument("register_op: op '" + def.name + "' lacks a rule (bytes, flops, output_size, build_inputs, references, tolerance)");
-  std::deque<OpDef>& ops = registry();
+  std::deque<OpDef>& ops = registry().ops;
   ops.push_back(std::move(def));
   return static_cast<Op>(ops.size() - 1);
 }
 
 std::vector<Op> all_ops() {
-  std::vector<Op> ops(registry().size());
+  std::vector<Op> ops(registry().ops.size());
   for (std::size_t index = 0; index < ops.size(); ++index) ops[index] = static_cast<Op>(index);
   return ops;
 }
+
+bool is_builtin(Op op) { return static_cast<std::size_t>(op) < registry().builtin_count; }
 
 ShapeKind shape_kind(Op op) { return op_def(op).shape_kind; }
 

@@ -75,6 +75,10 @@ const OpDef& op_def(Op op);
 // taken or a rule is missing.
 Op register_op(OpDef def);
 
+// Whether the op is one of the Op enumerators rather than one register_op added: what a
+// backend with a kernel for each of them answers to supports().
+bool is_builtin(Op op);
+
 // The entry's rules, for callers that hold an op and a shape.
 double op_bytes(Op op, const Shape& shape, DType dtype);
 double op_flops(Op op, const Shape& shape);

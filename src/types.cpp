@@ -15,6 +15,9 @@ const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMod
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
 const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"}, {SpmvPattern::powerlaw, "powerlaw"}, {SpmvPattern::file, "file"}};
+const Names<ShapeKind> kShapeParameters[] = {{ShapeKind::elements, "n"},
+                                             {ShapeKind::dense_matrix, "m x n x k"},
+                                             {ShapeKind::sparse_matrix, "rows, nnz/row, pattern | .mtx"}};
 
 template <class E, class Table>
 std::string name_of(const Table& table, E value) {
@@ -94,17 +97,7 @@ std::string Shape::label(Op op) const {
   return "?";
 }
 
-std::string shape_parameters(ShapeKind kind) {
-  switch (kind) {
-    case ShapeKind::elements:
-      return "n";
-    case ShapeKind::dense_matrix:
-      return "m x n x k";
-    case ShapeKind::sparse_matrix:
-      return "rows, nnz/row, pattern | .mtx";
-  }
-  return "?";
-}
+std::string shape_parameters(ShapeKind kind) { return name_of(kShapeParameters, kind); }
 
 Shape elementwise_shape(std::int64_t n) {
   Shape s;
