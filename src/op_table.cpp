@@ -62,15 +62,15 @@ std::function<void(Problem&)> uniform_x(double low, double high, std::string dis
     problem.input_distribution = distribution;
     const std::int64_t n = problem.shape.n;
     require_positive(n, to_string(problem.op) + " size n");
-    check_fits_in_memory(problem, (as_double(n) + as_double(op_output_size(problem.op, problem.shape))) * element_bytes(problem.dtype));
+    const double elements = as_double(n) + as_double(op_output_size(problem.op, problem.shape));
+    check_fits_in_memory(problem, elements * element_bytes(problem.dtype));
     problem.x = uniform_array(problem.dtype, n, derive_key(input_key(problem), kInput), low, high);
   };
 }
 
 // f of each checked entry's input; the scale is |f(x)| + floor.
 template <class Function>
-std::function<std::vector<Reference>(const Problem&, const std::vector<std::int64_t>&)> elementwise_references(Function function,
-                                                                                                            double floor) {
+decltype(OpDef::references) elementwise_references(Function function, double floor) {
   return [function, floor](const Problem& problem, const std::vector<std::int64_t>& entries) {
     std::vector<Reference> references(entries.size());
     for (std::size_t e = 0; e < entries.size(); ++e) {
@@ -354,7 +354,8 @@ Op register_op(OpDef def) {
   for (Op op : all_ops())
     if (op_def(op).name == def.name) throw std::invalid_argument("register_op: op '" + def.name + "' exists already");
   if (!def.bytes || !def.flops || !def.output_size || !def.build_inputs || !def.references || !def.tolerance)
-    throw std::invalid_argument("register_op: op '" + def.name + "' lacks a rule (bytes, flops, output_size, build_inputs, references, tolerance)");
+    throw std::invalid_argument("register_op: op '" + def.name +
+                                "' lacks a rule (bytes, flops, output_size, build_inputs, references, tolerance)");
   std::deque<OpDef>& ops = registry().ops;
   ops.push_back(std::move(def));
   return static_cast<Op>(ops.size() - 1);

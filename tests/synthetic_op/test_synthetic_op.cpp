@@ -40,7 +40,7 @@ OpDef negate_definition() {
   def.shape_kind = ShapeKind::elements;
   def.bound = Bound::memory;
   def.shows_flop_rate = false;
-  def.bytes = [](const Shape& shape, DType dtype) { return 2.0 * static_cast<double>(shape.n * static_cast<std::int64_t>(dtype_size(dtype))); };
+  def.bytes = [](const Shape& shape, DType dtype) { return 2.0 * static_cast<double>(shape.n) * static_cast<double>(dtype_size(dtype)); };
   def.flops = [](const Shape& shape) { return static_cast<double>(shape.n); };
   def.output_size = [](const Shape& shape) { return shape.n; };
   def.build_inputs = [](Problem& problem) {
@@ -162,8 +162,8 @@ Context suite_context() {
   return context;
 }
 
-// negate over four sizes and both dtypes on the two negate backends and eigen, which has no
-// kernel for it, planned from the op's name as the CLI would, run and annotated once.
+// negate over four sizes and both dtypes on the two negate backends and on eigen and openblas,
+// which have no kernel for it, planned from the op's name as the CLI would, run and annotated once.
 const std::vector<ResultRecord>& suite_results() {
   static const std::vector<ResultRecord> results = [] {
     RunOptions options;
@@ -171,7 +171,7 @@ const std::vector<ResultRecord>& suite_results() {
     options.dtypes = all_dtypes();
     options.sizes = kSizes;
     Plan plan;
-    plan.cases = expand_cases(options, {"host-negate", "device-negate", "eigen"});
+    plan.cases = expand_cases(options, {"host-negate", "device-negate", "eigen", "openblas"});
     check_plan_fits_memory(plan);
     RunnerOptions runner;
     runner.warmup = 1;
@@ -211,6 +211,7 @@ TEST(SyntheticOp, TheRegistryKnowsItByName) {
   EXPECT_EQ(to_string(op), kName);
   EXPECT_EQ(all_ops().back(), op);
   EXPECT_EQ(all_ops().size(), 6u);
+  EXPECT_FALSE(is_builtin(op));
   EXPECT_EQ(to_string(Op::spmv), "spmv");  // the built-in entries stay where they are
   EXPECT_EQ(op_bytes(op, elementwise_shape(10), DType::f64), 160);
   EXPECT_EQ(footprint_elements(op, elementwise_shape(10)), 10);
@@ -238,7 +239,7 @@ TEST(SyntheticOp, RegistrationRefusesTakenNamesAndMissingRules) {
 
 TEST(SyntheticOp, RunsThroughTheRunnerAndVerification) {
   const auto& results = suite_results();
-  ASSERT_EQ(results.size(), kSizes.size() * 2 * 3);
+  ASSERT_EQ(results.size(), kSizes.size() * 2 * 4);
   for (const char* dtype : {"f32", "f64"})
     for (std::int64_t n : kSizes) {
       for (const char* backend : {"host-negate", "device-negate"}) {
@@ -255,9 +256,11 @@ TEST(SyntheticOp, RunsThroughTheRunnerAndVerification) {
         EXPECT_EQ(record.roofline.ceiling, std::string(backend) == "host-negate" ? 10 : 100);
         EXPECT_GT(record.roofline.fraction, 0);
       }
-      const ResultRecord& eigen = find(results, std::string(kName) + "/eigen/" + dtype + "/" + std::to_string(n));
-      EXPECT_EQ(eigen.status, Status::skipped);
-      EXPECT_EQ(eigen.reason, "eigen has no negate kernel");
+      for (const std::string backend : {"eigen", "openblas"}) {
+        const ResultRecord& record = find(results, std::string(kName) + "/" + backend + "/" + dtype + "/" + std::to_string(n));
+        EXPECT_EQ(record.status, Status::skipped);
+        EXPECT_EQ(record.reason, backend + " has no negate kernel");
+      }
     }
   const ResultRecord& large = find(results, "negate/device-negate/f32/65536");
   EXPECT_DOUBLE_EQ(large.stats.median, kDeviceModel.fixed_s + kDeviceModel.per_element_s * 65536);

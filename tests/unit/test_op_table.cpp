@@ -59,7 +59,10 @@ TEST(OpTable, EntriesSitAtTheirEnumerators) {
   EXPECT_EQ(to_string(Op::sum), "sum");
   EXPECT_EQ(to_string(Op::matmul), "matmul");
   EXPECT_EQ(to_string(Op::spmv), "spmv");
-  for (Op op : all_ops()) EXPECT_EQ(parse_op(to_string(op)), op);
+  for (Op op : all_ops()) {
+    EXPECT_EQ(parse_op(to_string(op)), op);
+    EXPECT_TRUE(is_builtin(op));
+  }
 }
 
 TEST(OpTable, EntriesDescribeEveryOp) {
