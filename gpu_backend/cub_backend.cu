@@ -107,8 +107,16 @@ class CubBackend final : public Backend {
   DeviceKind kind() const override { return DeviceKind::gpu; }
   Availability availability() const override { return device_availability(); }
   Support supports(Op op, DType) const override {
-    if (op == Op::matmul) return {false, "CUB has no dense matrix product; use cublas or cuda"};
-    return {};
+    switch (op) {
+      case Op::sin:
+      case Op::sqrt:
+      case Op::sum:
+      case Op::spmv:
+        return {};
+      case Op::matmul:
+        return {false, "CUB has no dense matrix product; use cublas or cuda"};
+    }
+    return no_kernel_for(name(), op);
   }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {

@@ -14,6 +14,7 @@
 #include "kernels/gemm.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
+#include "op_table.hpp"
 
 namespace gpb::cuda {
 namespace {
@@ -368,7 +369,7 @@ class CudaKernelsBackend final : public Backend {
   }
   DeviceKind kind() const override { return DeviceKind::gpu; }
   Availability availability() const override { return device_availability(); }
-  Support supports(Op, DType) const override { return {}; }
+  Support supports(Op op, DType) const override { return is_builtin(op) ? Support{} : no_kernel_for(name(), op); }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);

@@ -70,6 +70,9 @@ struct Support {
   std::string reason;  // why not, e.g. "openblas has no sin; use eigen"
 };
 
+// A backend's answer for an op it has no kernel for (one defined outside the core, say).
+Support no_kernel_for(const std::string& backend, Op op);
+
 class Backend {
  public:
   virtual ~Backend() = default;

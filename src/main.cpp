@@ -112,9 +112,9 @@ void print_list(std::ostream& out) {
   auto backends = make_all_backends();
   out << "Ops:\n";
   for (Op op : all_ops()) {
-    const OpInfo& info = op_info(op);
-    out << "  " << to_string(op) << std::string(8 - to_string(op).size(), ' ') << info.description << "  [" << info.shape_parameters
-        << "; inputs " << info.input_distribution << "]\n";
+    const OpDef& def = op_def(op);
+    out << "  " << def.name << std::string(std::max<std::size_t>(8, def.name.size() + 1) - def.name.size(), ' ')
+        << def.description << "  [" << shape_parameters(def.shape_kind) << "; inputs " << def.input_distribution << "]\n";
   }
   out << "\nBackends:\n";
   for (auto& backend : backends) {

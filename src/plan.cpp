@@ -33,26 +33,24 @@ constexpr std::int64_t kDefaultSpmvRows = std::int64_t{1} << 20;
 // "--op sin,spmv --size 256M" does not ask for a 256M-row matrix). A sweep -- several ops
 // sharing a list of several sizes -- reads each size as a footprint in elements instead,
 // so the ops scale together: matmul n = sqrt(size) (matrices of about `size` entries)
-// and spmv rows = size / nnz_per_row (about `size` nonzeros).
+// and spmv rows = size / nnz_per_row (about `size` nonzeros). What applies is the op's shape kind.
 std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
   const bool footprint = options.ops.size() > 1 && options.sizes.size() > 1;
   const bool spmv_sized = options.ops.size() == 1 || footprint;
   std::vector<Shape> shapes;
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       for (auto n : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultElements} : options.sizes)
         shapes.push_back(elementwise_shape(n));
       break;
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       if (!options.matmul_shapes.empty()) return options.matmul_shapes;
       for (auto size : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultMatmul} : options.sizes) {
         const auto n = footprint ? std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(size)))) : size;
         shapes.push_back(matmul_shape(n, n, n));
       }
       break;
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       if (!options.matrix_path.empty()) {
         shapes.push_back(spmv_file_shape(options.matrix_path));
       } else if (options.spmv_rows > 0) {
@@ -147,7 +145,8 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   // Matrix files are read (and cached) now, so a bad file is a usage error up front rather
   // than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
-    if (spec.op == Op::spmv && spec.shape.pattern == SpmvPattern::file) load_matrix_cached(spec.shape.matrix_path);
+    if (shape_kind(spec.op) == ShapeKind::sparse_matrix && spec.shape.pattern == SpmvPattern::file)
+      load_matrix_cached(spec.shape.matrix_path);
   return plan;
 }
 
@@ -246,7 +245,7 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             spec.shape = shape;
             spec.timing = timing;
             spec.l2 = options.l2;
-            spec.tf32 = options.tf32 && op == Op::matmul && dtype == DType::f32;
+            spec.tf32 = options.tf32 && op_def(op).accepts_tf32 && dtype_info(dtype).tf32_eligible;
             spec.threads = options.threads;
             spec.seed = options.seed;
             cases.push_back(std::move(spec));
@@ -259,12 +258,13 @@ void check_plan_fits_memory(const Plan& plan) {
   if (memory <= 0) return;
   for (const auto& spec : plan.cases) {
     Shape shape = spec.shape;
-    if (spec.op == Op::spmv && shape.pattern != SpmvPattern::file) {
+    const bool sparse = shape_kind(spec.op) == ShapeKind::sparse_matrix;
+    if (sparse && shape.pattern != SpmvPattern::file) {
       shape.nnz = shape.rows * shape.nnz_per_row;
       // The generator keeps fp64 values beside the typed copy.
       shape.nnz += shape.nnz / 2;
     }
-    if (spec.op == Op::spmv && shape.pattern == SpmvPattern::file) continue;  // sized by the file
+    if (sparse && shape.pattern == SpmvPattern::file) continue;  // sized by the file
     // Inputs and output once, plus a backend's copy of the output: op_bytes counts the
     // traffic, which is at least the footprint.
     const double needed = op_bytes(spec.op, shape, spec.dtype) * 1.5;

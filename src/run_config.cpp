@@ -11,6 +11,7 @@
 
 #include "build_info.hpp"
 #include "compare.hpp"
+#include "op_table.hpp"
 #include "system.hpp"
 
 namespace gpb {
@@ -273,6 +274,15 @@ std::int64_t parse_nnz_per_row(const std::string& text) {
   return number;
 }
 
+
+// "sin,sqrt,sum" for the help text: the names the op and dtype tables hold.
+template <class Value>
+std::string names_of(const std::vector<Value>& values) {
+  std::string names;
+  for (const Value value : values) names += (names.empty() ? "" : ",") + to_string(value);
+  return names;
+}
+
 }  // namespace
 
 double parse_threshold_flag(const std::string& flag, const std::string& text) {
@@ -300,9 +310,9 @@ SettingValue check_suite_setting(const std::string& key, const SettingValue& val
 RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   const auto& table = setting_table();
   setting_inputs_.resize(table.size());  // never resized again: the App keeps pointers into it
-  run.add_option("--op", ops_, "Ops: sin,sqrt,sum,matmul,spmv")->delimiter(',');
+  run.add_option("--op", ops_, "Ops: " + names_of(all_ops()))->delimiter(',');
   run.add_option("--backend", backends_, "Backends (default: all available)")->delimiter(',');
-  run.add_option("--dtype", dtypes_, "f32,f64 (default f32)")->delimiter(',');
+  run.add_option("--dtype", dtypes_, names_of(all_dtypes()) + " (default f32)")->delimiter(',');
   run.add_option("--size", sizes_, "Sizes: 4096, 16M, 1M,16M, 1K..256M:x4 (n; matmul: square n; spmv: rows)");
   run.add_option("--shape", shapes_, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
   run.add_option("--rows", rows_, "spmv: rows (square matrix)");

@@ -81,14 +81,12 @@ Crossover find_crossover(const std::vector<SpeedupRow>& rows, TimingMode timing)
 }  // namespace
 
 std::int64_t footprint_elements(Op op, const Shape& shape) {
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       return shape.n;
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       return shape.m * shape.n;
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       return shape.nnz > 0 ? shape.nnz : shape.rows * shape.nnz_per_row;
   }
   return 0;
@@ -96,7 +94,7 @@ std::int64_t footprint_elements(Op op, const Shape& shape) {
 
 std::string comparison_variant(const CaseSpec& spec) {
   std::vector<std::string> parts;
-  if (spec.op == Op::spmv) parts.push_back(to_string(spec.shape.pattern));
+  if (shape_kind(spec.op) == ShapeKind::sparse_matrix) parts.push_back(to_string(spec.shape.pattern));
   if (spec.tf32) parts.push_back("tf32");
   if (spec.l2 == L2Mode::warm) parts.push_back("l2warm");
   std::string variant;

@@ -12,8 +12,9 @@
 
 namespace gpb {
 
-// The op's size in elements, comparable across ops: n for sin, sqrt and sum, m*n for
-// matmul, nnz for spmv (rows * nnz_per_row while the actual count is unknown).
+// The op's size in elements, comparable across ops, by its shape kind: n for elementwise
+// ops (sin, sqrt, sum), m*n for a dense matrix (matmul), nnz for a sparse one (spmv;
+// rows * nnz_per_row while the actual count is unknown).
 std::int64_t footprint_elements(Op op, const Shape& shape);
 
 // What separates cases of one op and dtype that must not be compared with each other:

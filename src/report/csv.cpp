@@ -58,9 +58,10 @@ class CsvRow {
 CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
   const CaseSpec& spec = record.spec;
   const Shape& shape = spec.shape;
-  const bool elementwise = spec.op == Op::sin || spec.op == Op::sqrt || spec.op == Op::sum;
-  const bool matmul = spec.op == Op::matmul;
-  const bool spmv = spec.op == Op::spmv;
+  const ShapeKind kind = shape_kind(spec.op);
+  const bool elementwise = kind == ShapeKind::elements;
+  const bool matmul = kind == ShapeKind::dense_matrix;
+  const bool spmv = kind == ShapeKind::sparse_matrix;
   const bool measured = report_model::has_measurements(record);
   const bool host_measured = measured && record.host_stats.count > 0;
   const bool checked = record.verification.checked;

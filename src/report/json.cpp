@@ -61,21 +61,19 @@ Json statistics_json(const Statistics& stats) {
           {"median_ci_high", real(stats.median_ci_high)}};
 }
 
-// Only the fields that describe the op's shape.
+// Only the fields that describe the op's shape (those of its shape kind).
 Json shape_json(Op op, const Shape& shape) {
   Json json = {{"label", shape.label(op)}};
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       json["n"] = shape.n;
       break;
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       json["m"] = shape.m;
       json["n"] = shape.n;
       json["k"] = shape.k;
       break;
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       json["rows"] = shape.rows;
       json["cols"] = shape.cols;
       json["nnz"] = shape.nnz;

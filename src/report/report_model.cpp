@@ -4,13 +4,10 @@
 #include <cstdio>
 #include <string_view>
 
+#include "op_table.hpp"
+
 namespace gpb::report_model {
 namespace {
-
-// sin and sqrt count one "flop" per element by convention, so a flop rate says nothing
-// about them; a matmul moves far more than its minimum byte count, so its GB/s says nothing.
-bool bandwidth_is_meaningful(Op op) { return op != Op::matmul; }
-bool flop_rate_is_meaningful(Op op) { return op == Op::matmul || op == Op::spmv; }
 
 bool same_case(const CaseSpec& a, const CaseSpec& b) {
   return a.op == b.op && a.dtype == b.dtype && a.shape.label(a.op) == b.shape.label(b.op) && a.timing == b.timing &&
@@ -181,13 +178,13 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
   if (show_phases) table.columns.push_back({"e2e phases", Align::left, true});
 
   for (const auto& record : results) {
-    const Op op = record.spec.op;
+    const OpDef& op = op_def(record.spec.op);
     Row row;
     row.cells = {record.spec.id()};
     if (has_measurements(record)) {
       row.cells.insert(row.cells.end(), {format_seconds(record.stats.median), spread_cell(record.stats), samples_cell(record),
-                                         rate_cell(bandwidth_is_meaningful(op), record.gbps),
-                                         rate_cell(flop_rate_is_meaningful(op), record.gflops), roofline_cell(record.roofline)});
+                                         rate_cell(op.shows_bandwidth, record.gbps), rate_cell(op.shows_flop_rate, record.gflops),
+                                         roofline_cell(record.roofline)});
       if (options.relative_to) row.cells.push_back(speedup_cell(record, results, *options.relative_to));
       row.cells.push_back(verification_cell(record.verification));
       if (show_phases) row.cells.push_back(phases_cell(record));
