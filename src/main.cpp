@@ -33,7 +33,7 @@ constexpr int kExitCaseFailed = 3;
 
 struct RunCli {
   std::vector<std::string> ops, backends, dtypes, sizes, shapes, timings, outs;
-  std::string rows, pattern = "random", matrix, l2 = "flush", config, format, baseline, relative_to;
+  std::string rows, pattern = "random", matrix, spmv_kernel = "auto", l2 = "flush", config, format, baseline, relative_to;
   std::int64_t nnz_per_row = 16;
   int threads = 0, device = 0, warmup = 3, repetitions = 1;
   std::size_t min_samples = 10, max_samples = 100000;
@@ -115,6 +115,7 @@ RunOptions options_from_cli(const RunCli& cli) {
   options.nnz_per_row = cli.nnz_per_row;
   options.pattern = parse_pattern(cli.pattern);
   options.matrix_path = cli.matrix;
+  options.spmv_kernel = parse_spmv_kernel(cli.spmv_kernel);
   if (!cli.timings.empty()) {
     options.timings.clear();
     for (const auto& t : flatten_lists(cli.timings)) options.timings.push_back(parse_timing_mode(t));
@@ -170,7 +171,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
 
   const bool use_suite = !cli.config.empty() || cli.ops.empty();
   if (use_suite) {
-    for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--timing", "--tf32"})
+    for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--spmv-kernel", "--timing", "--tf32"})
       if (given(flag)) throw UsageError(std::string(flag) + " cannot be combined with a suite (--config, or no --op)");
     const Suite suite = cli.config.empty() ? parse_suite(build_info::default_suite, "configs/default.json (built in)")
                                            : load_suite(cli.config);
@@ -365,6 +366,7 @@ int dispatch(int argc, char** argv) {
   run_app->add_option("--nnz-per-row", run.nnz_per_row, "spmv: nonzeros per row (mean for powerlaw)");
   run_app->add_option("--pattern", run.pattern, "spmv: random, banded or powerlaw");
   run_app->add_option("--matrix", run.matrix, "spmv: a Matrix Market (.mtx) file");
+  run_app->add_option("--spmv-kernel", run.spmv_kernel, "spmv on cuda: auto (from the row lengths), row_split or merge_path");
   run_app->add_option("--timing", run.timings, "kernel (op alone) or e2e (h2d + op + d2h)")->delimiter(',');
   run_app->add_option("--l2", run.l2, "flush (cold cache before each sample) or warm");
   run_app->add_flag("--tf32", run.tf32, "cuBLAS f32 matmul on tensor cores (TF32)");

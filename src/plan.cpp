@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "gpu_backend_list.hpp"
 #include "op_table.hpp"
 
 namespace gpb {
@@ -164,6 +165,9 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             spec.timing = timing;
             spec.l2 = options.l2;
             spec.tf32 = options.tf32 && op == Op::matmul && dtype == DType::f32;
+            // Only where the backend runs the forced kernel: a cuSPARSE case measures the
+            // same thing with or without the option, so its id does not change.
+            if (op == Op::spmv && takes_spmv_kernel(backend)) spec.spmv_kernel = options.spmv_kernel;
             spec.threads = options.threads;
             spec.seed = options.seed;
             cases.push_back(std::move(spec));

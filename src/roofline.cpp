@@ -53,7 +53,7 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
   Roofline roofline;
   if (record.stats.count == 0) return roofline;
   const bool memory_bound = op_info(record.spec.op).memory_bound;
-  roofline.bound = memory_bound ? "memory" : "compute";
+  roofline.bound = memory_bound ? RooflineBound::memory : RooflineBound::compute;
   if (record.spec.timing == TimingMode::e2e) return roofline;
 
   const bool gpu_record = record.device == DeviceKind::gpu;

@@ -8,10 +8,10 @@
 namespace gpb {
 namespace {
 
-// The phase an e2e record names "op" is its kernel-only time.
+// An e2e record's op phase is its kernel-only time.
 std::optional<double> op_phase_median(const ResultRecord& record) {
   for (const auto& phase : record.phases)
-    if (phase.name == "op" && phase.stats.count > 0) return phase.stats.median;
+    if (phase.kind == PhaseKind::op && phase.stats.count > 0) return phase.stats.median;
   return std::nullopt;
 }
 
@@ -95,10 +95,8 @@ std::int64_t footprint_elements(Op op, const Shape& shape) {
 }
 
 std::string comparison_variant(const CaseSpec& spec) {
-  std::vector<std::string> parts;
-  if (spec.op == Op::spmv) parts.push_back(to_string(spec.shape.pattern));
-  if (spec.tf32) parts.push_back("tf32");
-  if (spec.l2 == L2Mode::warm) parts.push_back("l2warm");
+  std::vector<std::string> parts = spec.variant_tags();
+  if (spec.op == Op::spmv) parts.insert(parts.begin(), to_string(spec.shape.pattern));
   std::string variant;
   for (const auto& part : parts) variant += (variant.empty() ? "" : "+") + part;
   return variant;

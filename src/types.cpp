@@ -17,6 +17,8 @@ const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMod
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
 const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"}, {SpmvPattern::powerlaw, "powerlaw"}, {SpmvPattern::file, "file"}};
+const Names<SpmvKernelChoice> kSpmvKernels[] = {
+    {SpmvKernelChoice::automatic, "auto"}, {SpmvKernelChoice::row_split, "row_split"}, {SpmvKernelChoice::merge_path, "merge_path"}};
 
 template <class E, std::size_t N>
 std::string name_of(const Names<E> (&table)[N], E value) {
@@ -52,6 +54,7 @@ std::string to_string(DType dtype) { return name_of(kDTypes, dtype); }
 std::string to_string(TimingMode mode) { return name_of(kTimings, mode); }
 std::string to_string(L2Mode mode) { return name_of(kL2Modes, mode); }
 std::string to_string(SpmvPattern pattern) { return name_of(kPatterns, pattern); }
+std::string to_string(SpmvKernelChoice choice) { return name_of(kSpmvKernels, choice); }
 std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
 
 Op parse_op(std::string_view text) { return parse_name(kOps, text, "op"); }
@@ -62,6 +65,7 @@ SpmvPattern parse_pattern(std::string_view text) {
   if (text == "file") throw UsageError("pattern 'file' is set by --matrix, not --pattern");
   return parse_name(kPatterns, text, "pattern");
 }
+SpmvKernelChoice parse_spmv_kernel(std::string_view text) { return parse_name(kSpmvKernels, text, "SpMV kernel"); }
 
 std::size_t dtype_size(DType dtype) { return dtype == DType::f32 ? 4 : 8; }
 

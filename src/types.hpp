@@ -20,6 +20,9 @@ enum class DType { f32, f64 };
 enum class TimingMode { kernel, e2e };
 enum class L2Mode { flush, warm };
 enum class SpmvPattern { random, banded, powerlaw, file };
+// Which SpMV kernel the cuda backend runs: chosen from the matrix's row lengths ("auto"),
+// or forced (--spmv-kernel) to split by rows or along the merge path of rows and nonzeros.
+enum class SpmvKernelChoice { automatic, row_split, merge_path };
 enum class DeviceKind { cpu, gpu };
 
 const std::vector<Op>& all_ops();
@@ -30,6 +33,7 @@ std::string to_string(DType dtype);
 std::string to_string(TimingMode mode);
 std::string to_string(L2Mode mode);
 std::string to_string(SpmvPattern pattern);
+std::string to_string(SpmvKernelChoice choice);  // "auto", "row_split", "merge_path"
 std::string to_string(DeviceKind kind);
 
 // Parsers throw UsageError naming the bad value and the accepted ones.
@@ -38,6 +42,7 @@ DType parse_dtype(std::string_view text);
 TimingMode parse_timing_mode(std::string_view text);
 L2Mode parse_l2_mode(std::string_view text);
 SpmvPattern parse_pattern(std::string_view text);
+SpmvKernelChoice parse_spmv_kernel(std::string_view text);
 
 std::size_t dtype_size(DType dtype);
 // Unit roundoff of the dtype's arithmetic (2^-24 for f32, 2^-53 for f64).

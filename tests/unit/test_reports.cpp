@@ -55,7 +55,7 @@ ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shap
   record.timer = device == DeviceKind::cpu ? "steady_clock" : "cuda_event";
   record.threads_used = device == DeviceKind::cpu ? 16 : 0;
   record.warmup = 3;
-  record.stop_reason = "converged";
+  record.stop_reasons = StopReasons(StopReason::converged);
   record.measure_seconds = 0.25;
   record.input_distribution = "uniform [-1, 1)";
   set_samples(record.samples_s, record.stats, median);
@@ -69,7 +69,7 @@ ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shap
 }
 
 // A roofline as annotate_roofline would set it; each fraction is one division.
-Roofline fixture_roofline(const char* bound, const char* ceiling_name, double achieved, double ceiling, double theoretical_ceiling) {
+Roofline fixture_roofline(RooflineBound bound, const char* ceiling_name, double achieved, double ceiling, double theoretical_ceiling) {
   Roofline result;
   result.bound = bound;
   result.ceiling_name = ceiling_name;
@@ -109,32 +109,32 @@ std::vector<ResultRecord> fixed_results() {
   std::vector<ResultRecord> results;
 
   results.push_back(measured(Op::sin, "eigen", DType::f32, elementwise_shape(n), DeviceKind::cpu, 12.3e-3, 8.0 * n, n));
-  results.back().roofline = fixture_roofline("memory", "measured copy", results.back().gbps, 182.5, 0);
+  results.back().roofline = fixture_roofline(RooflineBound::memory, "measured copy", results.back().gbps, 182.5, 0);
   results.push_back(measured(Op::sin, "custom", DType::f32, elementwise_shape(n), DeviceKind::gpu, 52.1e-6, 8.0 * n, n));
   results.back().details = "grid-stride kernel, 4 elements per thread";
-  results.back().roofline = fixture_roofline("memory", "measured copy", results.back().gbps, 2950.4, 3352.32);
+  results.back().roofline = fixture_roofline(RooflineBound::memory, "measured copy", results.back().gbps, 2950.4, 3352.32);
 
   const double matmul_flops = 2.0 * 1024 * 1024 * 1024;
   results.push_back(measured(Op::matmul, "eigen", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::cpu, 21.4e-3,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
-  results.back().roofline = fixture_roofline("compute", "", results.back().gflops, 0, 0);
+  results.back().roofline = fixture_roofline(RooflineBound::compute, "", results.back().gflops, 0, 0);
   results.push_back(measured(Op::matmul, "cublas", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::gpu, 41.2e-6,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
   results.back().spec.tf32 = true;
   results.back().verification.tolerance = 9.8e-4;
-  results.back().roofline = fixture_roofline("compute", "TF32 peak", results.back().gflops, 535265.28, 535265.28);
+  results.back().roofline = fixture_roofline(RooflineBound::compute, "TF32 peak", results.back().gflops, 535265.28, 535265.28);
 
   // e2e: the reported figure is h2d + op + d2h per sample.
   ResultRecord e2e = measured(Op::sum, "cub", DType::f64, elementwise_shape(n), DeviceKind::gpu, 5.6734e-3, 8.0 * n, n);
   e2e.spec.timing = TimingMode::e2e;
-  const std::pair<const char*, double> phase_medians[] = {{"h2d", 5.61e-3}, {"op", 61.3e-6}, {"d2h", 2.1e-6}};
-  for (const auto& [name, median] : phase_medians) {
+  const std::pair<PhaseKind, double> phase_medians[] = {{PhaseKind::h2d, 5.61e-3}, {PhaseKind::op, 61.3e-6}, {PhaseKind::d2h, 2.1e-6}};
+  for (const auto& [kind, median] : phase_medians) {
     Phase phase;
-    phase.name = name;
+    phase.kind = kind;
     set_samples(phase.samples_s, phase.stats, median);
     e2e.phases.push_back(phase);
   }
-  e2e.roofline.bound = "memory";  // e2e: no device ceiling bounds the transfers
+  e2e.roofline.bound = RooflineBound::memory;  // e2e: no device ceiling bounds the transfers
   results.push_back(e2e);
 
   ResultRecord skipped;
@@ -253,7 +253,9 @@ auto fields(const Roofline& r) {
   return std::tie(r.bound, r.ceiling_name, r.ceiling, r.fraction, r.theoretical_ceiling, r.theoretical_fraction);
 }
 auto fields(const Shape& s) { return std::tie(s.n, s.m, s.k, s.rows, s.cols, s.nnz_per_row, s.nnz, s.pattern, s.matrix_path); }
-auto fields(const CaseSpec& c) { return std::tie(c.op, c.backend, c.dtype, c.timing, c.l2, c.tf32, c.threads, c.seed); }
+auto fields(const CaseSpec& c) {
+  return std::tie(c.op, c.backend, c.dtype, c.timing, c.l2, c.tf32, c.spmv_kernel, c.threads, c.seed);
+}
 auto fields(const GpuInfo& g) {
   return std::tie(g.ordinal, g.name, g.compute_capability, g.sm_count, g.sm_clock_mhz, g.mem_clock_mhz, g.memory_gib, g.bus_width_bits,
                   g.theoretical_bandwidth_gbps, g.l2_mib, g.ecc, g.driver_version, g.runtime_version, g.copy_gbps,
@@ -265,7 +267,7 @@ auto fields(const Context& c) {
 }
 auto fields(const ResultRecord& r) {
   return std::tie(r.device, r.status, r.reason, r.input_distribution, r.details, r.threads_used, r.timer, r.warmup, r.batch,
-                  r.stop_reason, r.measure_seconds, r.samples_s, r.host_samples_s, r.bytes, r.flops, r.gbps, r.gflops);
+                  r.stop_reasons, r.measure_seconds, r.samples_s, r.host_samples_s, r.bytes, r.flops, r.gbps, r.gflops);
 }
 
 void expect_same(const Context& expected, const Context& actual) {
@@ -285,7 +287,7 @@ void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
   EXPECT_EQ(fields(expected.roofline), fields(actual.roofline));
   ASSERT_EQ(expected.phases.size(), actual.phases.size());
   for (std::size_t i = 0; i < expected.phases.size(); ++i) {
-    EXPECT_EQ(expected.phases[i].name, actual.phases[i].name);
+    EXPECT_EQ(expected.phases[i].kind, actual.phases[i].kind);
     EXPECT_EQ(expected.phases[i].samples_s, actual.phases[i].samples_s);
     EXPECT_EQ(fields(expected.phases[i].stats), fields(actual.phases[i].stats));
   }

@@ -47,9 +47,9 @@ ResultRecord gpu(double n, double median_s, const std::string& backend = "cuda")
 ResultRecord gpu_e2e(double n, double op_s, double copy_s) {
   ResultRecord r = gpu(n, op_s + 2 * copy_s);
   r.spec.timing = TimingMode::e2e;
-  for (const auto& [name, median] : {std::pair{"h2d", copy_s}, {"op", op_s}, {"d2h", copy_s}}) {
+  for (const auto& [kind, median] : {std::pair{PhaseKind::h2d, copy_s}, {PhaseKind::op, op_s}, {PhaseKind::d2h, copy_s}}) {
     Phase phase;
-    phase.name = name;
+    phase.kind = kind;
     phase.stats = stats_with_median(median);
     r.phases.push_back(phase);
   }
