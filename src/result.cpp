@@ -1,36 +1,48 @@
 #include "result.hpp"
 
 namespace gpb {
-
 namespace {
 
 // Names in enum order.
 const char* const kPhaseNames[] = {"h2d", "op", "d2h"};
 const char* const kStopReasonNames[] = {"converged", "max_time", "max_samples"};
 
+// The id, or without the backend and its tags the case that every backend runs.
+std::string identity(const CaseSpec& spec, bool with_backend) {
+  std::string id = to_string(spec.op) + (with_backend ? "/" + spec.backend : "") + "/" + to_string(spec.dtype) + "/" +
+                   spec.shape.label(spec.op);
+  if (spec.timing == TimingMode::e2e) id += "/" + to_string(spec.timing);
+  for (const auto& tag : spec.variant_tags()) id += "/" + tag;
+  if (with_backend)
+    for (const auto& tag : spec.backend_tags()) id += "/" + tag;
+  return id;
+}
+
 }  // namespace
 
+// Only the non-default settings, so the common case reads as plainly as possible.
 std::vector<std::string> CaseSpec::variant_tags() const {
-  // Only the non-default settings, so the common case reads as plainly as possible.
   std::vector<std::string> tags;
   if (tf32) tags.push_back("tf32");
   if (l2 == L2Mode::warm) tags.push_back("l2warm");
+  return tags;
+}
+
+std::vector<std::string> CaseSpec::backend_tags() const {
+  std::vector<std::string> tags;
   if (spmv_kernel != SpmvKernelChoice::automatic) tags.push_back(to_string(spmv_kernel));
   return tags;
 }
 
-std::string CaseSpec::id() const {
-  std::string id = to_string(op) + "/" + backend + "/" + to_string(dtype) + "/" + shape.label(op);
-  if (timing == TimingMode::e2e) id += "/" + to_string(timing);
-  for (const auto& tag : variant_tags()) id += "/" + tag;
-  return id;
+std::string CaseSpec::backend_label() const {
+  std::string label = backend;
+  for (const auto& tag : backend_tags()) label += "/" + tag;
+  return label;
 }
 
-bool same_case_apart_from_backend(const CaseSpec& a, const CaseSpec& b) {
-  CaseSpec b_on_a = b;
-  b_on_a.backend = a.backend;
-  return a.id() == b_on_a.id();
-}
+std::string CaseSpec::id() const { return identity(*this, true); }
+
+bool same_case_apart_from_backend(const CaseSpec& a, const CaseSpec& b) { return identity(a, false) == identity(b, false); }
 
 std::string to_string(PhaseKind kind) { return kPhaseNames[static_cast<std::size_t>(kind)]; }
 

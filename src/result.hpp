@@ -34,19 +34,26 @@ struct CaseSpec {
   int threads = 0;  // requested (0 = all)
   std::uint64_t seed = 0;
 
-  // The settings besides op, backend, dtype, shape and timing that change what is measured,
-  // as tags, each only where it is not the default: "tf32", "l2warm", a forced SpMV kernel
-  // ("merge_path"). The one definition of a case's variant: the id, compare's matching, the
-  // speed-up column and the CPU-versus-GPU summary's groups all derive from it.
+  // The one definition of what tells cases apart beyond op, backend, dtype, shape and
+  // timing, as tags, each only where its setting is not the default. The id, compare's
+  // matching, the speed-up column and the CPU-versus-GPU summary's groups derive from them.
+  // Variant tags change what every backend measures: "tf32", "l2warm".
   std::vector<std::string> variant_tags() const;
+  // Backend tags are settings that only the case's backend acts on, a part of how that
+  // backend ran: the forced SpMV kernel ("merge_path").
+  std::vector<std::string> backend_tags() const;
+
+  // The backend with its tags: "cuda", "cuda/merge_path".
+  std::string backend_label() const;
 
   // "matmul/cublas/f32/4096x4096x4096", then "/e2e" where timed end to end, then "/" and
-  // each variant tag: the NVTX range name and the key compare matches on.
+  // each variant tag, then each backend tag: the NVTX range name and the key compare
+  // matches on.
   std::string id() const;
 };
 
-// Whether two specs name the same case on possibly different backends: everything in the
-// id but the backend agrees.
+// Whether two specs name the same case, each on its own backend (as that backend ran it):
+// everything in the id but the backend and its tags agrees.
 bool same_case_apart_from_backend(const CaseSpec& a, const CaseSpec& b);
 
 enum class Status { ok, skipped, failed };

@@ -22,12 +22,12 @@ void keep_best(std::optional<BestBackend>& best, const std::string& backend, dou
 void add_record(SpeedupRow& row, const ResultRecord& record) {
   const double median = record.stats.median;
   if (record.device == DeviceKind::cpu) {
-    keep_best(row.cpu, record.spec.backend, median);
+    keep_best(row.cpu, record.spec.backend_label(), median);
   } else if (record.spec.timing == TimingMode::kernel) {
-    keep_best(row.kernel.gpu, record.spec.backend, median);
+    keep_best(row.kernel.gpu, record.spec.backend_label(), median);
   } else {
-    keep_best(row.e2e.gpu, record.spec.backend, median);
-    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, record.spec.backend, *op);
+    keep_best(row.e2e.gpu, record.spec.backend_label(), median);
+    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, record.spec.backend_label(), *op);
   }
 }
 

@@ -25,7 +25,7 @@ std::string comparison_variant(const CaseSpec& spec);
 bool is_comparable(const ResultRecord& record);
 
 struct BestBackend {
-  std::string backend;
+  std::string backend;  // CaseSpec::backend_label: "cuda", "cuda/merge_path"
   double median_s = 0;
 };
 

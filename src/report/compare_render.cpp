@@ -9,11 +9,10 @@
 namespace gpb {
 namespace {
 
-using report_model::Align;
-using report_model::escape_markdown;
-using report_model::Table;
 // Keys in the order they were written: the summary before the cases, for people reading it.
 using Json = nlohmann::ordered_json;
+using report_model::Align;
+using report_model::escape_markdown;
 
 std::string outcome(const Comparison& comparison) {
   return std::string(comparison.passed() ? "PASS" : "FAIL") + " (exit " + std::to_string(comparison.exit_code()) + ")";
@@ -37,11 +36,16 @@ std::string format_ratio(const CaseComparison& c) {
 
 std::string optional_seconds(const std::optional<double>& seconds) { return seconds ? format_seconds(*seconds) : "-"; }
 
-Table comparison_table(const Comparison& comparison) {
-  Table table;
-  table.columns = {{"case", Align::left},    {"baseline", Align::right}, {"current", Align::right},
-                   {"ratio [95% bounds]", Align::right}, {"p", Align::right},        {"threshold", Align::right},
-                   {"verdict", Align::left}, {"note", Align::left}};
+report_model::Table comparison_table(const Comparison& comparison) {
+  report_model::Table table;
+  table.columns = {{"case", Align::left},
+                   {"baseline", Align::right},
+                   {"current", Align::right},
+                   {"ratio [95% bounds]", Align::right},
+                   {"p", Align::right},
+                   {"threshold", Align::right},
+                   {"verdict", Align::left},
+                   {"note", Align::left}};
   table.key_columns = 1;
   for (const CaseComparison& c : comparison.cases) {
     report_model::Row row;

@@ -1,5 +1,6 @@
 // The CSV report: one flat row per record, RFC 4180 quoting, empty fields where a value
 // does not apply, numbers in the shortest form that reads back exactly.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -82,6 +83,11 @@ CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& resu
   row.add("timing", to_string(spec.timing));
   row.add("l2", to_string(spec.l2));
   row.add("tf32", boolean(spec.tf32));
+  // Only in reports with a forced SpMV kernel, which other reports' readers never see.
+  const bool kernel_forced = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) {
+    return r.spec.spmv_kernel != SpmvKernelChoice::automatic;
+  });
+  if (kernel_forced) row.add("spmv_kernel", to_string(spec.spmv_kernel));
   row.add("threads", number(std::int64_t{record.threads_used}));
   row.add("status", to_string(record.status));
   row.add("reason", record.reason);

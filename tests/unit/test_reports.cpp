@@ -305,6 +305,9 @@ TEST(JsonReport, RoundTripReproducesEveryField) {
   results[5].spec.shape = spmv_file_shape("/data/matrices/web-Google.mtx");
   results[5].spec.shape.rows = results[5].spec.shape.cols = 916428;
   results[5].spec.shape.nnz = 5105039;
+  results[5].spec.backend = "cuda";
+  results[5].spec.spmv_kernel = SpmvKernelChoice::row_split;
+  results[1].stop_reasons.add(StopReason::max_time);  // passes that stopped differently
 
   const auto loaded = parse_json_report(render_json(context, results, relative_to_eigen()), "report.json");
   expect_same(context, loaded.context);
@@ -378,6 +381,16 @@ TEST(JsonReport, MissingAndUnknownValuesNameTheField) {
             "base.json: results[1]: missing field \"op\"");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["dtype"] = "f16"; })),
             "base.json: results[1].dtype: unknown value 'f16' (expected one of: f32, f64)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["settings"]["stop_reason"] = "converged+bored"; })),
+            "base.json: results[1].settings.stop_reason: unknown value 'bored' (expected one of: converged, max_time, "
+            "max_samples)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][4]["phases"][0]["name"] = "upload"; })),
+            "base.json: results[4].phases[0].name: unknown value 'upload' (expected one of: h2d, op, d2h)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["roofline"]["bound"] = "latency"; })),
+            "base.json: results[0].roofline.bound: unknown value 'latency' (expected one of: memory, compute)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["settings"]["spmv_kernel"] = "fastest"; })),
+            "base.json: results[0].settings.spmv_kernel: unknown value 'fastest' (expected one of: auto, row_split, "
+            "merge_path)");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j.erase("results"); })), "base.json: missing field \"results\"");
 }
 
@@ -508,6 +521,34 @@ TEST(ResultRecords, CaseIdsAndStatusNames) {
   spec.tf32 = true;
   spec.l2 = L2Mode::warm;
   EXPECT_EQ(spec.id(), "matmul/cublas/f32/4096x2048x1024/e2e/tf32/l2warm");
+  EXPECT_EQ(spec.variant_tags(), (std::vector<std::string>{"tf32", "l2warm"}));
+
+  CaseSpec spmv;
+  spmv.op = Op::spmv;
+  spmv.backend = "cuda";
+  spmv.shape = spmv_shape(1048576, 16, SpmvPattern::random);
+  EXPECT_EQ(spmv.id(), "spmv/cuda/f32/1048576x1048576/16/random");
+  spmv.spmv_kernel = SpmvKernelChoice::merge_path;
+  spmv.l2 = L2Mode::warm;
+  EXPECT_EQ(spmv.id(), "spmv/cuda/f32/1048576x1048576/16/random/l2warm/merge_path");
+
+  EXPECT_EQ(spmv.variant_tags(), std::vector<std::string>{"l2warm"});
+  EXPECT_EQ(spmv.backend_tags(), std::vector<std::string>{"merge_path"});
+  EXPECT_EQ(spmv.backend_label(), "cuda/merge_path");
+
+  // The same case on another backend: all but the backend and its tags agrees.
+  CaseSpec other = spmv;
+  other.backend = "cusparse";
+  other.spmv_kernel = SpmvKernelChoice::automatic;
+  EXPECT_TRUE(same_case_apart_from_backend(spmv, other));
+  other.l2 = L2Mode::flush;
+  EXPECT_FALSE(same_case_apart_from_backend(spmv, other));
+  other = spmv;
+  other.timing = TimingMode::e2e;
+  EXPECT_FALSE(same_case_apart_from_backend(spmv, other));
+  other = spmv;
+  other.seed = 7;  // not part of the identity
+  EXPECT_TRUE(same_case_apart_from_backend(spmv, other));
   EXPECT_EQ(to_string(Status::ok), "ok");
   EXPECT_EQ(to_string(Status::skipped), "skipped");
   EXPECT_EQ(to_string(Status::failed), "failed");
@@ -540,6 +581,37 @@ std::string csv_field(const std::vector<std::vector<std::string>>& rows, std::si
   const auto& header = rows.front();
   const auto at = std::find(header.begin(), header.end(), column);
   return at == header.end() ? "<no column " + column + ">" : rows.at(row).at(static_cast<std::size_t>(at - header.begin()));
+}
+
+// A forced SpMV kernel changes what is measured, so it is in the id, the JSON settings and
+// a CSV column; reports without one keep their fields (the golden files).
+TEST(Reports, ForcedSpmvKernelIsWrittenWhereForced) {
+  auto results = fixed_results();
+  ResultRecord forced = measured(Op::spmv, "cuda", DType::f32, spmv_shape(1048576, 16, SpmvPattern::random), DeviceKind::gpu,
+                                 90e-6, 2e8, 3.3e7);
+  forced.spec.spmv_kernel = SpmvKernelChoice::merge_path;
+  results.push_back(forced);
+
+  const auto json = nlohmann::json::parse(render_json(fixed_context(), results));
+  const auto& written = json["results"].back();
+  EXPECT_EQ(written["id"], "spmv/cuda/f32/1048576x1048576/16/random/merge_path");
+  EXPECT_EQ(written["settings"]["spmv_kernel"], "merge_path");
+  EXPECT_FALSE(json["results"][0]["settings"].contains("spmv_kernel"));
+
+  const auto csv = parse_csv(render_csv(fixed_context(), results));
+  EXPECT_EQ(csv_field(csv, results.size(), "spmv_kernel"), "merge_path");
+  EXPECT_EQ(csv_field(csv, 1, "spmv_kernel"), "auto");
+  EXPECT_EQ(csv_field(parse_csv(render_csv(fixed_context(), fixed_results())), 1, "spmv_kernel"), "<no column spmv_kernel>");
+
+  const std::string console = render_console(fixed_context(), results);
+  EXPECT_NE(console.find("spmv/cuda/f32/1048576x1048576/16/random/merge_path "), std::string::npos) << console;
+
+  // The A/B a forced kernel is for: against cuSPARSE on the same matrix.
+  results.push_back(measured(Op::spmv, "cusparse", DType::f32, forced.spec.shape, DeviceKind::gpu, 180e-6, 2e8, 3.3e7));
+  ReportOptions against_cusparse;
+  against_cusparse.relative_to = "cusparse";
+  const auto relative = nlohmann::json::parse(render_json(fixed_context(), results, against_cusparse));
+  EXPECT_DOUBLE_EQ(relative["results"][results.size() - 2]["speedup"].get<double>(), 2.0);
 }
 
 TEST(CsvReport, QuotesCommasAndQuotes) {

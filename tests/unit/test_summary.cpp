@@ -243,6 +243,15 @@ TEST(SpeedupSummary, SizesAreFootprintsAndVariantsAreSeparate) {
   EXPECT_EQ(summary.groups[3].variant, "banded+l2warm");
   EXPECT_TRUE(summary.groups[3].contains(banded.spec));
   EXPECT_FALSE(summary.groups[1].contains(tf32.spec));
+  // A forced SpMV kernel is how the cuda backend ran, not a variant of the case: it joins
+  // its group, named with its kernel.
+  ResultRecord forced = banded;
+  forced.spec.spmv_kernel = SpmvKernelChoice::merge_path;
+  forced.stats = stats_with_median(0.5e-6);
+  EXPECT_TRUE(summary.groups[3].contains(forced.spec));
+  const auto with_forced = summarize_speedups({banded, forced});
+  ASSERT_EQ(with_forced.groups.size(), 1u);
+  EXPECT_EQ(with_forced.groups[0].rows.at(0).kernel.gpu->backend, "cuda/merge_path");
 
   const SpeedupGroup& matmul = summary.groups[1];
   ASSERT_EQ(matmul.rows.size(), 2u);
