@@ -98,14 +98,9 @@ class CubSpmvCase final : public GpuPrepared {
   DeviceBuffer<unsigned char> temp_;
 };
 
-class CubBackend final : public Backend {
+class CubBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cub"; }
-  std::string description() const override {
-    return "CUB device-wide primitives: DeviceTransform, DeviceReduce::Sum, DeviceSegmentedReduce for CSR SpMV";
-  }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
+  using GpuBackend::GpuBackend;
   Support supports(Op op, DType) const override {
     switch (op) {
       case Op::sin:
@@ -140,6 +135,6 @@ class CubBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cub_backend() { return std::make_unique<CubBackend>(); }
+std::unique_ptr<Backend> make_cub_backend(const GpuBackendEntry& entry) { return std::make_unique<CubBackend>(entry); }
 
 }  // namespace gpb::cuda

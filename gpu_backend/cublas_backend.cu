@@ -66,12 +66,9 @@ class CublasGemmCase final : public GpuPrepared {
   CublasHandle handle_;
 };
 
-class CublasBackend final : public Backend {
+class CublasBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cublas"; }
-  std::string description() const override { return "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)"; }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
+  using GpuBackend::GpuBackend;
   Support supports(Op op, DType) const override {
     if (op == Op::matmul) return {};
     return {false, "cublas runs matmul only; use cuda or cub for " + to_string(op)};
@@ -86,6 +83,6 @@ class CublasBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cublas_backend() { return std::make_unique<CublasBackend>(); }
+std::unique_ptr<Backend> make_cublas_backend(const GpuBackendEntry& entry) { return std::make_unique<CublasBackend>(entry); }
 
 }  // namespace gpb::cuda

@@ -85,12 +85,9 @@ class CusparseSpmvCase final : public GpuPrepared {
   DeviceBuffer<unsigned char> workspace_;
 };
 
-class CusparseBackend final : public Backend {
+class CusparseBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cusparse"; }
-  std::string description() const override { return "cuSPARSE generic SpMV (CSR, 32-bit indices, CSR_ALG1)"; }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
+  using GpuBackend::GpuBackend;
   Support supports(Op op, DType) const override {
     if (op == Op::spmv) return {};
     return {false, "cusparse runs spmv only; use cuda, cub or cublas for " + to_string(op)};
@@ -105,6 +102,8 @@ class CusparseBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cusparse_backend() { return std::make_unique<CusparseBackend>(); }
+std::unique_ptr<Backend> make_cusparse_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CusparseBackend>(entry);
+}
 
 }  // namespace gpb::cuda

@@ -80,6 +80,7 @@ struct Comparison {
 
   // 0 when nothing regressed; 1 when a case is slower or failed, or missing unless allowed.
   int exit_code() const;
+  bool passed() const;  // exit code 0
 };
 
 // The one rule for a regression threshold, a fraction: above 0 and below 1 (finite). Suites,
@@ -91,12 +92,9 @@ void require_threshold(double fraction, const std::string& what);
 // or alpha outside (0, 1).
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
 
-// Console table (sorted, with a summary line), Markdown (for job summaries) or JSON.
-// CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr.
-std::string render_comparison(const Comparison& comparison, ReportFormat format);
-
-// `gpubench compare`: reads both JSON reports, writes the comparison to out and the
-// warnings to err, and returns the exit code. UsageError (exit 2) propagates.
+// `gpubench compare`: reads both JSON reports, writes the comparison (rendered by
+// report/compare_render.hpp) to out and the warnings to err, and returns the exit code.
+// UsageError (exit 2) propagates.
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err);
 

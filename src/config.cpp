@@ -74,7 +74,7 @@ std::map<std::string, SettingValue> parse_settings(const json& object, const std
 SuiteGroup parse_group(const json& object, const std::string& where) {
   if (!object.is_object()) throw UsageError(where + ": expected an object");
   reject_unknown_keys(object, {"ops", "dtypes", "sizes", "backends", "timing", "shapes", "rows", "nnz_per_row", "pattern",
-                               "matrix", "tf32", "threshold"},
+                               "matrix", "spmv_kernel", "tf32", "threshold"},
                       where);
   if (!object.contains("ops")) throw UsageError(where + ": missing 'ops'");
   SuiteGroup group;
@@ -101,6 +101,8 @@ SuiteGroup parse_group(const json& object, const std::string& where) {
   if (options.nnz_per_row <= 0) throw UsageError(where + ".nnz_per_row: must be positive");
   if (object.contains("pattern")) options.pattern = parse_pattern(string_list(object["pattern"], where + ".pattern").at(0));
   if (object.contains("matrix")) options.matrix_path = string_list(object["matrix"], where + ".matrix").at(0);
+  if (object.contains("spmv_kernel"))
+    options.spmv_kernel = parse_spmv_kernel(string_list(object["spmv_kernel"], where + ".spmv_kernel").at(0));
   if (object.contains("tf32")) {
     if (!object["tf32"].is_boolean()) throw UsageError(where + ".tf32: expected true or false");
     options.tf32 = object["tf32"].get<bool>();

@@ -340,7 +340,6 @@ Registry& registry() {
 
 }  // namespace
 
-std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
 
 const OpDef& op_def(Op op) {
   const auto index = static_cast<std::size_t>(op);

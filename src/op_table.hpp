@@ -19,8 +19,6 @@ namespace gpb {
 struct Problem;
 
 // What the roofline holds an op against: bandwidth (GB/s) or the flop rate (GFLOP/s).
-enum class Bound { memory, compute };
-std::string to_string(Bound bound);  // "memory", "compute"
 
 // The fp64 reference of one checked output entry, and the scale its error is divided by.
 struct Reference {

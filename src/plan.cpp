@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "backend.hpp"
+#include "gpu_backend_list.hpp"
 #include "op_table.hpp"
 #include "problem.hpp"
 #include "run_config.hpp"
@@ -246,6 +247,9 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             spec.timing = timing;
             spec.l2 = options.l2;
             spec.tf32 = options.tf32 && op_def(op).accepts_tf32 && dtype_info(dtype).tf32_eligible;
+            // Only where the backend runs the forced kernel: a cuSPARSE case measures the
+            // same thing with or without the option, so its id does not change.
+            if (shape_kind(op) == ShapeKind::sparse_matrix && takes_spmv_kernel(backend)) spec.spmv_kernel = options.spmv_kernel;
             spec.threads = options.threads;
             spec.seed = options.seed;
             cases.push_back(std::move(spec));

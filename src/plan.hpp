@@ -37,6 +37,7 @@ struct RunOptions {
   std::int64_t nnz_per_row = 16;
   SpmvPattern pattern = SpmvPattern::random;
   std::string matrix_path;
+  SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // cuda spmv cases only
   std::vector<TimingMode> timings{TimingMode::kernel};
   L2Mode l2 = L2Mode::flush;
   bool tf32 = false;

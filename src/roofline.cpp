@@ -74,7 +74,7 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
   if (record.stats.count == 0) return roofline;
   const Bound bound = op_def(record.spec.op).bound;
   const bool memory_bound = bound == Bound::memory;
-  roofline.bound = to_string(bound);
+  roofline.bound = bound;
   if (record.spec.timing == TimingMode::e2e) return roofline;
 
   const bool gpu_record = record.device == DeviceKind::gpu;

@@ -319,6 +319,7 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--nnz-per-row", nnz_per_row_, "spmv: nonzeros per row (mean for powerlaw; default 16)");
   run.add_option("--pattern", pattern_, "spmv: random (default), banded or powerlaw");
   run.add_option("--matrix", matrix_, "spmv: a Matrix Market (.mtx) file");
+  run.add_option("--spmv-kernel", spmv_kernel_, "spmv on cuda: auto (from the row lengths), row_split or merge_path");
   run.add_option("--timing", timings_, "kernel (op alone) or e2e (h2d + op + d2h)")->delimiter(',');
   run.add_flag("--tf32", tf32_, "cuBLAS f32 matmul on tensor cores (TF32)");
   for (std::size_t i = 0; i < table.size(); ++i) {
@@ -377,13 +378,14 @@ std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
   if (given("--nnz-per-row")) options.nnz_per_row = parse_nnz_per_row(nnz_per_row_);
   if (given("--pattern")) options.pattern = parse_pattern(pattern_);
   options.matrix_path = matrix_;
+  if (given("--spmv-kernel")) options.spmv_kernel = parse_spmv_kernel(spmv_kernel_);
   if (!timings_.empty()) options.timings = parse_each<TimingMode>(timings_, parse_timing_mode);
   options.tf32 = tf32_;
   return {group};
 }
 
 std::vector<SuiteGroup> RunCommandLine::filtered_suite_groups(const Suite& suite) const {
-  for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--timing", "--tf32"})
+  for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--spmv-kernel", "--timing", "--tf32"})
     if (given(flag)) throw UsageError(std::string(flag) + " cannot be combined with a suite (--config, or no --op)");
   std::vector<SuiteGroup> groups = suite.groups;
   const auto backends = flatten_lists(backends_);

@@ -18,14 +18,15 @@ namespace gpb {
 std::int64_t footprint_elements(Op op, const Shape& shape);
 
 // What separates cases of one op and dtype that must not be compared with each other:
-// the spmv pattern, TF32 and a warm L2, joined by '+' ("" for a plain case, "random+l2warm").
+// the spmv pattern and the case's variant tags (CaseSpec::variant_tags), joined by '+'
+// ("" for a plain case, "random+l2warm").
 std::string comparison_variant(const CaseSpec& spec);
 
 // Records that take part in the comparison: ok, verified and with a positive median.
 bool is_comparable(const ResultRecord& record);
 
 struct BestBackend {
-  std::string backend;
+  std::string backend;  // CaseSpec::backend_label: "cuda", "cuda/merge_path"
   double median_s = 0;
 };
 

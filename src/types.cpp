@@ -18,6 +18,8 @@ const Names<SpmvPattern> kPatterns[] = {
 const Names<ShapeKind> kShapeParameters[] = {{ShapeKind::elements, "n"},
                                              {ShapeKind::dense_matrix, "m x n x k"},
                                              {ShapeKind::sparse_matrix, "rows, nnz/row, pattern | .mtx"}};
+const Names<SpmvKernelChoice> kSpmvKernels[] = {
+    {SpmvKernelChoice::automatic, "auto"}, {SpmvKernelChoice::row_split, "row_split"}, {SpmvKernelChoice::merge_path, "merge_path"}};
 
 template <class E, class Table>
 std::string name_of(const Table& table, E value) {
@@ -66,7 +68,9 @@ std::string to_string(DType dtype) { return dtype_info(dtype).name; }
 std::string to_string(TimingMode mode) { return name_of(kTimings, mode); }
 std::string to_string(L2Mode mode) { return name_of(kL2Modes, mode); }
 std::string to_string(SpmvPattern pattern) { return name_of(kPatterns, pattern); }
+std::string to_string(SpmvKernelChoice choice) { return name_of(kSpmvKernels, choice); }
 std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
+std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
 
 Op parse_op(std::string_view text) { return parse_name(op_names(), text, "op"); }
 DType parse_dtype(std::string_view text) { return parse_name(dtype_names(), text, "dtype"); }
@@ -76,6 +80,7 @@ SpmvPattern parse_pattern(std::string_view text) {
   if (text == "file") throw UsageError("pattern 'file' is set by --matrix, not --pattern");
   return parse_name(kPatterns, text, "pattern");
 }
+SpmvKernelChoice parse_spmv_kernel(std::string_view text) { return parse_name(kSpmvKernels, text, "SpMV kernel"); }
 
 std::size_t dtype_size(DType dtype) { return dtype_info(dtype).size; }
 

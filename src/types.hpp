@@ -25,7 +25,12 @@ enum class ShapeKind { elements, dense_matrix, sparse_matrix };
 enum class TimingMode { kernel, e2e };
 enum class L2Mode { flush, warm };
 enum class SpmvPattern { random, banded, powerlaw, file };
+// Which SpMV kernel the cuda backend runs: chosen from the matrix's row lengths ("auto"),
+// or forced (--spmv-kernel) to split by rows or along the merge path of rows and nonzeros.
+enum class SpmvKernelChoice { automatic, row_split, merge_path };
 enum class DeviceKind { cpu, gpu };
+// What bounds an op: memory bandwidth (judged in GB/s) or arithmetic (GFLOP/s).
+enum class Bound { memory, compute };
 
 // Built-in ops in enumerator order, then registered ones.
 std::vector<Op> all_ops();
@@ -37,7 +42,9 @@ std::string to_string(DType dtype);
 std::string to_string(TimingMode mode);
 std::string to_string(L2Mode mode);
 std::string to_string(SpmvPattern pattern);
+std::string to_string(SpmvKernelChoice choice);  // "auto", "row_split", "merge_path"
 std::string to_string(DeviceKind kind);
+std::string to_string(Bound bound);  // "memory", "compute"
 
 // Parsers throw UsageError naming the bad value and the accepted ones.
 Op parse_op(std::string_view text);
@@ -45,6 +52,7 @@ DType parse_dtype(std::string_view text);
 TimingMode parse_timing_mode(std::string_view text);
 L2Mode parse_l2_mode(std::string_view text);
 SpmvPattern parse_pattern(std::string_view text);
+SpmvKernelChoice parse_spmv_kernel(std::string_view text);
 
 std::size_t dtype_size(DType dtype);
 // Unit roundoff of the dtype's arithmetic (2^-24 for f32, 2^-53 for f64).

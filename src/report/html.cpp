@@ -289,7 +289,7 @@ class Colours {
  public:
   explicit Colours(const std::vector<ResultRecord>& results) {
     std::set<std::string> names;
-    for (const auto& record : results) names.insert(record.spec.backend);
+    for (const auto& record : results) names.insert(record.spec.backend_label());
     for (const auto& name : names) by_backend_[name] = kPalette[by_backend_.size() % std::size(kPalette)];
   }
   const std::string& of(const std::string& backend) const { return by_backend_.at(backend); }
@@ -332,9 +332,9 @@ std::vector<Series> record_series(const SpeedupGroup& group, const std::vector<R
       }
       value = format_rate(point.y, memory_bound(record.spec.op) ? "B/s" : "FLOP/s");
     }
-    point.tooltip = series_label(record.spec.backend, record.spec.timing) + ", " + record.spec.shape.label(record.spec.op) + ": " + value;
-    Series& series = by_key[{record.spec.backend, record.spec.timing}];
-    series.backend = record.spec.backend;
+    point.tooltip = series_label(record.spec.backend_label(), record.spec.timing) + ", " + record.spec.shape.label(record.spec.op) + ": " + value;
+    Series& series = by_key[{record.spec.backend_label(), record.spec.timing}];
+    series.backend = record.spec.backend_label();
     series.timing = record.spec.timing;
     series.label = series_label(series.backend, series.timing);
     series.colour = colours.of(series.backend);

@@ -134,7 +134,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
   const CaseSpec& spec = record.spec;
   Json phases = Json::array();
   for (const auto& phase : record.phases)
-    phases.push_back({{"name", phase.name}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
+    phases.push_back({{"name", to_string(phase.kind)}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
   const Verification& verification = record.verification;
   const Roofline& roofline = record.roofline;
   Json json = {{"id", spec.id()},
@@ -153,7 +153,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                  {"warmup", record.warmup},
                  {"batch", record.batch},
                  {"timer", record.timer},
-                 {"stop_reason", record.stop_reason},
+                 {"stop_reason", to_string(record.stop_reasons)},
                  {"measure_seconds", real(record.measure_seconds)}}},
                {"status", to_string(record.status)},
                {"reason", record.reason},
@@ -167,7 +167,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                {"throughput",
                 {{"bytes", real(record.bytes)}, {"flops", real(record.flops)}, {"gbps", real(record.gbps)}, {"gflops", real(record.gflops)}}},
                {"roofline",
-                {{"bound", roofline.bound},
+                {{"bound", roofline.bound ? to_string(*roofline.bound) : ""},
                  {"ceiling_name", roofline.ceiling_name},
                  {"ceiling", real(roofline.ceiling)},
                  {"fraction", real(roofline.fraction)},
@@ -180,6 +180,8 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                  {"max_error", real(verification.max_error)},
                  {"tolerance", real(verification.tolerance)},
                  {"method", verification.method}}}};
+  // Only where it was forced, which only cuda spmv cases can be (plan.cpp).
+  if (spec.spmv_kernel != SpmvKernelChoice::automatic) json["settings"]["spmv_kernel"] = to_string(spec.spmv_kernel);
   if (options.relative_to) {
     const auto speedup = report_model::speedup(record, results, *options.relative_to);
     json["speedup"] = speedup ? real(*speedup) : Json(nullptr);
@@ -231,6 +233,8 @@ void read(const Node& node, bool& out);
 void read(const Node& node, double& out);
 void read(const Node& node, SettingValue& out);
 void read(const Node& node, Statistics& out);
+void read(const Node& node, StopReasons& out);
+void read(const Node& node, std::optional<Bound>& out);
 void read(const Node& node, Phase& out);
 void read(const Node& node, Verification& out);
 void read(const Node& node, Roofline& out);
@@ -281,18 +285,20 @@ void read_member(const Node& object, const char* key, T& out) {
 
 // Enums are matched against their to_string names, so reading accepts exactly what writing produces.
 template <class E>
-void read_enum(const Node& node, E& out, const std::vector<E>& values) {
-  std::string text;
-  read(node, text);
+E enum_named(const Node& node, const std::string& text, const std::vector<E>& values) {
   std::string accepted;
   for (E value : values) {
-    if (to_string(value) == text) {
-      out = value;
-      return;
-    }
+    if (to_string(value) == text) return value;
     accepted += (accepted.empty() ? "" : ", ") + to_string(value);
   }
   node.fail("unknown value '" + text + "' (expected one of: " + accepted + ")");
+}
+
+template <class E>
+void read_enum(const Node& node, E& out, const std::vector<E>& values) {
+  std::string text;
+  read(node, text);
+  out = enum_named(node, text, values);
 }
 
 template <class E>
@@ -374,8 +380,29 @@ void read(const Node& node, Statistics& out) {
   read_member(node, "median_ci_high", out.median_ci_high);
 }
 
+// "converged+max_time"; "" for a case that took no samples.
+void read(const Node& node, StopReasons& out) {
+  std::string text;
+  read(node, text);
+  out = StopReasons();
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('+', start), text.size());
+    out.add(enum_named(node, text.substr(start, end - start), all_stop_reasons()));
+    start = end + 1;
+  }
+}
+
+// "" for a record without measurements.
+void read(const Node& node, std::optional<Bound>& out) {
+  std::string text;
+  read(node, text);
+  out.reset();
+  if (!text.empty()) out = enum_named<Bound>(node, text, {Bound::memory, Bound::compute});
+}
+
 void read(const Node& node, Phase& out) {
-  read(node.required("name"), out.name);
+  read_enum(node.required("name"), out.kind, all_phase_kinds());
   read_member(node, "samples_s", out.samples_s);
   read_member(node, "statistics", out.stats);
 }
@@ -445,13 +472,15 @@ void read(const Node& node, ResultRecord& out) {
     read_enum_member(*settings, "timing", spec.timing, {TimingMode::kernel, TimingMode::e2e});
     read_enum_member(*settings, "l2", spec.l2, {L2Mode::flush, L2Mode::warm});
     read_member(*settings, "tf32", spec.tf32);
+    read_enum_member(*settings, "spmv_kernel", spec.spmv_kernel,
+                     {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path});
     read_member(*settings, "threads", spec.threads);
     read_member(*settings, "threads_used", out.threads_used);
     read_member(*settings, "seed", spec.seed);
     read_member(*settings, "warmup", out.warmup);
     read_member(*settings, "batch", out.batch);
     read_member(*settings, "timer", out.timer);
-    read_member(*settings, "stop_reason", out.stop_reason);
+    read_member(*settings, "stop_reason", out.stop_reasons);
     read_member(*settings, "measure_seconds", out.measure_seconds);
   }
   read_member(node, "reason", out.reason);

@@ -57,6 +57,14 @@ class RunTests(CliTestCase):
             self.assertEqual(result["shape"]["pattern"], pattern)
             self.assertGreater(result["shape"]["nnz"], 0)
 
+    def test_spmv_kernel_tags_only_the_cases_that_run_it(self):
+        # eigen chooses its own algorithm: the forced cuda kernel leaves its case as it was.
+        process, report = run_json("--op", "spmv", "--rows", "4K", "--backend", "eigen", "--spmv-kernel", "merge_path", *FAST)
+        self.assertOk(process)
+        result = report["results"][0]
+        self.assertEqual(result["id"], "spmv/eigen/f32/4096x4096/16/random")
+        self.assertNotIn("spmv_kernel", result["settings"])
+
     def test_spmv_matrix_market_file(self):
         path = write_file(self.dir, "small.mtx", SMALL_MTX)
         process, report = run_json("--op", "spmv", "--matrix", path, "--dtype", "f32,f64", "--backend", "eigen", *FAST)

@@ -252,7 +252,7 @@ TEST(SyntheticOp, RunsThroughTheRunnerAndVerification) {
         EXPECT_EQ(record.input_distribution, "uniform[-2,2)");
         EXPECT_EQ(record.bytes, 2.0 * static_cast<double>(n) * (std::string(dtype) == "f32" ? 4 : 8));
         EXPECT_GT(record.gbps, 0);
-        EXPECT_EQ(record.roofline.bound, "memory");
+        EXPECT_EQ(record.roofline.bound, Bound::memory);
         EXPECT_EQ(record.roofline.ceiling, std::string(backend) == "host-negate" ? 10 : 100);
         EXPECT_GT(record.roofline.fraction, 0);
       }

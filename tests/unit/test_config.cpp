@@ -26,7 +26,7 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
     "groups": [
       {"ops": ["sin", "sqrt"], "dtypes": ["f32", "f64"], "sizes": ["1M", 4096, "1K..4K:x2"], "backends": ["eigen"]},
       {"ops": ["matmul"], "shapes": ["100x33x7"], "timing": ["kernel", "e2e"], "tf32": true, "threshold": 0.1},
-      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded"}]})",
+      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded", "spmv_kernel": "row_split"}]})",
                                   "suite.json");
   EXPECT_EQ(suite.name, "t");
   // Each setting in its type: the integer 4 of "max_time" is a number of seconds.
@@ -46,6 +46,8 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
   EXPECT_DOUBLE_EQ(*suite.groups[1].threshold, 0.1);
   EXPECT_EQ(suite.groups[2].options.spmv_rows, 1 << 20);
   EXPECT_EQ(suite.groups[2].options.pattern, SpmvPattern::banded);
+  EXPECT_EQ(suite.groups[2].options.spmv_kernel, SpmvKernelChoice::row_split);
+  EXPECT_EQ(suite.groups[0].options.spmv_kernel, SpmvKernelChoice::automatic);
 }
 
 TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
@@ -59,6 +61,7 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
   EXPECT_NE(error_of(R"({"settings": {"warmup": "x"}, "groups": [{"ops": ["sin"]}]})").find("warmup"), std::string::npos);
   EXPECT_NE(error_of(R"({"thresholds": {"*": -1}, "groups": [{"ops": ["sin"]}]})").find("thresholds"), std::string::npos);
   EXPECT_NE(error_of(R"({"groups": [{"dtypes": ["f32"]}]})").find("ops"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"ops": ["spmv"], "spmv_kernel": "fastest"}]})").find("'fastest'"), std::string::npos);
 }
 
 TEST(Suite, MissingFile) {
