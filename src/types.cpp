@@ -17,8 +17,9 @@ const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMod
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
 const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"}, {SpmvPattern::powerlaw, "powerlaw"}, {SpmvPattern::file, "file"}};
-const Names<SpmvKernelChoice> kSpmvKernels[] = {
-    {SpmvKernelChoice::automatic, "auto"}, {SpmvKernelChoice::row_split, "row_split"}, {SpmvKernelChoice::merge_path, "merge_path"}};
+const Names<SpmvKernelChoice> kSpmvKernels[] = {{SpmvKernelChoice::automatic, "auto"},
+                                                {SpmvKernelChoice::row_split, "row_split"},
+                                                {SpmvKernelChoice::merge_path, "merge_path"}};
 
 template <class E, std::size_t N>
 std::string name_of(const Names<E> (&table)[N], E value) {
