@@ -135,6 +135,8 @@ class CubBackend final : public GpuBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cub_backend(const GpuBackendEntry& entry) { return std::make_unique<CubBackend>(entry); }
+std::unique_ptr<Backend> make_cub_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CubBackend>(entry);
+}
 
 }  // namespace gpb::cuda

@@ -83,6 +83,8 @@ class CublasBackend final : public GpuBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cublas_backend(const GpuBackendEntry& entry) { return std::make_unique<CublasBackend>(entry); }
+std::unique_ptr<Backend> make_cublas_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CublasBackend>(entry);
+}
 
 }  // namespace gpb::cuda

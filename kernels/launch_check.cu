@@ -13,7 +13,8 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
   // A failed runtime call also sets the thread's last error; reset it so the next
   // launch check does not report this failure a second time (sticky errors stay).
   static_cast<void>(cudaGetLastError());
-  if (status == cudaErrorMemoryAllocation) throw std::runtime_error("out of device memory: " + call_site(call, file, line));
+  if (status == cudaErrorMemoryAllocation)
+    throw std::runtime_error("out of device memory: " + call_site(call, file, line));
   throw std::runtime_error("CUDA error " + std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) +
                            ") in " + call_site(call, file, line));
 }

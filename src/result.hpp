@@ -96,9 +96,7 @@ class StopReasons {
   void add(StopReason reason) { bits_ |= bit(reason); }
   void add(const StopReasons& other) { bits_ |= other.bits_; }
   bool contains(StopReason reason) const { return (bits_ & bit(reason)) != 0; }
-  bool empty() const { return bits_ == 0; }
   bool operator==(const StopReasons& other) const { return bits_ == other.bits_; }
-  bool operator!=(const StopReasons& other) const { return bits_ != other.bits_; }
 
  private:
   static unsigned bit(StopReason reason) { return 1u << static_cast<unsigned>(reason); }
@@ -111,6 +109,9 @@ std::string to_string(const StopReasons& reasons);
 // bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and
 // so is a fraction of 0: reports show "-" rather than a made-up percentage.
 
+// Where a result sits against the device's ceilings. Memory-bound ops are held against
+// bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and
+// so is a fraction of 0: reports show "-" rather than a made-up percentage.
 struct Roofline {
   std::optional<Bound> bound;  // none for a record without measurements
   std::string ceiling_name;         // "measured copy", "FP32 peak", "TF32 peak", ...
@@ -133,7 +134,7 @@ struct ResultRecord {
   std::string timer;             // "steady_clock" / "cuda_event"
   int warmup = 0;
   std::int64_t batch = 1;        // launches per sample; samples are per launch
-  StopReasons stop_reasons;
+  StopReasons stop_reasons;      // why sampling stopped, in each pass
   double measure_seconds = 0;    // wall time spent taking samples
   std::vector<double> samples_s;       // the reported figure per sample (op, or h2d+op+d2h in e2e)
   std::vector<double> host_samples_s;  // host-observed wall time per sample

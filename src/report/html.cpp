@@ -332,9 +332,10 @@ std::vector<Series> record_series(const SpeedupGroup& group, const std::vector<R
       }
       value = format_rate(point.y, memory_bound(record.spec.op) ? "B/s" : "FLOP/s");
     }
-    point.tooltip = series_label(record.spec.backend_label(), record.spec.timing) + ", " + record.spec.shape.label(record.spec.op) + ": " + value;
-    Series& series = by_key[{record.spec.backend_label(), record.spec.timing}];
-    series.backend = record.spec.backend_label();
+    const std::string backend = record.spec.backend_label();
+    point.tooltip = series_label(backend, record.spec.timing) + ", " + record.spec.shape.label(record.spec.op) + ": " + value;
+    Series& series = by_key[{backend, record.spec.timing}];
+    series.backend = backend;
     series.timing = record.spec.timing;
     series.label = series_label(series.backend, series.timing);
     series.colour = colours.of(series.backend);

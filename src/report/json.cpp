@@ -134,7 +134,8 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
   const CaseSpec& spec = record.spec;
   Json phases = Json::array();
   for (const auto& phase : record.phases)
-    phases.push_back({{"name", to_string(phase.kind)}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
+    phases.push_back(
+        {{"name", to_string(phase.kind)}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
   const Verification& verification = record.verification;
   const Roofline& roofline = record.roofline;
   Json json = {{"id", spec.id()},

@@ -68,7 +68,8 @@ std::string samples_cell(const ResultRecord& record) {
 // "h2d 5.61 ms, op 61.3 us, d2h 2.10 us"; empty outside e2e mode.
 std::string phases_cell(const ResultRecord& record) {
   std::string cell;
-  for (const auto& phase : record.phases) cell += (cell.empty() ? "" : ", ") + to_string(phase.kind) + " " + format_seconds(phase.stats.median);
+  for (const auto& phase : record.phases)
+    cell += (cell.empty() ? "" : ", ") + to_string(phase.kind) + " " + format_seconds(phase.stats.median);
   return cell;
 }
 
@@ -92,7 +93,8 @@ std::optional<double> speedup(const ResultRecord& record, const std::vector<Resu
                               const std::string& reference_backend) {
   if (!has_measurements(record) || record.stats.median <= 0) return std::nullopt;
   for (const auto& reference : results) {
-    if (reference.spec.backend == reference_backend && same_case_apart_from_backend(reference.spec, record.spec) && has_measurements(reference))
+    if (reference.spec.backend == reference_backend && same_case_apart_from_backend(reference.spec, record.spec) &&
+        has_measurements(reference))
       return reference.stats.median / record.stats.median;
   }
   return std::nullopt;
