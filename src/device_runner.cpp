@@ -7,11 +7,6 @@
 namespace gpb {
 namespace {
 
-// The runner builds a problem once per (op, dtype, shape, seed); so does SharedProblems.
-std::string problem_key(const CaseSpec& spec) {
-  return to_string(spec.op) + "/" + to_string(spec.dtype) + "/" + spec.shape.label(spec.op) + "/" + std::to_string(spec.seed);
-}
-
 void record_device(std::vector<ResultRecord>& records, int device) {
   for (auto& record : records)
     if (record.device == DeviceKind::gpu) record.gpu.ordinal = device;
@@ -110,7 +105,7 @@ void CaseBarrier::abandon() {
 }
 
 std::shared_ptr<const Problem> SharedProblems::get(const CaseSpec& spec) {
-  const std::string key = problem_key(spec);
+  const std::string key = inputs_key(spec);
   std::unique_lock<std::mutex> lock(mutex_);
   if (key != key_) {
     key_ = key;

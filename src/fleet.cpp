@@ -45,8 +45,8 @@ void require_same_suite(const NamedReport& first, const NamedReport& other) {
   for (const auto& entry : b) keys.insert(entry.first);
   for (const auto& key : keys) {
     const auto in_a = a.find(key), in_b = b.find(key);
-    const std::string value_a = in_a == a.end() ? "(unset)" : quoted(in_a->second);
-    const std::string value_b = in_b == b.end() ? "(unset)" : quoted(in_b->second);
+    const std::string value_a = in_a == a.end() ? "(unset)" : quoted(to_string(in_a->second));
+    const std::string value_b = in_b == b.end() ? "(unset)" : quoted(to_string(in_b->second));
     if (value_a != value_b)
       fail("setting " + key + " is " + value_b + " in " + other.origin + ", " + value_a + " in " + first.origin);
   }

@@ -114,13 +114,13 @@ DeviceRequest parse_device_request(const std::string& text) {
   }
   for (const auto& item : split_list(text)) {
     if (!is_small_number(item, 6))
-      throw UsageError("--device '" + text + "': expected 'all', a GPU ordinal or a list of them (e.g. 0,2,3)");
+      throw UsageError("'" + text + "': expected 'all', a GPU ordinal or a list of them (e.g. 0,2,3)");
     const int ordinal = std::stoi(item);
     if (std::find(request.ordinals.begin(), request.ordinals.end(), ordinal) != request.ordinals.end())
-      throw UsageError("--device '" + text + "' names GPU " + item + " twice");
+      throw UsageError("'" + text + "' names GPU " + item + " twice");
     request.ordinals.push_back(ordinal);
   }
-  if (request.ordinals.empty()) throw UsageError("--device '" + text + "' names no GPU");
+  if (request.ordinals.empty()) throw UsageError("'" + text + "' names no GPU");
   return request;
 }
 

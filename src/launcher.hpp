@@ -43,7 +43,7 @@ LaunchInfo detect_launch(const Environment& environment);
 std::string host_name(const Environment& environment, const LaunchInfo& launch);
 
 // --device: "all", one ordinal or a comma-separated list ("0,2,3"). Throws UsageError on
-// anything else, negative ordinals and repeats.
+// anything else, negative ordinals and repeats (the message names the text, not the flag).
 struct DeviceRequest {
   bool all = false;
   std::vector<int> ordinals;

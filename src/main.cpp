@@ -1,18 +1,14 @@
 // gpubench command line: run, list, info, compare, report.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "backend.hpp"
 #include "build_info.hpp"
 #include "compare.hpp"
-#include "config.hpp"
 #include "context.hpp"
 #include "device_runner.hpp"
 #include "fleet.hpp"
@@ -20,13 +16,14 @@
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "plan.hpp"
-#include "problem.hpp"
 #include "process_group.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
 #include "roofline.hpp"
+#include "run_config.hpp"
 #include "runner.hpp"
 #include "summary.hpp"
+#include "system.hpp"
 
 namespace gpb {
 namespace {
@@ -37,301 +34,154 @@ constexpr int kExitOutlier = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitCaseFailed = 3;
 
-struct RunCli {
-  std::vector<std::string> ops, backends, dtypes, sizes, shapes, timings, outs;
-  std::string rows, pattern = "random", matrix, l2 = "flush", config, format, baseline, relative_to, device = "0";
-  std::int64_t nnz_per_row = 16;
-  int threads = 0, warmup = 3, repetitions = 1;
-  std::size_t min_samples = 10, max_samples = 100000;
-  double max_noise_percent = 0.5, min_time = 0.05, max_time = 2.0, threshold_percent = 5.0;
-  std::uint64_t seed = 42;
-  bool tf32 = false, profile = false, quiet = false, allow_missing = false, allow_machine_mismatch = false;
-  bool devices_serial = false;
-};
-
-std::vector<std::string> flatten_lists(const std::vector<std::string>& values) {
-  std::vector<std::string> items;
-  for (const auto& value : values)
-    for (auto& item : split_list(value)) items.push_back(std::move(item));
-  return items;
-}
-
-Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name) {
-  std::string known;
-  for (auto& backend : backends) {
-    if (backend->name() == name) return *backend;
-    known += (known.empty() ? "" : ", ") + backend->name();
-  }
-  throw UsageError("unknown backend '" + name + "' (expected one of: " + known + ")");
-}
-
-int resolve_threads(int requested) {
-  if (requested < 0) throw UsageError("--threads must be 0 (all cores) or positive, not " + std::to_string(requested));
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return requested == 0 ? cores : requested;
-}
-
-// Chooses backends for a group of cases and expands them into the plan. Explicitly named
-// backends run every case (unsupported ones become skipped rows with the reason); with
-// no names, every available backend that implements the op/dtype runs.
-void plan_group(Plan& plan, const RunOptions& options, std::vector<std::unique_ptr<Backend>>& backends,
-                bool unavailable_is_error, std::set<std::string>& notes) {
-  std::vector<std::string> names;
-  if (!options.backends.empty()) {
-    for (const auto& name : options.backends) {
-      Backend& backend = find_backend(backends, name);
-      const Availability availability = backend.availability();
-      if (!availability.available) {
-        if (unavailable_is_error) throw UsageError("backend '" + name + "' is unavailable: " + availability.reason);
-        notes.insert("backend " + name + " skipped: " + availability.reason);
-        continue;
-      }
-      names.push_back(name);
-    }
-    for (auto& spec : expand_cases(options, names)) plan.cases.push_back(std::move(spec));
-    return;
-  }
-  for (auto& backend : backends) {
-    const Availability availability = backend->availability();
-    if (availability.available)
-      names.push_back(backend->name());
-    else if (backend->kind() == DeviceKind::gpu)
-      notes.insert("GPU backends unavailable: " + availability.reason);
-  }
-  for (auto& spec : expand_cases(options, names)) {
-    Backend& backend = find_backend(backends, spec.backend);
-    if (backend.supports(spec.op, spec.dtype).supported) plan.cases.push_back(std::move(spec));
-  }
-}
-
-RunOptions options_from_cli(const RunCli& cli) {
-  RunOptions options;
-  for (const auto& op : flatten_lists(cli.ops)) options.ops.push_back(parse_op(op));
-  options.backends = flatten_lists(cli.backends);
-  if (!cli.dtypes.empty()) {
-    options.dtypes.clear();
-    for (const auto& d : flatten_lists(cli.dtypes)) options.dtypes.push_back(parse_dtype(d));
-  }
-  for (const auto& size : cli.sizes) {
-    const auto parsed = parse_size_list(size);
-    options.sizes.insert(options.sizes.end(), parsed.begin(), parsed.end());
-  }
-  for (const auto& shape : flatten_lists(cli.shapes)) options.matmul_shapes.push_back(parse_matmul_shape(shape));
-  if (!cli.rows.empty()) options.spmv_rows = parse_size(cli.rows);
-  if (cli.nnz_per_row <= 0) throw UsageError("--nnz-per-row must be positive");
-  options.nnz_per_row = cli.nnz_per_row;
-  options.pattern = parse_pattern(cli.pattern);
-  options.matrix_path = cli.matrix;
-  if (!cli.timings.empty()) {
-    options.timings.clear();
-    for (const auto& t : flatten_lists(cli.timings)) options.timings.push_back(parse_timing_mode(t));
-  }
-  options.l2 = parse_l2_mode(cli.l2);
-  options.tf32 = cli.tf32;
-  options.threads = cli.threads;
-  options.seed = cli.seed;
-  return options;
-}
-
-// Destinations: each --out file takes its format from its extension; the terminal gets
-// --format (console by default) when no file is named, and the console table otherwise.
-struct Output {
-  ReportFormat format;
-  std::string path;  // empty: stdout
-};
-
-std::vector<Output> plan_outputs(const RunCli& cli, bool format_given) {
-  std::vector<Output> outputs;
-  const ReportFormat chosen = format_given ? parse_report_format(cli.format) : ReportFormat::console;
-  for (const auto& path : cli.outs) outputs.push_back({report_format_for_path(path), path});
-  if (outputs.empty())
-    outputs.push_back({chosen, ""});
-  else if (!cli.quiet)
-    outputs.push_back({ReportFormat::console, ""});
-  return outputs;
-}
-
-int command_run(RunCli cli, const CLI::App& run_app, const std::vector<std::string>& argv, ProcessGroup& processes) {
-  auto given = [&](const char* name) { return run_app.get_option(name)->count() > 0; };
-  const bool format_given = given("--format");
-  // Where this process runs and writes: its launcher's rank, its GPUs, its --out paths.
-  const Environment environment = launcher_environment();
-  LaunchInfo launch = detect_launch(environment);
-  if (processes.size() > 1) {
-    launch.rank = processes.rank();
-    launch.world_size = processes.size();
-    if (!launch.launched()) launch.launcher = "mpi";
-  }
-  const std::string host = host_name(environment, launch);
-  const DeviceChoice devices = choose_devices(
-      given("--device") ? std::optional<DeviceRequest>(parse_device_request(cli.device)) : std::nullopt, launch, visible_gpu_count());
-  const DeviceSchedule schedule = cli.devices_serial ? DeviceSchedule::serial : DeviceSchedule::concurrent;
-  if (processes.size() > 1 && devices.devices.size() > 1 && schedule == DeviceSchedule::concurrent && !processes.any_thread_may_call())
-    throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
-  if (processes.size() == 1) require_rank_in_outputs(cli.outs, launch);
-  for (auto& path : cli.outs) path = expand_output_path(path, {launch.rank, host, devices.devices});
-  const auto outputs = plan_outputs(cli, format_given);  // validates paths before running
-
-  auto backends = make_all_backends();
-  Plan plan;
-  std::set<std::string> notes;
-  RunnerOptions runner;
-  runner.warmup = cli.warmup;
-  runner.stopping.min_samples = cli.min_samples;
-  runner.stopping.max_samples = cli.max_samples;
-  runner.stopping.max_noise = cli.max_noise_percent / 100.0;
-  runner.stopping.min_time_s = cli.min_time;
-  runner.stopping.max_time_s = cli.max_time;
-  runner.repetitions = cli.repetitions;
-  runner.profile = cli.profile;
-  runner.progress = !cli.quiet && isatty(STDERR_FILENO) && processes.rank() == 0;
-  if (processes.size() > 1) runner.before_case = [&processes] { processes.barrier(); };
-  int threads = cli.threads;
-  std::uint64_t seed = cli.seed;
-  L2Mode l2 = parse_l2_mode(cli.l2);
-
-  const bool use_suite = !cli.config.empty() || cli.ops.empty();
-  if (use_suite) {
-    for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--timing", "--tf32"})
-      if (given(flag)) throw UsageError(std::string(flag) + " cannot be combined with a suite (--config, or no --op)");
-    const Suite suite = cli.config.empty() ? parse_suite(build_info::default_suite, "configs/default.json (built in)")
-                                           : load_suite(cli.config);
-    // Suite settings apply unless the same flag was given explicitly.
-    const SuiteSettings& s = suite.settings;
-    if (s.warmup && !given("--warmup")) runner.warmup = *s.warmup;
-    if (s.min_samples && !given("--min-samples")) runner.stopping.min_samples = *s.min_samples;
-    if (s.max_samples && !given("--max-samples")) runner.stopping.max_samples = *s.max_samples;
-    if (s.max_noise && !given("--max-noise")) runner.stopping.max_noise = *s.max_noise;
-    if (s.min_time_s && !given("--min-time")) runner.stopping.min_time_s = *s.min_time_s;
-    if (s.max_time_s && !given("--max-time")) runner.stopping.max_time_s = *s.max_time_s;
-    if (s.seed && !given("--seed")) seed = *s.seed;
-    if (s.l2 && !given("--l2")) l2 = *s.l2;
-    if (s.threads && !given("--threads")) threads = *s.threads;
-    if (s.repetitions && !given("--repetitions")) runner.repetitions = *s.repetitions;
-    plan.thresholds = suite.thresholds;
-    const auto backend_filter = flatten_lists(cli.backends);
-    for (const auto& group : suite.groups) {
-      RunOptions options = group.options;
-      options.seed = seed;
-      options.l2 = l2;
-      options.threads = threads;
-      if (!backend_filter.empty()) options.backends = backend_filter;
-      const std::size_t first = plan.cases.size();
-      plan_group(plan, options, backends, !backend_filter.empty(), notes);
-      if (group.threshold)
-        for (std::size_t i = first; i < plan.cases.size(); ++i) plan.thresholds[plan.cases[i].id()] = *group.threshold;
-    }
-  } else {
-    RunOptions options = options_from_cli(cli);
-    options.l2 = l2;
-    plan_group(plan, options, backends, true, notes);
-  }
-  if (!cli.relative_to.empty()) find_backend(backends, cli.relative_to);
-  if (cli.threshold_percent <= 0) throw UsageError("--threshold must be a positive percentage");
-  if (given("--threshold")) plan.thresholds["*"] = cli.threshold_percent / 100.0;
-  if (runner.stopping.min_samples < 1 || runner.stopping.max_samples < runner.stopping.min_samples)
-    throw UsageError("--min-samples must be at least 1 and no more than --max-samples");
-  if (!(runner.stopping.max_noise > 0)) throw UsageError("--max-noise must be a positive percentage");
-  if (runner.stopping.max_time_s < runner.stopping.min_time_s || runner.stopping.min_time_s < 0)
-    throw UsageError("--max-time must be at least --min-time, and both non-negative");
-  if (runner.warmup < 0) throw UsageError("--warmup must not be negative");
-  if (runner.repetitions < 1) throw UsageError("--repetitions must be at least 1");
-  if (cli.profile) runner.repetitions = 1;
-  if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
-  check_plan_fits_memory(plan);
-  // Ranks wait for each other before every case: they must all run the same ones.
-  if (processes.size() > 1) {
-    std::string signature = std::to_string(devices.devices.size()) + " " + to_string(schedule) + " " + std::to_string(runner.repetitions);
-    for (const auto& spec : plan.cases) signature += "\n" + spec.id();
-    if (!processes.all(processes.broadcast(signature) == signature))
-      throw UsageError("the ranks planned different runs (cases, GPU count, --devices-serial or --repetitions differ from "
-                       "rank 0's): give every rank the same command and as many GPUs");
-  }
-  // An unreadable baseline is a usage error before the suite runs, not after.
-  if (!cli.baseline.empty() && processes.rank() == 0) read_json_report(cli.baseline);
-  // Matrix files are read (and cached) before anything runs, so a bad file is a usage
-  // error up front rather than a failure halfway through a suite.
-  for (const auto& spec : plan.cases)
-    if (spec.op == Op::spmv && spec.shape.pattern == SpmvPattern::file) load_matrix_cached(spec.shape.matrix_path);
-
-  const int threads_used = resolve_threads(threads);
-  Context context = collect_context(argv, threads_used);
-  for (const auto& note : devices.notes) notes.insert(note);
+void add_notes(Context& context, const std::vector<std::string>& notes) {
   for (const auto& note : notes)
     if (std::find(context.notes.begin(), context.notes.end(), note) == context.notes.end()) context.notes.push_back(note);
-  context.ranks = {RankInfo{launch.rank, launch.local_rank, launch.world_size, launch.launcher, host, launch.node, devices.devices,
-                            devices.devices.size() > 1 ? to_string(schedule) : ""}};
-  context.thresholds = plan.thresholds;
-  context.settings["seed"] = std::to_string(seed);
-  context.settings["l2"] = to_string(l2);
-  context.settings["warmup"] = std::to_string(runner.warmup);
-  context.settings["min_samples"] = std::to_string(runner.stopping.min_samples);
-  context.settings["max_samples"] = std::to_string(runner.stopping.max_samples);
-  context.settings["max_noise"] = std::to_string(runner.stopping.max_noise);
-  context.settings["min_time_s"] = std::to_string(runner.stopping.min_time_s);
-  context.settings["max_time_s"] = std::to_string(runner.stopping.max_time_s);
-  context.settings["min_sample_s"] = std::to_string(runner.min_sample_s);
-  context.settings["profile"] = cli.profile ? "true" : "false";
-  context.settings["repetitions"] = std::to_string(runner.repetitions);
-  if (!cli.config.empty()) context.settings["suite"] = cli.config;
-  if (processes.rank() == 0)
-    for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
+}
 
-  nvtx::initialize();
-  // Roofline ceilings: measured once, before any case, for the device kinds the plan uses.
-  const auto plan_uses = [&](DeviceKind kind) {
-    return std::any_of(plan.cases.begin(), plan.cases.end(),
-                       [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
-  };
-  if (plan_uses(DeviceKind::cpu)) context.cpu_copy_gbps = measure_cpu_copy_gbps(threads_used);
-  if (plan_uses(DeviceKind::gpu))
-    for (int device : devices.devices) measure_gpu_ceilings(context, device);
-  auto results = run_plan_on_devices(plan, backends, make_all_backends, runner, devices.devices, schedule);
-  identify_gpus(context, results);
-  annotate_roofline(context, results, devices.devices.front());
-  // An MPI run's report is rank 0's merge of every rank's; the other ranks write nothing.
+// Roofline ceilings: measured once, before any case, for the device kinds the plan uses.
+void measure_ceilings(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, const std::vector<int>& devices,
+                      Context& context) {
+  if (plan_uses(plan, backends, DeviceKind::cpu)) context.cpu_copy_gbps = measure_cpu_copy_gbps(context.threads);
+  if (plan_uses(plan, backends, DeviceKind::gpu))
+    for (int device : devices) measure_gpu_ceilings(context, device);
+}
+
+// Where this process runs and writes: its launcher's place, its GPUs and how they run.
+struct Placement {
+  LaunchInfo launch;
+  std::string host;
+  DeviceChoice devices;
+  DeviceSchedule schedule = DeviceSchedule::concurrent;
+};
+
+// Reads the launcher (an MPI group's rank and size win), chooses the GPUs and expands
+// {rank}, {host} and {device} in the --out paths.
+Placement place_run(RunConfig& config, const ProcessGroup& processes) {
+  Placement placement;
+  const Environment environment = launcher_environment();
+  placement.launch = detect_launch(environment);
   if (processes.size() > 1) {
-    const auto texts = processes.gather(render_json(context, results));
-    if (processes.rank() != 0) return std::stoi(processes.broadcast(""));
-    std::vector<NamedReport> reports;
-    for (std::size_t rank = 0; rank < texts.size(); ++rank) {
-      const std::string origin = "rank " + std::to_string(rank);
-      reports.push_back({origin, parse_json_report(texts[rank], origin)});
-    }
-    LoadedReport merged = merge_reports(std::move(reports));
-    context = std::move(merged.context);
-    results = std::move(merged.results);
+    placement.launch.rank = processes.rank();
+    placement.launch.world_size = processes.size();
+    if (!placement.launch.launched()) placement.launch.launcher = "mpi";
   }
+  placement.host = host_name(environment, placement.launch);
+  const std::string& device = config.settings.device;
+  placement.devices = choose_devices(device.empty() ? std::nullopt : std::optional<DeviceRequest>(parse_device_request(device)),
+                                     placement.launch, visible_gpu_count());
+  placement.schedule = config.settings.devices_serial ? DeviceSchedule::serial : DeviceSchedule::concurrent;
+  if (processes.size() > 1 && placement.devices.devices.size() > 1 && placement.schedule == DeviceSchedule::concurrent &&
+      !processes.any_thread_may_call())
+    throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
+  std::vector<std::string> paths;
+  for (const auto& output : config.outputs)
+    if (!output.path.empty()) paths.push_back(output.path);
+  // Ranks that each write their own report must not write the same file; MPI's rank 0 writes for all.
+  if (processes.size() == 1) require_rank_in_outputs(paths, placement.launch);
+  for (auto& output : config.outputs)
+    output.path = expand_output_path(output.path, {placement.launch.rank, placement.host, placement.devices.devices});
+  return placement;
+}
 
-  ReportOptions report_options;
-  if (!cli.relative_to.empty()) report_options.relative_to = cli.relative_to;
-  for (const auto& output : outputs) {
-    const std::string text = render_report(output.format, context, results, report_options);
+RankInfo rank_info(const Placement& placement) {
+  const LaunchInfo& launch = placement.launch;
+  const std::vector<int>& devices = placement.devices.devices;
+  return {launch.rank,     launch.local_rank, launch.world_size, launch.launcher, placement.host,
+          launch.node,     devices,           devices.size() > 1 ? to_string(placement.schedule) : ""};
+}
+
+// Ranks wait for each other before every case: they must all run the same cases, on as
+// many GPUs, in the same way. UsageError on every rank otherwise.
+void require_same_plan(const Plan& plan, const Placement& placement, const RunnerOptions& runner, ProcessGroup& processes) {
+  std::string signature = std::to_string(placement.devices.devices.size()) + " " + to_string(placement.schedule) + " " +
+                          std::to_string(runner.repetitions);
+  for (const auto& spec : plan.cases) signature += "\n" + spec.id();
+  if (!processes.all(processes.broadcast(signature) == signature))
+    throw UsageError("the ranks planned different runs (cases, GPU count, --devices-serial or --repetitions differ from "
+                     "rank 0's): give every rank the same command and as many GPUs");
+}
+
+// An MPI run's report: rank 0 merges every rank's records (as gpubench merge does).
+LoadedReport gather_ranks(const Context& context, const std::vector<ResultRecord>& results, ProcessGroup& processes) {
+  const auto texts = processes.gather(render_json(context, results));
+  std::vector<NamedReport> reports;
+  for (std::size_t rank = 0; rank < texts.size(); ++rank) {
+    const std::string origin = "rank " + std::to_string(rank);
+    reports.push_back({origin, parse_json_report(texts[rank], origin)});
+  }
+  return reports.empty() ? LoadedReport{} : merge_reports(std::move(reports));
+}
+
+void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
+  ReportOptions options;
+  options.relative_to = config.relative_to;
+  for (const auto& output : config.outputs) {
+    const std::string text = render_report(output.format, context, results, options);
     if (output.path.empty())
       std::cout << text << std::flush;
     else
       write_file_atomic(output.path, text);
   }
+}
 
+// 3 when a case failed, else the baseline's verdict (1 on a regression), else 0.
+int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
-  if (!cli.baseline.empty()) {
-    CompareOptions compare;
-    if (given("--threshold")) compare.threshold = cli.threshold_percent / 100.0;
-    compare.allow_missing = cli.allow_missing;
-    compare.allow_machine_mismatch = cli.allow_machine_mismatch;
-    const int verdict = compare_with_baseline(cli.baseline, context, results, compare, ReportFormat::console, std::cout, std::cerr);
+  if (config.baseline) {
+    const int verdict = compare_with_baseline(*config.baseline, context, results, compare_options(config), ReportFormat::console,
+                                              std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
-  return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;
+  return exit_code;
+}
+
+// run: every usage error surfaces in resolve(), place_run() and build_plan(), before anything is measured.
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, ProcessGroup& processes) {
+  RunConfig config = cli.resolve();
+  const Placement placement = place_run(config, processes);
+  auto backends = make_all_backends();
+  const Plan plan = build_plan(config, backends);
+  RunnerOptions runner = runner_options(config);
+  runner.progress = runner.progress && processes.rank() == 0;
+  if (processes.size() > 1) {
+    require_same_plan(plan, placement, runner, processes);
+    runner.before_case = [&processes] { processes.barrier(); };
+  }
+  Context context = collect_context(argv, worker_threads(static_cast<int>(config.settings.threads)));
+  record_settings(config, context);
+  context.thresholds = plan.thresholds;
+  context.ranks = {rank_info(placement)};
+  add_notes(context, plan.notes);
+  add_notes(context, placement.devices.notes);
+  if (processes.rank() == 0)
+    for (const auto* notes : {&plan.notes, &placement.devices.notes})
+      for (const auto& note : *notes) std::cerr << "gpubench: " << note << "\n";
+
+  nvtx::initialize();
+  measure_ceilings(plan, backends, placement.devices.devices, context);
+  auto results =
+      run_plan_on_devices(plan, backends, make_all_backends, runner, placement.devices.devices, placement.schedule);
+  identify_gpus(context, results);
+  annotate_roofline(context, results, placement.devices.devices.front());
+  if (processes.size() == 1) {
+    write_reports(config, context, results);
+    return run_exit_code(config, context, results);
+  }
+  // The other ranks write nothing and end with rank 0's exit code.
+  LoadedReport merged = gather_ranks(context, results, processes);
+  if (processes.rank() != 0) return std::stoi(processes.broadcast(""));
+  write_reports(config, merged.context, merged.results);
+  return std::stoi(processes.broadcast(std::to_string(run_exit_code(config, merged.context, merged.results))));
 }
 
 // Runs in this build's process group; an error on one rank of several ends them all, as the
 // others may be waiting for it at a barrier.
-int command_run_in_group(const RunCli& cli, const CLI::App& run_app, const std::vector<std::string>& argv) {
+int command_run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv) {
   const std::unique_ptr<ProcessGroup> group = join_process_group();
   try {
-    return command_run(cli, run_app, argv, *group);
+    return command_run(cli, argv, *group);
   } catch (const std::exception& error) {
     if (group->size() == 1) throw;
     std::cerr << "gpubench: error: rank " << group->rank() << ": " << error.what() << "\n" << std::flush;
@@ -395,9 +245,9 @@ void print_list(std::ostream& out) {
   auto backends = make_all_backends();
   out << "Ops:\n";
   for (Op op : all_ops()) {
-    const OpInfo& info = op_info(op);
-    out << "  " << to_string(op) << std::string(8 - to_string(op).size(), ' ') << info.description << "  [" << info.shape_parameters
-        << "; inputs " << info.input_distribution << "]\n";
+    const OpDef& def = op_def(op);
+    out << "  " << def.name << std::string(std::max<std::size_t>(8, def.name.size() + 1) - def.name.size(), ' ')
+        << def.description << "  [" << shape_parameters(def.shape_kind) << "; inputs " << def.input_distribution << "]\n";
   }
   out << "\nBackends:\n";
   for (auto& backend : backends) {
@@ -434,6 +284,24 @@ void print_list(std::ostream& out) {
   }
 }
 
+int command_info(const std::string& format_name, const std::vector<std::string>& argv) {
+  const ReportFormat format = parse_report_format(format_name);
+  if (format != ReportFormat::console && format != ReportFormat::json) throw UsageError("info --format takes console or json");
+  std::cout << render_report(format, collect_context(argv, usable_cores()), {}) << std::flush;
+  return kExitOk;
+}
+
+struct CompareCli {
+  std::string baseline, current, format = "console", threshold, match_devices = "uuid";
+  CompareOptions options;
+};
+
+int command_compare(CompareCli cli) {
+  if (!cli.threshold.empty()) cli.options.threshold = parse_threshold_flag("--threshold", cli.threshold);
+  cli.options.match_devices = parse_device_match(cli.match_devices);
+  return run_compare(cli.baseline, cli.current, cli.options, parse_report_format(cli.format), std::cout, std::cerr);
+}
+
 int dispatch(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"gpubench: benchmark array operations on the CPU and the GPU side by side"};
@@ -441,44 +309,8 @@ int dispatch(int argc, char** argv) {
                                         build_info::build_type + (build_info::have_cuda ? ", CUDA" : ", no CUDA") + ")");
   app.require_subcommand(1);
 
-  RunCli run;
   CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
-  run_app->add_option("--op", run.ops, "Ops: sin,sqrt,sum,matmul,spmv")->delimiter(',');
-  run_app->add_option("--backend", run.backends, "Backends (default: all available)")->delimiter(',');
-  run_app->add_option("--dtype", run.dtypes, "f32,f64 (default f32)")->delimiter(',');
-  run_app->add_option("--size", run.sizes, "Sizes: 4096, 16M, 1M,16M, 1K..256M:x4 (n; matmul: square n; spmv: rows)");
-  run_app->add_option("--shape", run.shapes, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
-  run_app->add_option("--rows", run.rows, "spmv: rows (square matrix)");
-  run_app->add_option("--nnz-per-row", run.nnz_per_row, "spmv: nonzeros per row (mean for powerlaw)");
-  run_app->add_option("--pattern", run.pattern, "spmv: random, banded or powerlaw");
-  run_app->add_option("--matrix", run.matrix, "spmv: a Matrix Market (.mtx) file");
-  run_app->add_option("--timing", run.timings, "kernel (op alone) or e2e (h2d + op + d2h)")->delimiter(',');
-  run_app->add_option("--l2", run.l2, "flush (cold cache before each sample) or warm");
-  run_app->add_flag("--tf32", run.tf32, "cuBLAS f32 matmul on tensor cores (TF32)");
-  run_app->add_option("--threads", run.threads, "CPU threads (0: all cores)");
-  run_app->add_option("--device", run.device,
-                      "GPUs: an ordinal, a list (0,2,3) or all (default 0; under srun, mpirun or torchrun the local rank's)");
-  run_app->add_flag("--devices-serial", run.devices_serial, "With several GPUs: one after the other, not all at once");
-  run_app->add_option("--seed", run.seed, "Seed for the inputs");
-  run_app->add_option("--warmup", run.warmup, "Untimed warm-up iterations");
-  run_app->add_option("--min-samples", run.min_samples, "Minimum samples per case");
-  run_app->add_option("--max-samples", run.max_samples, "Maximum samples per case");
-  run_app->add_option("--max-noise", run.max_noise_percent, "Stop once the median's 95% CI half-width is under this percentage");
-  run_app->add_option("--min-time", run.min_time, "Measure each case at least this many seconds");
-  run_app->add_option("--max-time", run.max_time, "Measure each case at most this many seconds");
-  run_app->add_option("--repetitions", run.repetitions,
-                      "Passes over the whole plan, each with an equal share of the sampling budget");
-  run_app->add_option("--config", run.config, "Suite file (configs/*.json)");
-  run_app->add_option("--format", run.format, "console, json, csv or markdown");
-  run_app->add_option("--out", run.outs,
-                      "Write a report file (format from the extension: .json .csv .md .txt); {rank}, {host} and {device} expand");
-  run_app->add_flag("--profile", run.profile, "Profiler session: few warm-ups and samples, capture range around measuring");
-  run_app->add_flag("--quiet", run.quiet, "No progress and no console table when writing files");
-  run_app->add_option("--baseline", run.baseline, "Compare against this JSON report after running");
-  run_app->add_option("--threshold", run.threshold_percent, "Regression threshold in percent (with --baseline)");
-  run_app->add_flag("--allow-missing", run.allow_missing, "With --baseline: cases missing from this run do not fail");
-  run_app->add_flag("--allow-machine-mismatch", run.allow_machine_mismatch, "With --baseline: compare across machines");
-  run_app->add_option("--relative-to", run.relative_to, "Add a speed-up column against this backend");
+  const RunCommandLine run(*run_app);
 
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
 
@@ -486,18 +318,15 @@ int dispatch(int argc, char** argv) {
   CLI::App* info_app = app.add_subcommand("info", "The system context that goes into reports");
   info_app->add_option("--format", info_format, "console or json");
 
-  std::string baseline_path, current_path, compare_format = "console";
-  double compare_threshold = 5.0;
-  CompareOptions compare;
+  CompareCli compare;
   CLI::App* compare_app = app.add_subcommand("compare", "Compare two JSON reports: verdict per case, exit 1 on regression");
-  compare_app->add_option("baseline", baseline_path, "Baseline report (JSON)")->required();
-  compare_app->add_option("current", current_path, "Current report (JSON)")->required();
-  compare_app->add_option("--format", compare_format, "console, markdown or json");
-  compare_app->add_option("--threshold", compare_threshold, "Practical threshold in percent (overrides the suite's global one)");
-  compare_app->add_flag("--allow-missing", compare.allow_missing, "Cases missing from the current report do not fail");
-  compare_app->add_flag("--allow-machine-mismatch", compare.allow_machine_mismatch, "Compare reports from different machines");
-  std::string match_devices = "uuid";
-  compare_app->add_option("--match-devices", match_devices,
+  compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON)")->required();
+  compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
+  compare_app->add_option("--format", compare.format, "console, markdown or json");
+  compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)");
+  compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
+  compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
+  compare_app->add_option("--match-devices", compare.match_devices,
                           "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
 
   ReportCli report;
@@ -515,7 +344,7 @@ int dispatch(int argc, char** argv) {
   CLI::App* merge_app = app.add_subcommand("merge", "Join the JSON reports of a run's ranks into one report, for the fleet view");
   merge_app->add_option("reports", merge_paths, "Reports (JSON), e.g. fleet-*.json")->required();
   merge_app->add_option("--out", merge_out, "The merged report (.json)")->required();
-  
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -529,26 +358,13 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (run_app->parsed()) return command_run_in_group(run, *run_app, args);
+  if (run_app->parsed()) return command_run_in_group(run, args);
   if (list_app->parsed()) {
     print_list(std::cout);
     return kExitOk;
   }
-  if (info_app->parsed()) {
-    const ReportFormat format = parse_report_format(info_format);
-    if (format != ReportFormat::console && format != ReportFormat::json) throw UsageError("info --format takes console or json");
-    const Context context = collect_context(args, resolve_threads(0));
-    std::cout << render_report(format, context, {}) << std::flush;
-    return kExitOk;
-  }
-  if (compare_app->parsed()) {
-    if (compare_app->get_option("--threshold")->count() > 0) {
-      if (compare_threshold <= 0) throw UsageError("--threshold must be a positive percentage");
-      compare.threshold = compare_threshold / 100.0;
-    }
-    compare.match_devices = parse_device_match(match_devices);
-    return run_compare(baseline_path, current_path, compare, parse_report_format(compare_format), std::cout, std::cerr);
-  }
+  if (info_app->parsed()) return command_info(info_format, args);
+  if (compare_app->parsed()) return command_compare(compare);
   if (report_app->parsed()) {
     report.gate_on_outliers = report_app->get_option("--fail-on-outlier")->count() > 0;
     return command_report(report);

@@ -37,7 +37,7 @@ ResultRecord skeleton(const CaseSpec& spec, const Problem& problem, const Backen
 
 // One timed phase of a sample (e2e: h2d, op, d2h; kernel mode: op alone).
 struct TimedPhase {
-  const char* name;
+  PhaseKind kind;
   std::function<void()> body;
   std::unique_ptr<SampleTimer> timer;
   std::vector<double> samples;
@@ -46,14 +46,17 @@ struct TimedPhase {
 void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, const RunnerOptions& options) {
   const bool end_to_end = spec.timing == TimingMode::e2e && prepared.has_transfers();
   std::vector<TimedPhase> phases;
-  if (end_to_end) phases.push_back({"h2d", [&] { prepared.upload(); }, prepared.make_timer(), {}});
-  phases.push_back({"op", [&] { prepared.run(); }, prepared.make_timer(), {}});
-  if (end_to_end) phases.push_back({"d2h", [&] { prepared.download(); }, prepared.make_timer(), {}});
+  if (end_to_end) phases.push_back({PhaseKind::h2d, [&] { prepared.upload(); }, prepared.make_timer(), {}});
+  phases.push_back({PhaseKind::op, [&] { prepared.run(); }, prepared.make_timer(), {}});
+  if (end_to_end) phases.push_back({PhaseKind::d2h, [&] { prepared.download(); }, prepared.make_timer(), {}});
   record.timer = phases.front().timer->name();
 
   const int warmup = options.profile ? std::min(options.warmup, 2) : options.warmup;
   {
     nvtx::ScopedRange range("warmup");
+    // The first flush sets the flusher up (a GPU case allocates its buffer then): here,
+    // rather than in the first sample.
+    if (spec.l2 == L2Mode::flush) prepared.flush_cache();
     for (int i = 0; i < std::max(warmup, 1); ++i)
       for (auto& phase : phases) phase.body();
     prepared.synchronize();
@@ -88,8 +91,8 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     nvtx::ScopedRange range("measure");
     if (options.profile) profiler_capture_start();
     const auto measure_start = Clock::now();
-    StopDecision decision = StopDecision::go_on;
-    while (decision == StopDecision::go_on) {
+    std::optional<StopReason> stop;
+    while (!stop) {
       if (spec.l2 == L2Mode::flush) {
         prepared.flush_cache();
       }
@@ -97,7 +100,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       for (auto& phase : phases) {
         // Transfer phases get their own ranges so a profile shows h2d/op/d2h per sample.
         std::optional<nvtx::ScopedRange> phase_range;
-        if (end_to_end) phase_range.emplace(phase.name);
+        if (end_to_end) phase_range.emplace(to_string(phase.kind));
         phase.timer->start();
         for (std::int64_t b = 0; b < batch; ++b) phase.body();
         phase.timer->stop();
@@ -109,16 +112,16 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       }
       record.host_samples_s.push_back(seconds_since(host_start) * per_launch);
       record.samples_s.push_back(total);
-      decision = should_stop(rule, record.samples_s, seconds_since(measure_start));
+      stop = should_stop(rule, record.samples_s, seconds_since(measure_start));
     }
     record.measure_seconds = seconds_since(measure_start);
     if (options.profile) profiler_capture_stop();
-    record.stop_reason = to_string(decision);
+    record.stop_reasons = StopReasons(*stop);
   }
   record.stats = compute_statistics(record.samples_s);
   record.host_stats = compute_statistics(record.host_samples_s);
   if (end_to_end)
-    for (auto& phase : phases) record.phases.push_back({phase.name, phase.samples, compute_statistics(phase.samples)});
+    for (auto& phase : phases) record.phases.push_back({phase.kind, phase.samples, compute_statistics(phase.samples)});
   if (record.stats.median > 0) {
     record.gbps = record.bytes / record.stats.median / 1e9;
     record.gflops = record.flops / record.stats.median / 1e9;
@@ -144,6 +147,7 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
   BackendSettings settings;
   settings.threads = spec.threads;
   settings.tf32 = spec.tf32;
+  settings.spmv_kernel = spec.spmv_kernel;
   settings.device = options.device;
   record.threads_used = backend.threads_used(settings);
 
@@ -188,8 +192,7 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
   for (std::size_t index = 0; index < total; ++index) {
     const CaseSpec& spec = plan.cases[index];
     Backend* backend = by_name.at(spec.backend);
-    const std::string key = to_string(spec.op) + "/" + to_string(spec.dtype) + "/" + spec.shape.label(spec.op) + "/" +
-                            std::to_string(spec.seed);
+    const std::string key = inputs_key(spec);
     if (key != problem_key) {
       problem.reset();  // free the last inputs before building the next
       problem_error.clear();
@@ -228,6 +231,10 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
 
 }  // namespace
 
+std::string inputs_key(const CaseSpec& spec) {
+  return to_string(spec.op) + "/" + to_string(spec.dtype) + "/" + spec.shape.label(spec.op) + "/" + std::to_string(spec.seed);
+}
+
 ResultRecord merge_passes(std::vector<ResultRecord> passes) {
   ResultRecord merged = std::move(passes.front());
   for (std::size_t p = 1; p < passes.size(); ++p) {
@@ -245,7 +252,7 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
                                         pass.phases[i].samples_s.end());
     merged.measure_seconds += pass.measure_seconds;
     merged.batch = std::max(merged.batch, pass.batch);
-    if (merged.stop_reason.find(pass.stop_reason) == std::string::npos) merged.stop_reason += "+" + pass.stop_reason;
+    merged.stop_reasons.add(pass.stop_reasons);
     if (pass.verification.max_error > merged.verification.max_error) merged.verification = pass.verification;
   }
   if (merged.status != Status::ok) return merged;

@@ -6,8 +6,6 @@
 #include <set>
 #include <sstream>
 
-#include "report/summary_render.hpp"
-
 namespace gpb {
 namespace {
 
@@ -88,7 +86,7 @@ std::string render_fleet_console(const FleetView& view) {
   out << fleet_heading(view) << "\n";
   if (!view.cases.empty()) {
     out << '\n';
-    append_aligned_table(out, fleet_table(view), "");
+    report_model::append_console_table(out, fleet_table(view));
   }
   out << '\n';
   for (const auto& finding : fleet_findings(view)) out << finding << '\n';

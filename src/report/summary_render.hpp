@@ -2,7 +2,6 @@
 // crossover phrases, shared by the Markdown and HTML reports and `gpubench report`, and its JSON.
 #pragma once
 
-#include <sstream>
 #include <string>
 
 #include "report/report_model.hpp"
@@ -32,10 +31,6 @@ std::vector<std::string> unpaired_groups(const SpeedupSummary& summary);
 // pair (its crossovers, then its table) and name the others on one line.
 std::string render_speedups_console(const SpeedupSummary& summary);
 std::string render_speedups_markdown(const SpeedupSummary& summary);
-
-// A plain-text table, columns aligned, every line starting with `indent` (rows' messages
-// are not drawn: tables of summaries have none).
-void append_aligned_table(std::ostringstream& out, const report_model::Table& table, const std::string& indent);
 
 // The JSON report's "summary" value, as JSON text (so that no header carries
 // nlohmann_json): {"groups": [{op, dtype, variant, rows, crossover: {kernel, e2e}}]}.

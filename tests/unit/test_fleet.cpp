@@ -8,6 +8,7 @@
 #include "device_match.hpp"
 #include "device_runner.hpp"
 #include "fleet.hpp"
+#include "report/compare_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "statistics.hpp"
@@ -121,7 +122,7 @@ Context rank_context(int rank, const std::string& host, std::vector<int> devices
   context.tool_version = "0.1.0";
   context.git_sha = "abc123";
   context.hostname = host;
-  context.settings = {{"seed", "42"}, {"max_time_s", "2.0"}};
+  context.settings = {{"seed", std::int64_t{42}}, {"max_time_s", 2.0}};
   RankInfo info;
   info.rank = rank;
   info.world_size = 2;
@@ -251,7 +252,7 @@ TEST(Merge, RefusesMixedBuildsSuitesAndRepeatedRanks) {
   expect_refusal({rank_report(0, "node-a"), other_sha}, "different gpubench builds");
 
   NamedReport other_setting = rank_report(1, "node-b");
-  other_setting.report.context.settings["max_time_s"] = "0.5";
+  other_setting.report.context.settings["max_time_s"] = 0.5;
   expect_refusal({rank_report(0, "node-a"), other_setting}, "setting max_time_s is '0.5' in fleet-node-b-1.json");
 
   NamedReport other_cases = rank_report(1, "node-b");
