@@ -13,6 +13,7 @@
 #include "compare.hpp"
 #include "config.hpp"
 #include "context.hpp"
+#include "interrupt.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "plan.hpp"
@@ -40,6 +41,7 @@ struct RunCli {
   double max_noise_percent = 0.5, min_time = 0.05, max_time = 2.0, threshold_percent = 5.0;
   std::uint64_t seed = 42;
   bool tf32 = false, profile = false, quiet = false, allow_missing = false, allow_machine_mismatch = false;
+  bool allow_interrupted = false;
 };
 
 std::vector<std::string> flatten_lists(const std::vector<std::string>& values) {
@@ -137,7 +139,10 @@ struct Output {
 std::vector<Output> plan_outputs(const RunCli& cli, bool format_given) {
   std::vector<Output> outputs;
   const ReportFormat chosen = format_given ? parse_report_format(cli.format) : ReportFormat::console;
-  for (const auto& path : cli.outs) outputs.push_back({report_format_for_path(path), path});
+  for (const auto& path : cli.outs) {
+    outputs.push_back({report_format_for_path(path), path});
+    check_report_destination(path);
+  }
   if (outputs.empty())
     outputs.push_back({chosen, ""});
   else if (!cli.quiet)
@@ -219,7 +224,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   check_plan_fits_memory(plan);
   // An unreadable baseline is a usage error before the suite runs, not after.
-  if (!cli.baseline.empty()) read_json_report(cli.baseline);
+  if (!cli.baseline.empty()) require_complete_report(read_json_report(cli.baseline), "baseline", cli.allow_interrupted);
   // Matrix files are read (and cached) before anything runs, so a bad file is a usage
   // error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
@@ -254,16 +259,21 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (plan_uses(DeviceKind::gpu)) measure_gpu_ceilings(context, cli.device);
   auto results = run_plan(plan, backends, runner);
   annotate_roofline(context, results, cli.device);
+  if (interrupt_requested()) {
+    context.interrupted = true;
+    context.notes.push_back("interrupted by " + interrupt_signal_name() + ": " + std::to_string(results.size()) + " of " +
+                            std::to_string(plan.cases.size()) + " cases finished; the others are not in this report");
+  }
 
   ReportOptions report_options;
   if (!cli.relative_to.empty()) report_options.relative_to = cli.relative_to;
-  for (const auto& output : outputs) {
-    const std::string text = render_report(output.format, context, results, report_options);
-    if (output.path.empty())
-      std::cout << text << std::flush;
-    else
-      write_file_atomic(output.path, text);
-  }
+  std::vector<OutputFile> files;
+  for (const auto& output : outputs)
+    if (!output.path.empty()) files.push_back({output.path, render_report(output.format, context, results, report_options)});
+  write_files_atomic(files);
+  for (const auto& output : outputs)
+    if (output.path.empty()) std::cout << render_report(output.format, context, results, report_options) << std::flush;
+  if (context.interrupted) return interrupted_exit_code();
 
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
@@ -272,6 +282,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
     if (given("--threshold")) compare.threshold = cli.threshold_percent / 100.0;
     compare.allow_missing = cli.allow_missing;
     compare.allow_machine_mismatch = cli.allow_machine_mismatch;
+    compare.allow_interrupted = cli.allow_interrupted;
     const int verdict = compare_with_baseline(cli.baseline, context, results, compare, ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
@@ -388,6 +399,7 @@ int dispatch(int argc, char** argv) {
   run_app->add_option("--threshold", run.threshold_percent, "Regression threshold in percent (with --baseline)");
   run_app->add_flag("--allow-missing", run.allow_missing, "With --baseline: cases missing from this run do not fail");
   run_app->add_flag("--allow-machine-mismatch", run.allow_machine_mismatch, "With --baseline: compare across machines");
+  run_app->add_flag("--allow-interrupted", run.allow_interrupted, "With --baseline: accept a baseline of an interrupted run");
   run_app->add_option("--relative-to", run.relative_to, "Add a speed-up column against this backend");
 
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
@@ -406,6 +418,8 @@ int dispatch(int argc, char** argv) {
   compare_app->add_option("--threshold", compare_threshold, "Practical threshold in percent (overrides the suite's global one)");
   compare_app->add_flag("--allow-missing", compare.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.allow_machine_mismatch, "Compare reports from different machines");
+  compare_app->add_flag("--allow-interrupted", compare.allow_interrupted,
+                        "Compare reports of interrupted runs (the cases they finished)");
 
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(
@@ -455,8 +469,12 @@ int dispatch(int argc, char** argv) {
 }  // namespace gpb
 
 int main(int argc, char** argv) {
+  gpb::install_interrupt_handlers();
   try {
-    return gpb::dispatch(argc, argv);
+    const int exit_code = gpb::dispatch(argc, argv);
+    // A command other than run finishes what it was doing first (it is short) and then
+    // reports the signal in its exit code.
+    return gpb::interrupt_requested() ? gpb::interrupted_exit_code() : exit_code;
   } catch (const gpb::UsageError& error) {
     std::cerr << "gpubench: error: " << error.what() << "\n";
     return gpb::kExitUsage;
