@@ -109,7 +109,7 @@ TEST(Problem, RejectsEmptyAndAbsurdShapes) {
   expect_usage_error(Op::matmul, matmul_shape(1 << 30, 1 << 30, 1 << 30), "GiB, more than this machine's");
   expect_usage_error(Op::spmv, spmv_shape(0, 16, SpmvPattern::random), "rows must be positive");
   expect_usage_error(Op::spmv, spmv_file_shape(""), "needs a matrix path");
-  expect_usage_error(Op::spmv, spmv_file_shape("/nonexistent/matrix.mtx"), "cannot open");
+  expect_usage_error(Op::spmv, spmv_file_shape("/nonexistent/matrix.mtx"), "cannot read matrix file");
 }
 
 }  // namespace
