@@ -8,7 +8,7 @@
 
 namespace gpb {
 
-// Reports nest 5 levels deep and suites 4; nothing gpubench reads needs more.
+// Reports nest 8 levels deep and suites 4; nothing gpubench reads needs more.
 inline constexpr int kMaxJsonDepth = 64;
 
 // Parses text read from `origin` (a path, or "suite 'x.json'"). Arrays and objects nested
