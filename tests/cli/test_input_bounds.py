@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import subprocess
+import tempfile
 import threading
 
 from gpubench_cli import FAST, GPUBENCH, CliTestCase, gpubench, main, write_file
@@ -33,10 +34,21 @@ def available_memory_bytes():
 
 
 class InputBoundsTests(CliTestCase):
-    def good_report(self, name="good.json"):
-        path = os.path.join(self.dir, name)
-        self.assertOk(gpubench("run", *QUICK_RUN, "--out", path, "--quiet"))
-        return path
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = tempfile.TemporaryDirectory()
+        cls.good = os.path.join(cls.shared.name, "good.json")
+        process = gpubench("run", *QUICK_RUN, "--out", cls.good, "--quiet")
+        if process.returncode != 0:
+            raise RuntimeError(f"the reference run failed: {process.stderr}")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.shared.cleanup()
+
+    def good_report(self):
+        """A report of a quick run (shared by the tests; they only read it)."""
+        return self.good
 
     def report_readers(self, path, good):
         """Every command that reads a report: report, compare (either side) and run --baseline."""
