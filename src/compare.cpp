@@ -346,7 +346,15 @@ void require_threshold(double fraction, const std::string& what) {
 
 bool Comparison::passed() const { return exit_code() == kExitNoRegression; }
 
+void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted) {
+  if (report.context.interrupted && !allow_interrupted)
+    throw UsageError("the " + side + " report is of an interrupted run and holds only the cases finished before it " +
+                     "(pass --allow-interrupted to compare them)");
+}
+
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options) {
+  require_complete_report(baseline, "baseline", options.allow_interrupted);
+  require_complete_report(current, "current", options.allow_interrupted);
   if (!inside_unit_interval(options.alpha))
     throw UsageError("alpha must be between 0 and 1, got " + format_short(options.alpha));
   if (options.threshold) require_threshold(*options.threshold, "threshold");

@@ -31,6 +31,7 @@ struct CompareOptions {
   double alpha = kDefaultSignificanceLevel;  // Mann-Whitney significance level, two-sided
   bool allow_missing = false;                // cases absent from the current report do not fail
   bool allow_machine_mismatch = false;       // compare across GPU/CPU models; verdicts marked cross-machine
+  bool allow_interrupted = false;            // compare reports of interrupted runs (their finished cases)
 };
 
 // In order of severity; the tables list cases in this order.
@@ -88,9 +89,13 @@ struct Comparison {
 void require_threshold(double fraction, const std::string& what);
 
 // Matches cases by CaseSpec::id() and judges each. Throws UsageError when the GPU or CPU
-// models differ (unless allowed), on a case listed twice in one report, and on thresholds
-// or alpha outside (0, 1).
+// models differ (unless allowed), when a report is of an interrupted run (unless allowed),
+// on a case listed twice in one report, and on thresholds or alpha outside (0, 1).
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
+
+// Throws UsageError when `report` (the "baseline" or "current" one, as `side` says) is of an
+// interrupted run and allow_interrupted is not set: its missing cases would read as regressions.
+void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted);
 
 // `gpubench compare`: reads both JSON reports, writes the comparison (rendered by
 // report/compare_render.hpp) to out and the warnings to err, and returns the exit code.

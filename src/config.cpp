@@ -1,9 +1,10 @@
 #include "config.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+
+#include "input_file.hpp"
+#include "json_input.hpp"
 
 #include "compare.hpp"
 #include "run_config.hpp"
@@ -114,12 +115,7 @@ SuiteGroup parse_group(const json& object, const std::string& where) {
 }  // namespace
 
 Suite parse_suite(const std::string& text, const std::string& origin) {
-  json document;
-  try {
-    document = json::parse(text);
-  } catch (const json::parse_error& error) {
-    throw UsageError("suite '" + origin + "' is not valid JSON: " + error.what());
-  }
+  json document = parse_json_input(text, "suite '" + origin + "'");
   if (!document.is_object()) throw UsageError("suite '" + origin + "': expected a JSON object at the top");
   try {
     reject_unknown_keys(document, {"name", "description", "settings", "thresholds", "groups"}, origin);
@@ -143,11 +139,7 @@ Suite parse_suite(const std::string& text, const std::string& origin) {
 }
 
 Suite load_suite(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw UsageError("cannot read suite '" + path + "': no such file or not readable");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_suite(text.str(), path);
+  return parse_suite(read_input_file(path, kMaxSuiteBytes, "suite"), path);
 }
 
 }  // namespace gpb

@@ -8,6 +8,8 @@
 #include "build_info.hpp"
 #include "compare.hpp"
 #include "context.hpp"
+#include "interrupt.hpp"
+#include "interrupt.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "plan.hpp"
@@ -42,13 +44,21 @@ void measure_ceilings(const Plan& plan, std::vector<std::unique_ptr<Backend>>& b
 void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   ReportOptions options;
   options.relative_to = config.relative_to;
-  for (const auto& output : config.outputs) {
-    const std::string text = render_report(output.format, context, results, options);
-    if (output.path.empty())
-      std::cout << text << std::flush;
-    else
-      write_file_atomic(output.path, text);
-  }
+  // The files as one set (written under one lock, renamed together), then the terminal.
+  std::vector<OutputFile> files;
+  for (const auto& output : config.outputs)
+    if (!output.path.empty()) files.push_back({output.path, render_report(output.format, context, results, options)});
+  write_files_atomic(files);
+  for (const auto& output : config.outputs)
+    if (output.path.empty()) std::cout << render_report(output.format, context, results, options) << std::flush;
+}
+
+// After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
+// cases finished so far and says so.
+void mark_interrupted(Context& context, std::size_t finished, std::size_t planned) {
+  context.interrupted = true;
+  context.notes.push_back("interrupted by " + interrupt_signal_name() + ": " + std::to_string(finished) + " of " +
+                          std::to_string(planned) + " cases finished; the others are not in this report");
 }
 
 // 3 when a case failed, else the baseline's verdict (1 on a regression), else 0.
@@ -78,7 +88,9 @@ int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv)
   measure_ceilings(plan, backends, config, context);
   auto results = run_plan(plan, backends, runner_options(config));
   annotate_roofline(context, results, static_cast<int>(config.settings.device));
+  if (interrupt_requested()) mark_interrupted(context, results.size(), plan.cases.size());
   write_reports(config, context, results);
+  if (context.interrupted) return interrupted_exit_code();
   return run_exit_code(config, context, results);
 }
 
@@ -192,6 +204,8 @@ int dispatch(int argc, char** argv) {
   compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)");
   compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
+  compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,
+                        "Compare reports of interrupted runs (the cases they finished)");
 
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(
@@ -229,8 +243,12 @@ int dispatch(int argc, char** argv) {
 }  // namespace gpb
 
 int main(int argc, char** argv) {
+  gpb::install_interrupt_handlers();
   try {
-    return gpb::dispatch(argc, argv);
+    const int exit_code = gpb::dispatch(argc, argv);
+    // A command other than run finishes what it was doing first (it is short) and then
+    // reports the signal in its exit code.
+    return gpb::interrupt_requested() ? gpb::interrupted_exit_code() : exit_code;
   } catch (const gpb::UsageError& error) {
     std::cerr << "gpubench: error: " << error.what() << "\n";
     return gpb::kExitUsage;

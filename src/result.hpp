@@ -195,6 +195,8 @@ struct Context {
   std::map<std::string, double> thresholds;
   std::vector<GpuInfo> gpus;    // empty without a usable device
   std::vector<std::string> notes;  // e.g. "GPU backends unavailable: no CUDA device"
+  // The run was stopped by SIGINT/SIGTERM: the results are the cases finished before it.
+  bool interrupted = false;
 };
 
 }  // namespace gpb

@@ -339,6 +339,7 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)");
   run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
+  run.add_flag("--allow-interrupted", allow_interrupted_, "With --baseline: accept a baseline of an interrupted run");
   run.add_option("--relative-to", relative_to_, "Add a speed-up column against this backend");
 }
 
@@ -397,7 +398,10 @@ std::vector<SuiteGroup> RunCommandLine::filtered_suite_groups(const Suite& suite
 std::vector<ReportOutput> RunCommandLine::outputs() const {
   std::vector<ReportOutput> outputs;
   const ReportFormat chosen = given("--format") ? parse_report_format(format_) : ReportFormat::console;
-  for (const auto& path : outs_) outputs.push_back({report_format_for_path(path), path});
+  for (const auto& path : outs_) {
+    outputs.push_back({report_format_for_path(path), path});
+    check_report_destination(path);
+  }
   if (outputs.empty())
     outputs.push_back({chosen, ""});
   else if (!quiet_)
@@ -421,7 +425,11 @@ RunConfig RunCommandLine::resolve() const {
   config.backends_named = given("--backend");
   config.settings = merge_settings(suite ? &*suite : nullptr);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
-  if (!baseline_.empty()) config.baseline = read_json_report(baseline_);
+  if (!baseline_.empty()) {
+    config.baseline = read_json_report(baseline_);
+    require_complete_report(*config.baseline, "baseline", allow_interrupted_);
+  }
+  config.allow_interrupted = allow_interrupted_;
   config.allow_missing = allow_missing_;
   config.allow_machine_mismatch = allow_machine_mismatch_;
   if (!relative_to_.empty()) config.relative_to = relative_to_;
@@ -449,6 +457,7 @@ CompareOptions compare_options(const RunConfig& config) {
   CompareOptions compare;
   compare.threshold = config.threshold;
   compare.allow_missing = config.allow_missing;
+  compare.allow_interrupted = config.allow_interrupted;
   compare.allow_machine_mismatch = config.allow_machine_mismatch;
   return compare;
 }

@@ -69,7 +69,7 @@ struct RunConfig {
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
   std::optional<LoadedReport> baseline;       // --baseline, read before anything runs
-  bool allow_missing = false, allow_machine_mismatch = false;
+  bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
   std::optional<std::string> relative_to;
   bool quiet = false;
 };
@@ -99,7 +99,7 @@ class RunCommandLine {
   std::vector<SettingInput> setting_inputs_;  // one per table entry, in its order
   std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_;
   std::string rows_, nnz_per_row_, pattern_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
-  bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false;
+  bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
 
 // A threshold flag's percent as a fraction, held to compare's rule (require_threshold).

@@ -11,6 +11,8 @@ SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR", os.path.join(os.path.dirname(
 # Quick stopping rule for tests: what is checked is behaviour, not timings.
 FAST = ["--warmup", "1", "--min-samples", "3", "--max-samples", "20", "--min-time", "0", "--max-time", "0.2"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
+# A build with AddressSanitizer/UBSan runs several times slower than Release.
+SANITIZED = os.environ.get("GPUBENCH_SANITIZED") == "1"
 
 
 def gpubench(*args, timeout=300, env=None):

@@ -6,6 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "compare.hpp"
 #include "random.hpp"
@@ -215,6 +216,29 @@ TEST(Compare, ReportAgainstItselfIsAllSame) {
     EXPECT_DOUBLE_EQ(*c.ratio, 1.0);
   }
   EXPECT_TRUE(comparison.warnings.empty());
+}
+
+TEST(Compare, InterruptedReportsAreRefusedUnlessAllowed) {
+  const LoadedReport complete = suite_report(1, kTight);
+  LoadedReport interrupted = complete;
+  interrupted.context.interrupted = true;
+  interrupted.results.pop_back();  // what an interrupt leaves: the later cases are missing
+  using Sides = std::tuple<const LoadedReport*, const LoadedReport*, const char*>;
+  for (const auto& [baseline, current, side] : {Sides{&interrupted, &complete, "baseline"}, Sides{&complete, &interrupted, "current"}}) {
+    try {
+      compare_reports(*baseline, *current, {});
+      ADD_FAILURE() << "compared an interrupted " << side << " report";
+    } catch (const UsageError& error) {
+      EXPECT_EQ(std::string(error.what()), std::string("the ") + side +
+                                               " report is of an interrupted run and holds only the cases finished before it "
+                                               "(pass --allow-interrupted to compare them)");
+    }
+  }
+  CompareOptions allowed;
+  allowed.allow_interrupted = true;
+  const Comparison comparison = compare_reports(complete, interrupted, allowed);
+  EXPECT_EQ(comparison.counts.missing, 1u);
+  EXPECT_EQ(comparison.counts.same, suite_cases().size() - 1);
 }
 
 TEST(Compare, TwentyPercentSlowdownWithTightSamplesFails) {
