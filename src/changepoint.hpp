@@ -3,15 +3,16 @@
 // E-Divisive means (Matteson & James 2014), the method of Hunter and Apache Otava (Fleming
 // et al., ICPE 2023): the split of a series that maximises the energy-statistic divergence
 // between its left and right parts, kept when a permutation test finds it significant, then
-// the same on each part, recursively. Two choices make one outlier run harmless:
-//   - the divergence is computed on the ranks within the part being split, so a run 30 %
-//     off weighs no more than the slowest ordinary run, and
-//   - segments hold at least min_segment (>= 2) runs and are judged by their medians; of an
-//     even-sized segment's two middle runs, the one nearer the neighbouring segment counts,
-//     so a pair of one ordinary run and one outlier sits at the ordinary run's level.
-// Change points whose levels differ by less than min_relative_change are merged away
-// (smallest first), as Otava's minimum magnitude does. Permutations come from a fixed seed:
-// the same history always gives the same answer.
+// the same on each part, recursively. Permutations come from a fixed seed: the same history
+// always gives the same answer.
+//
+// A split is only as good as the level change it stands for. Segments hold at least
+// min_segment (>= 2) runs and are judged by their medians; of an even-sized segment's two
+// middle runs the one nearer the neighbouring segment counts, so a pair of one ordinary run
+// and one outlier sits at the ordinary run's level. Change points whose levels differ by less
+// than min_relative_change are then merged away, the smallest first (Otava's minimum
+// magnitude). So one outlier run, which the divergence may well split off, does not move a
+// segment's level and cannot open a segment by itself.
 #pragma once
 
 #include <cstddef>
