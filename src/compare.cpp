@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "history_baseline.hpp"
 #include "rank_statistics.hpp"
 #include "statistics.hpp"
 #include "types.hpp"
@@ -554,13 +555,23 @@ std::string render_comparison(const Comparison& comparison, ReportFormat format)
 
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err) {
-  return report_comparison(read_json_report(baseline_path), read_json_report(current_path), options, format, out, err);
+  const LoadedReport current = read_json_report(current_path);
+  return report_comparison(read_baseline(baseline_path, current.context), current, options, format, out, err);
 }
 
 int compare_with_baseline(const std::string& baseline_path, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err) {
-  return report_comparison(read_json_report(baseline_path), LoadedReport{context, results}, options, format, out, err);
+  return report_comparison(read_baseline(baseline_path, context), LoadedReport{context, results}, options, format, out, err);
+}
+
+double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
+                      std::optional<double> global_override) {
+  CaseSpec spec;
+  spec.op = op;
+  CompareOptions options;
+  options.threshold = global_override;
+  return threshold_for(thresholds, spec, case_id, options);
 }
 
 }  // namespace gpb

@@ -1,4 +1,4 @@
-// gpubench command line: run, list, info, compare, report.
+// gpubench command line: run, list, info, compare, report, history.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +13,8 @@
 #include "compare.hpp"
 #include "config.hpp"
 #include "context.hpp"
+#include "history_baseline.hpp"
+#include "history_command.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "plan.hpp"
@@ -145,7 +147,8 @@ std::vector<Output> plan_outputs(const RunCli& cli, bool format_given) {
   return outputs;
 }
 
-int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<std::string>& argv) {
+int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<std::string>& argv,
+                const RunStoreOptions& store_options) {
   auto given = [&](const char* name) { return run_app.get_option(name)->count() > 0; };
   const bool format_given = given("--format");
   const auto outputs = plan_outputs(cli, format_given);  // validates paths before running
@@ -218,8 +221,9 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   if (cli.profile) runner.repetitions = 1;
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   check_plan_fits_memory(plan);
-  // An unreadable baseline is a usage error before the suite runs, not after.
-  if (!cli.baseline.empty()) read_json_report(cli.baseline);
+  // An unreadable baseline or database is a usage error before the suite runs, not after.
+  if (!cli.baseline.empty()) check_baseline_readable(cli.baseline);
+  const auto recorder = open_run_recorder(store_options);
   // Matrix files are read (and cached) before anything runs, so a bad file is a usage
   // error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
@@ -275,6 +279,7 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
     const int verdict = compare_with_baseline(cli.baseline, context, results, compare, ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
+  if (recorder) recorder->store(context, results, std::cerr);  // after compare: a db baseline pools earlier runs only
   return exit_code;
 }
 
@@ -384,11 +389,14 @@ int dispatch(int argc, char** argv) {
   run_app->add_option("--out", run.outs, "Write a report file (format from the extension: .json .csv .md .txt)");
   run_app->add_flag("--profile", run.profile, "Profiler session: few warm-ups and samples, capture range around measuring");
   run_app->add_flag("--quiet", run.quiet, "No progress and no console table when writing files");
-  run_app->add_option("--baseline", run.baseline, "Compare against this JSON report after running");
+  run_app->add_option("--baseline", run.baseline,
+                      "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
   run_app->add_option("--threshold", run.threshold_percent, "Regression threshold in percent (with --baseline)");
   run_app->add_flag("--allow-missing", run.allow_missing, "With --baseline: cases missing from this run do not fail");
   run_app->add_flag("--allow-machine-mismatch", run.allow_machine_mismatch, "With --baseline: compare across machines");
   run_app->add_option("--relative-to", run.relative_to, "Add a speed-up column against this backend");
+  RunStoreOptions run_store;
+  add_run_store_options(*run_app, run_store);
 
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
 
@@ -400,7 +408,8 @@ int dispatch(int argc, char** argv) {
   double compare_threshold = 5.0;
   CompareOptions compare;
   CLI::App* compare_app = app.add_subcommand("compare", "Compare two JSON reports: verdict per case, exit 1 on regression");
-  compare_app->add_option("baseline", baseline_path, "Baseline report (JSON)")->required();
+  compare_app->add_option("baseline", baseline_path, "Baseline report (JSON), or db:URL[?key=value&last=N] (the history)")
+      ->required();
   compare_app->add_option("current", current_path, "Current report (JSON)")->required();
   compare_app->add_option("--format", compare_format, "console, markdown or json");
   compare_app->add_option("--threshold", compare_threshold, "Practical threshold in percent (overrides the suite's global one)");
@@ -414,6 +423,7 @@ int dispatch(int argc, char** argv) {
   report_app->add_option("--html", report.html, "Also write an HTML report with plots to this file");
   report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout)");
   report_app->add_option("--relative-to", report.relative_to, "Add a speed-up column against this backend");
+  const HistoryCommand history = add_history_command(app);
   
   try {
     app.parse(argc, argv);
@@ -428,7 +438,8 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (run_app->parsed()) return command_run(run, *run_app, args);
+  if (run_app->parsed()) return command_run(run, *run_app, args, run_store);
+  if (history.app->parsed()) return run_history_command(history);
   if (list_app->parsed()) {
     print_list(std::cout);
     return kExitOk;

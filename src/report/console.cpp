@@ -140,4 +140,10 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   return out.str();
 }
 
+std::string report_model::render_text_table(const Table& table) {
+  std::ostringstream out;
+  append_table(out, table);
+  return out.str();
+}
+
 }  // namespace gpb
