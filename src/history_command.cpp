@@ -111,8 +111,7 @@ std::unique_ptr<store::ResultStore> open_for_reading(const HistoryCli& cli) {
   return store::ResultStore::open(store::parse_database_url(cli.db), store::OpenMode::read);
 }
 
-std::vector<history::CaseHistory> load_matching(store::ResultStore& store, const HistoryCli& cli) {
-  const history::HistoryQuery query = history_query(cli);
+std::vector<history::CaseHistory> load_matching(store::ResultStore& store, const history::HistoryQuery& query) {
   auto histories = history::load_histories(store, query);
   if (histories.empty()) throw UsageError("database '" + store.shown() + "': no stored run matches the filter");
   return histories;
@@ -136,8 +135,9 @@ int command_list(const HistoryCli& cli) {
 }
 
 int command_show(const HistoryCli& cli) {
+  const history::HistoryQuery query = history_query(cli);
   const auto store = open_for_reading(cli);
-  const auto histories = load_matching(*store, cli);
+  const auto histories = load_matching(*store, query);
   if (!cli.html.empty()) write_file_atomic(cli.html, render_histories_html(histories, store->shown()));
   std::cout << render_histories_console(histories) << std::flush;
   return 0;
@@ -172,8 +172,9 @@ int command_check(const HistoryCli& cli) {
   const ReportFormat format = parse_report_format(cli.format.empty() ? "console" : cli.format);
   if (format != ReportFormat::console && format != ReportFormat::markdown)
     throw UsageError("history check --format takes console or markdown");
+  const history::HistoryQuery query = history_query(cli);
   const auto store = open_for_reading(cli);
-  const auto histories = load_matching(*store, cli);
+  const auto histories = load_matching(*store, query);
   std::cout << render_history_check(histories, format) << std::flush;
   const bool regressed = std::any_of(histories.begin(), histories.end(),
                                      [](const history::CaseHistory& h) { return history::newest_regression(h).has_value(); });

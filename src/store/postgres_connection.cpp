@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace gpb::store {
 namespace {
@@ -92,12 +93,9 @@ class PostgresConnection final : public SqlConnection {
       }
       values[i] = texts[i].c_str();
     }
-    Result result(PQexecParams(connection_.get(), numbered_placeholders(sql).c_str(), static_cast<int>(params.size()),
-                               nullptr, values.data(), nullptr, nullptr, 0));
-    if (!result) throw StoreError("database '" + shown_ + "': " + first_line(PQerrorMessage(connection_.get())));
-    const ExecStatusType status = PQresultStatus(result.get());
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
-      throw StoreError("database '" + shown_ + "': " + first_line(PQresultErrorMessage(result.get())));
+    Result result(PQexecPrepared(connection_.get(), prepared(sql, static_cast<int>(params.size())).c_str(),
+                                 static_cast<int>(params.size()), values.data(), nullptr, nullptr, 0));
+    check(result);
 
     std::vector<SqlRow> rows;
     const int row_count = PQntuples(result.get()), column_count = PQnfields(result.get());
@@ -119,6 +117,23 @@ class PostgresConnection final : public SqlConnection {
   }
 
  private:
+  void check(const Result& result) const {
+    if (!result) throw StoreError("database '" + shown_ + "': " + first_line(PQerrorMessage(connection_.get())));
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+      throw StoreError("database '" + shown_ + "': " + first_line(PQresultErrorMessage(result.get())));
+  }
+
+  // Statements are prepared once per connection: ingestion runs the same few inserts many
+  // times, and planning a many-row INSERT costs more than running it.
+  const std::string& prepared(const std::string& sql, int parameters) {
+    const auto found = statements_.find(sql);
+    if (found != statements_.end()) return found->second;
+    const std::string name = "gpubench_" + std::to_string(statements_.size() + 1);
+    check(Result(PQprepare(connection_.get(), name.c_str(), numbered_placeholders(sql).c_str(), parameters, nullptr)));
+    return statements_.emplace(sql, name).first->second;
+  }
+
   SqlValue cell(const PGresult* result, int row, int column) const {
     if (PQgetisnull(result, row, column)) return std::monostate{};
     const char* text = PQgetvalue(result, row, column);
@@ -140,6 +155,7 @@ class PostgresConnection final : public SqlConnection {
 
   std::string shown_;
   std::unique_ptr<PGconn, ConnectionCloser> connection_;
+  std::map<std::string, std::string> statements_;  // SQL -> prepared statement name
 };
 
 }  // namespace

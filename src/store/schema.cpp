@@ -71,8 +71,7 @@ const std::vector<Migration>& history_migrations() {
         " result_index BIGINT NOT NULL,"
         " sample_index BIGINT NOT NULL,"
         " seconds DOUBLE PRECISION,"
-        " PRIMARY KEY (run_id, result_index, sample_index),"
-        " FOREIGN KEY (run_id, result_index) REFERENCES results (run_id, result_index) ON DELETE CASCADE)"}},
+        " PRIMARY KEY (run_id, result_index, sample_index))"}},
   };
   return migrations;
 }
