@@ -94,6 +94,26 @@ class EnergyScan {
   std::vector<double> count_tree_, sum_tree_, within_left_, right_part_;
 };
 
+// Outliers are clipped this many median absolute deviations from the median.
+constexpr double kClipDeviations = 10;
+
+double median_of(std::vector<double> values);
+
+// Timings change by ratios, so the divergence is taken on logarithms; and a run many times
+// slower than the rest (a machine that thrashed) is clipped to kClipDeviations MADs from the
+// part's median, so that it weighs like an ordinary outlier and cannot hide a real shift.
+std::vector<double> bounded_logarithms(const std::vector<double>& values, std::size_t begin, std::size_t end) {
+  std::vector<double> logs;
+  for (std::size_t i = begin; i < end; ++i) logs.push_back(std::log(values[i]));
+  const double centre = median_of(logs);
+  std::vector<double> deviations;
+  for (const double value : logs) deviations.push_back(std::abs(value - centre));
+  const double limit = kClipDeviations * median_of(deviations);
+  if (limit > 0)
+    for (double& value : logs) value = std::clamp(value, centre - limit, centre + limit);
+  return logs;
+}
+
 double median_of(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
@@ -141,8 +161,7 @@ double permutation_p_value(const std::vector<double>& values, double observed, c
 void split_recursively(const std::vector<double>& values, std::size_t begin, std::size_t end,
                        const ChangePointOptions& options, std::vector<ChangePoint>& found) {
   if (end - begin < 2 * options.min_segment) return;
-  const std::vector<double> part(values.begin() + static_cast<std::ptrdiff_t>(begin),
-                                 values.begin() + static_cast<std::ptrdiff_t>(end));
+  const std::vector<double> part = bounded_logarithms(values, begin, end);
   EnergyScan scan(part);
   const Split split = scan.best(scan.positions(part), options.min_segment);
   if (split.index == 0 || !(split.divergence > 0)) return;
@@ -180,6 +199,9 @@ ChangePointAnalysis detect_change_points(const std::vector<double>& values, cons
   if (static_cast<double>(options.permutations + 1) * options.alpha < 1)
     throw UsageError("too few permutations (" + std::to_string(options.permutations) + ") for significance " +
                      std::to_string(options.alpha));
+  for (const double value : values)
+    if (!(value > 0) || !std::isfinite(value))
+      throw UsageError("change points are found in positive timings, got " + std::to_string(value));
   ChangePointAnalysis analysis;
   if (values.empty()) return analysis;
   split_recursively(values, 0, values.size(), options, analysis.change_points);

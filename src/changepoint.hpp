@@ -3,8 +3,10 @@
 // E-Divisive means (Matteson & James 2014), the method of Hunter and Apache Otava (Fleming
 // et al., ICPE 2023): the split of a series that maximises the energy-statistic divergence
 // between its left and right parts, kept when a permutation test finds it significant, then
-// the same on each part, recursively. Permutations come from a fixed seed: the same history
-// always gives the same answer.
+// the same on each part, recursively. The divergence is taken on the logarithms of the
+// timings (changes are ratios), clipped at 10 median absolute deviations from the part's
+// median, so that a run many times slower than the rest cannot hide a real shift.
+// Permutations come from a fixed seed: the same history always gives the same answer.
 //
 // A split is only as good as the level change it stands for. Segments hold at least
 // min_segment (>= 2) runs and are judged by their medians; of an even-sized segment's two
@@ -45,8 +47,8 @@ struct ChangePointAnalysis {
   std::vector<Segment> segments;           // one more than change points; none for no values
 };
 
-// UsageError when alpha is outside (0, 1), min_segment < 2 or permutations < 1/alpha - 1
-// (too few for any split to pass).
+// values: positive timings. UsageError for a value that is not, when alpha is outside (0, 1),
+// min_segment < 2 or permutations < 1/alpha - 1 (too few for any split to pass).
 ChangePointAnalysis detect_change_points(const std::vector<double>& values, const ChangePointOptions& options = {});
 
 // The E-Divisive statistic of the best split of values with at least min_segment values on

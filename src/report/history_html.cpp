@@ -15,7 +15,7 @@ using html::coordinate;
 using html::escape;
 using html::exact;
 
-constexpr double kWidth = 780, kHeight = 330;
+constexpr double kWidth = 780, kHeight = 292;
 constexpr double kLeft = 80, kRight = 760, kTop = 34, kBottom = 240;  // the data area
 
 constexpr const char* kTrendStyle = R"(

@@ -107,6 +107,19 @@ TEST(ChangePoint, PlantedStepIsFoundAtItsRun) {
   }
 }
 
+TEST(ChangePoint, RunsManyTimesSlowerDoNotHideAStep) {
+  // A machine that thrashed through two runs: 50 times the usual time, one on each side.
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    auto history = noisy_history(seed, 30);
+    for (std::size_t i = 20; i < history.size(); ++i) history[i] *= 1.10;
+    history[5] *= 50;
+    history[25] *= 50;
+    const ChangePointAnalysis analysis = detect_change_points(history, gate_options());
+    ASSERT_EQ(analysis.change_points.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(analysis.change_points[0].index, 20u) << "seed " << seed;
+  }
+}
+
 TEST(ChangePoint, StepOfTwoNewestRunsIsFound) {
   // The gate's latency: one slow run could be a spike, the second one makes a segment.
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
@@ -125,7 +138,7 @@ TEST(ChangePoint, SingleSpikeRaisesNothing) {
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     for (std::size_t spike : {0u, 1u, 20u, 28u, 29u}) {
       for (auto history : {drifting_history(seed, 30), noisy_history(seed, 30)}) {
-        history[spike] *= 1.30;
+        history[spike] *= seed % 2 ? 1.30 : 50.0;
         const ChangePointAnalysis analysis = detect_change_points(history, gate_options());
         EXPECT_TRUE(analysis.change_points.empty())
             << "seed " << seed << ", spike at " << spike << ": change at " << analysis.change_points[0].index;
@@ -180,6 +193,8 @@ TEST(ChangePoint, DeterministicAndValidated) {
 
   EXPECT_TRUE(detect_change_points({}).segments.empty());
   EXPECT_EQ(detect_change_points({1.0}).segments.size(), 1u);
+  EXPECT_THROW(detect_change_points({1.0, 0.0, 2.0}), UsageError);
+  EXPECT_THROW(detect_change_points({1.0, std::nan(""), 2.0}), UsageError);
   ChangePointOptions bad;
   bad.alpha = 0;
   EXPECT_THROW(detect_change_points(history, bad), UsageError);
