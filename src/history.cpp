@@ -12,15 +12,6 @@
 
 namespace gpb {
 namespace history {
-namespace {
-
-std::string describe_tags(const store::Tags& tags) {
-  std::string text;
-  for (const auto& [name, value] : tags) text += (text.empty() ? "" : ", ") + name + "=" + value;
-  return text;
-}
-
-}  // namespace
 
 std::vector<CaseHistory> load_histories(store::ResultStore& store, const HistoryQuery& query) {
   const std::vector<store::RunInfo> runs = store.runs(query.runs);
@@ -94,7 +85,7 @@ LoadedReport pooled_baseline(const std::string& baseline, const Context& current
   const auto runs = store->runs(filter);
   if (runs.empty())
     throw UsageError("baseline '" + spec.database.shown + "': no stored run on this machine (" + filter.machine + ")" +
-                     (spec.tags.empty() ? "" : " with " + history::describe_tags(spec.tags)));
+                     (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
   const store::RunInfo& newest = runs.back();
 
   struct Pooled {
@@ -139,7 +130,7 @@ LoadedReport pooled_baseline(const std::string& baseline, const Context& current
   report.context.git_sha = "medians of up to " + std::to_string(most_runs) + " runs through " + newest.label();
   report.context.notes.push_back("baseline from " + spec.database.shown + ": each case's medians over its last " +
                                  std::to_string(spec.last) + " runs on this machine" +
-                                 (spec.tags.empty() ? "" : " with " + history::describe_tags(spec.tags)));
+                                 (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
   return report;
 }
 

@@ -29,12 +29,6 @@ svg.trend .run-label { font-size: 9px; fill: #444; }
 p.regression { color: #b00; font-weight: 600; }
 )";
 
-std::string percent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100);
-  return text;
-}
-
 // Maps [low, high] onto [pixel_low, pixel_high], with ticks at 1, 2 or 5 times a power of ten.
 struct LinearAxis {
   double low = 0, high = 1, pixel_low = 0, pixel_high = 1;
@@ -118,7 +112,7 @@ std::string trend_plot(const history::CaseHistory& history) {
     out << "<g class=\"change-point\" data-index=\"" << change.index << "\" data-run-id=\"" << run.id << "\" data-label=\""
         << escape(run.label()) << "\" data-change=\"" << exact(change.change) << "\" data-p-value=\"" << exact(change.p_value)
         << "\"><line x1=\"" << px << "\" x2=\"" << px << "\" y1=\"" << kTop << "\" y2=\"" << kBottom << "\"/><text x=\""
-        << px << "\" y=\"" << kTop - 4 << "\" text-anchor=\"middle\">" << escape(run.label() + " " + percent(change.change))
+        << px << "\" y=\"" << kTop - 4 << "\" text-anchor=\"middle\">" << escape(run.label() + " " + format_change(change.change))
         << "</text></g>";
   }
 
@@ -153,13 +147,13 @@ std::string render_histories_html(const std::vector<history::CaseHistory>& histo
          "permutation test; changes under the case's threshold merged).</p></header>";
   for (const auto& history : histories) {
     out << "<section class=\"history\"><h2>" << escape(history.case_id) << "</h2><p>" << escape(history.machine) << "; "
-        << history.points.size() << " runs; threshold " << escape(percent(history.threshold).substr(1)) << "</p>";
+        << history.points.size() << " runs; threshold " << escape(format_threshold(history.threshold)) << "</p>";
     if (history.points.empty()) {
       out << "<p class=\"note\">No run measured it: every stored result is skipped or failed.</p></section>";
       continue;
     }
     if (const auto regression = history::newest_regression(history))
-      out << "<p class=\"regression\">Newest segment slower by " << escape(percent(regression->change.change)) << " since "
+      out << "<p class=\"regression\">Newest segment slower by " << escape(format_change(regression->change.change)) << " since "
           << escape(regression->first().run.label()) << " (run " << regression->first().run.id << ", "
           << escape(regression->first().run.timestamp) << ").</p>";
     out << "<div class=\"plots\">" << trend_plot(history) << "</div></section>";

@@ -12,6 +12,9 @@
 
 namespace gpb {
 
+std::string format_change(double fraction);     // a change in level: "+20.2%"
+std::string format_threshold(double fraction);  // "5%", "7.5%"
+
 std::string render_runs_console(const std::vector<store::RunInfo>& runs);
 
 // Per case and machine: every run's median and 95 % CI with its segment, the change points

@@ -14,7 +14,7 @@ using report_model::Align;
 using report_model::Column;
 using report_model::Table;
 
-std::string percent(double fraction, const char* format = "%+.1f%%") {
+std::string percent(double fraction, const char* format) {
   char text[32];
   std::snprintf(text, sizeof text, format, fraction * 100);
   return text;
@@ -23,12 +23,6 @@ std::string percent(double fraction, const char* format = "%+.1f%%") {
 std::string p_value(double p) {
   char text[32];
   std::snprintf(text, sizeof text, "p %.3g", p);
-  return text;
-}
-
-std::string joined_tags(const store::Tags& tags, const char* separator) {
-  std::string text;
-  for (const auto& [name, value] : tags) text += (text.empty() ? "" : separator) + name + "=" + value;
   return text;
 }
 
@@ -41,7 +35,7 @@ std::string describe_run(const store::RunInfo& run) {
 
 std::string heading(const history::CaseHistory& history) {
   return history.case_id + " on " + history.machine + " (" + std::to_string(history.points.size()) + " runs, threshold " +
-         percent(history.threshold, "%g%%") + ")";
+         format_threshold(history.threshold) + ")";
 }
 
 // "runs 3-7 (c1..c5): median 1.23 ms"
@@ -59,6 +53,9 @@ std::string verdict_line(std::size_t histories, std::size_t regressions) {
 
 }  // namespace
 
+std::string format_change(double fraction) { return percent(fraction, "%+.1f%%"); }
+std::string format_threshold(double fraction) { return percent(fraction, "%g%%"); }
+
 std::string render_runs_console(const std::vector<store::RunInfo>& runs) {
   Table table;
   table.columns = {{"run", Align::right},     {"timestamp", Align::left}, {"label", Align::left},
@@ -67,7 +64,7 @@ std::string render_runs_console(const std::vector<store::RunInfo>& runs) {
   table.key_columns = 1;
   for (const auto& run : runs)
     table.rows.push_back({{std::to_string(run.id), run.timestamp, run.label(), std::to_string(run.results), run.hostname,
-                           run.machine, joined_tags(run.tags, " ")},
+                           run.machine, store::join_tags(run.tags, " ")},
                           ""});
   return report_model::render_text_table(table) + "\n" + std::to_string(runs.size()) + " runs\n";
 }
@@ -92,7 +89,7 @@ std::string render_histories_console(const std::vector<history::CaseHistory>& hi
       std::string change;
       if (next_change < analysis.change_points.size() && analysis.change_points[next_change].index == i) {
         const ChangePoint& found = analysis.change_points[next_change++];
-        change = "<- " + percent(found.change) + " (" + p_value(found.p_value) + ")";
+        change = "<- " + format_change(found.change) + " (" + p_value(found.p_value) + ")";
         ++segment;
       }
       table.rows.push_back({{std::to_string(point.run.id), point.run.label(), point.run.timestamp, format_seconds(point.median_s),
@@ -104,11 +101,11 @@ std::string render_histories_console(const std::vector<history::CaseHistory>& hi
     out << "segments:\n";
     for (std::size_t i = 0; i < analysis.segments.size(); ++i) {
       out << "  " << i + 1 << ": " << describe_segment(history, analysis.segments[i]);
-      if (i > 0) out << " (" << percent(analysis.change_points[i - 1].change) << ")";
+      if (i > 0) out << " (" << format_change(analysis.change_points[i - 1].change) << ")";
       out << "\n";
     }
     if (const auto regression = history::newest_regression(history))
-      out << "newest segment slower by " << percent(regression->change.change) << " (> " << percent(history.threshold, "%g%%")
+      out << "newest segment slower by " << format_change(regression->change.change) << " (> " << format_threshold(history.threshold)
           << ") since " << describe_run(regression->first().run) << "\n";
     out << "\n";
   }
@@ -128,8 +125,8 @@ std::string render_history_check(const std::vector<history::CaseHistory>& histor
                      {"since", Align::left},  {"before", Align::right}, {"after", Align::right}};
     table.key_columns = 2;
     for (const auto& r : regressions)
-      table.rows.push_back({{r.history->case_id, r.history->machine, percent(r.change.change),
-                             percent(r.history->threshold, "%g%%"), describe_run(r.first().run),
+      table.rows.push_back({{r.history->case_id, r.history->machine, format_change(r.change.change),
+                             format_threshold(r.history->threshold), describe_run(r.first().run),
                              format_seconds(r.before->median), format_seconds(r.after->median)},
                             ""});
     report_model::append_markdown_table(out, table);
@@ -137,8 +134,8 @@ std::string render_history_check(const std::vector<history::CaseHistory>& histor
   }
   if (format != ReportFormat::console) throw UsageError("history check writes console or markdown output, not " + to_string(format));
   for (const auto& r : regressions)
-    out << "slower: " << r.history->case_id << " on " << r.history->machine << ": " << percent(r.change.change) << " (threshold "
-        << percent(r.history->threshold, "%g%%") << ") since " << describe_run(r.first().run) << ": "
+    out << "slower: " << r.history->case_id << " on " << r.history->machine << ": " << format_change(r.change.change) << " (threshold "
+        << format_threshold(r.history->threshold) << ") since " << describe_run(r.first().run) << ": "
         << r.after->end - r.after->begin << " runs at " << format_seconds(r.after->median) << " after "
         << r.before->end - r.before->begin << " at " << format_seconds(r.before->median) << " (" << p_value(r.change.p_value)
         << ")\n";
@@ -157,7 +154,7 @@ std::string render_history_csv(const std::vector<store::RunInfo>& runs, const st
   for (const auto& result : results) {
     const store::RunInfo& run = *run_by_id.at(result.run_id);
     out << run.id << ',' << csv_field(run.timestamp) << ',' << csv_field(run.ingested_at) << ',' << csv_field(run.machine) << ','
-        << csv_field(run.hostname) << ',' << csv_field(run.git_sha) << ',' << csv_field(joined_tags(run.tags, ";")) << ','
+        << csv_field(run.hostname) << ',' << csv_field(run.git_sha) << ',' << csv_field(store::join_tags(run.tags, ";")) << ','
         << csv_field(result.case_id) << ',' << csv_field(result.op) << ',' << csv_field(result.backend) << ','
         << csv_field(result.dtype) << ',' << csv_field(result.device) << ',' << csv_field(result.status) << ','
         << (result.verified ? "true" : "false") << ',' << result.samples << ',' << csv_number(result.median_s) << ','

@@ -545,7 +545,6 @@ namespace html {
 std::string escape(const std::string& text) { return gpb::escape(text); }
 std::string coordinate(double value) { return number(value); }
 std::string exact(double value) { return gpb::exact(value); }
-const char* colour(std::size_t index) { return kPalette[index % std::size(kPalette)]; }
 const char* page_style() { return kStyle; }
 
 }  // namespace html

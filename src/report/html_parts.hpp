@@ -1,8 +1,7 @@
 // Pieces of the HTML report that other pages (the history's trend page) share: escaping,
-// number formats, the colour palette and the style sheet. Internal to src/report/.
+// number formats and the style sheet. Internal to src/report/.
 #pragma once
 
-#include <cstddef>
 #include <string>
 
 namespace gpb::html {
@@ -10,7 +9,6 @@ namespace gpb::html {
 std::string escape(const std::string& text);  // for text and attribute values
 std::string coordinate(double value);         // an SVG coordinate, one decimal
 std::string exact(double value);              // shortest text that reads back as value
-const char* colour(std::size_t index);        // the report's palette (colour-vision safe), cycling
 const char* page_style();                     // the report's CSS, its svg.plot rules included
 
 }  // namespace gpb::html

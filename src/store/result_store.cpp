@@ -78,6 +78,12 @@ bool matches(const RunInfo& run, const RunFilter& filter) {
 
 }  // namespace
 
+std::string join_tags(const Tags& tags, const char* separator) {
+  std::string text;
+  for (const auto& [name, value] : tags) text += (text.empty() ? "" : separator) + name + "=" + value;
+  return text;
+}
+
 std::string machine_of(const Context& context) {
   const std::string gpus = gpu_names(context);
   return context.cpu_model + (gpus.empty() ? "" : " + " + gpus);

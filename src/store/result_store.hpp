@@ -19,6 +19,9 @@ namespace gpb::store {
 
 using Tags = std::map<std::string, std::string>;
 
+// "branch=main;commit=abc123" with separator ";".
+std::string join_tags(const Tags& tags, const char* separator);
+
 // The machine a history belongs to: the CPU model, and the GPU models where there are any
 // ("AMD EPYC 9654 96-Core Processor + NVIDIA H100 80GB HBM3"), the models compare's guard checks.
 std::string machine_of(const Context& context);
