@@ -2,8 +2,10 @@
 // timeout so concurrent writers queue, and every sqlite3_* result checked.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "store/sql.hpp"
 
@@ -41,12 +43,7 @@ class SqliteConnection final : public SqlConnection {
     check(sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs), "setting the busy timeout");
     // Reads the header: a file that is not a database fails here rather than mid-command.
     query("PRAGMA foreign_keys = ON", {});
-    if (create) {
-      const auto mode = query("PRAGMA journal_mode = WAL", {});
-      if (mode.empty() || mode[0].text(0) != "wal")
-        throw StoreError("database '" + shown_ + "': cannot switch to WAL journaling (" +
-                         (mode.empty() ? std::string("no answer") : mode[0].text(0)) + ")");
-    }
+    if (create) switch_to_wal();
   }
 
   const SqlDialect& dialect() const override { return kSqliteDialect; }
@@ -89,6 +86,27 @@ class SqliteConnection final : public SqlConnection {
   }
 
  private:
+  // WAL is a property of the file: set once, by whichever process gets there first. The
+  // switch needs the database to itself, and SQLite reports a busy database to it without
+  // calling the busy handler, so processes opening a new file together retry here.
+  void switch_to_wal() {
+    if (query("PRAGMA journal_mode", {}).at(0).text(0) == "wal") return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+      sqlite3_stmt* raw = nullptr;
+      check(sqlite3_prepare_v2(db_.get(), "PRAGMA journal_mode = WAL", -1, &raw, nullptr), "preparing the WAL switch");
+      const Statement statement(raw);
+      const int rc = sqlite3_step(statement.get());
+      if (rc == SQLITE_ROW) {
+        const auto* mode = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+        if (mode && std::string(mode) == "wal") return;
+        throw StoreError("database '" + shown_ + "': cannot switch to WAL journaling (" + (mode ? mode : "no answer") + ")");
+      }
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) check(rc, "switching to WAL journaling");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
   void check(int rc, const std::string& doing) const {
     if (rc == SQLITE_OK) return;
     throw StoreError("database '" + shown_ + "': " + doing + ": " + sqlite3_errmsg(db_.get()) + " (" +

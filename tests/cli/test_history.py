@@ -239,9 +239,9 @@ class HistoryCases:
         processes = [subprocess.Popen([GPUBENCH, "history", "ingest", path, "--db", db, "--tag", f"job={i}"],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                      for i, path in enumerate(paths)]
-        for process in processes:
-            out, err = process.communicate(timeout=300)
-            self.assertEqual(process.returncode, 0, err)
+        outcomes = [(process.communicate(timeout=300)[1], process.returncode) for process in processes]
+        for err, returncode in outcomes:
+            self.assertEqual(returncode, 0, err)
         self.assertEqual(self.count(db, "runs"), 16)
         self.assertEqual(self.count(db, "results"), 16 * 5 * len(case_ids()))
         self.assertEqual(self.count(db, "samples"), 16 * 5 * len(case_ids()) * 200)
