@@ -37,14 +37,13 @@ void add_run_store_options(CLI::App& run, RunStoreOptions& options) {
   run.add_option("--tag", options.tags, "With --db: a key=value tag for the stored run (commit=SHA, branch=main); repeatable");
 }
 
-RunRecorder::RunRecorder(std::unique_ptr<store::ResultStore> store, std::map<std::string, std::string> tags)
-    : store_(std::move(store)), tags_(std::move(tags)) {}
+RunRecorder::RunRecorder(std::string database, std::map<std::string, std::string> tags)
+    : database_(std::move(database)), tags_(std::move(tags)) {}
 
-RunRecorder::~RunRecorder() = default;
-
-void RunRecorder::store(const Context& context, const std::vector<ResultRecord>& results, std::ostream& log) {
-  const std::int64_t id = store_->ingest(context, results, tags_);
-  log << "gpubench: stored as run " << id << " in " << store_->shown() << "\n";
+void RunRecorder::store(const Context& context, const std::vector<ResultRecord>& results, std::ostream& log) const {
+  const auto store = store::ResultStore::open(store::parse_database_url(database_), store::OpenMode::write);
+  const std::int64_t id = store->ingest(context, results, tags_);
+  log << "gpubench: stored as run " << id << " in " << store->shown() << "\n";
 }
 
 std::unique_ptr<RunRecorder> open_run_recorder(const RunStoreOptions& options) {
@@ -53,8 +52,8 @@ std::unique_ptr<RunRecorder> open_run_recorder(const RunStoreOptions& options) {
     if (!tags.empty()) throw UsageError("--tag needs --db (the database that stores the run)");
     return nullptr;
   }
-  auto store = store::ResultStore::open(store::parse_database_url(options.db), store::OpenMode::write);
-  return std::make_unique<RunRecorder>(std::move(store), tags);
+  store::ResultStore::open(store::parse_database_url(options.db), store::OpenMode::write);
+  return std::make_unique<RunRecorder>(options.db, tags);
 }
 
 // ---- history ----

@@ -16,10 +16,6 @@ class App;
 
 namespace gpb {
 
-namespace store {
-class ResultStore;
-}
-
 // ---- gpubench run --db URL [--tag key=value ...] ----
 
 struct RunStoreOptions {
@@ -29,20 +25,20 @@ struct RunStoreOptions {
 
 void add_run_store_options(CLI::App& run, RunStoreOptions& options);
 
-// Stores the run a `gpubench run` reports, with its tags.
+// Stores the run a `gpubench run` reports, with its tags. The database is opened (and its
+// schema created or migrated) before anything is measured, so that a bad URL or tag is a
+// usage error up front, and opened again to store: no connection idles through the suite.
 class RunRecorder {
  public:
-  RunRecorder(std::unique_ptr<store::ResultStore> store, std::map<std::string, std::string> tags);
-  ~RunRecorder();
-  void store(const Context& context, const std::vector<ResultRecord>& results, std::ostream& log);
+  RunRecorder(std::string database, std::map<std::string, std::string> tags);
+  void store(const Context& context, const std::vector<ResultRecord>& results, std::ostream& log) const;
 
  private:
-  std::unique_ptr<store::ResultStore> store_;
+  std::string database_;
   std::map<std::string, std::string> tags_;
 };
 
-// Opens the database before anything is measured, so that a bad URL or tag is a usage
-// error up front; null without --db (and --tag without --db is a usage error).
+// Null without --db (and --tag without --db is a usage error).
 std::unique_ptr<RunRecorder> open_run_recorder(const RunStoreOptions& options);
 
 // ---- gpubench history ingest|list|show|export|check ----
