@@ -1,128 +1,20 @@
 """End-to-end tests of the results store: `gpubench run --db`, `history ingest|list|show|
 export|check` and `compare --baseline db:...`, on SQLite and on the PostgreSQL server that
-ctest starts (tests/postgres/cluster.py); sixteen concurrent ingests; SIGKILL during
-ingestion leaving no partial run."""
-import copy
+ctest starts (tests/postgres/cluster.py)."""
 import csv
 import io
 import json
 import os
 import random
 import re
-import signal
-import sqlite3
 import subprocess
-import time
-import unittest
 
 from gpubench_cli import FAST, GPUBENCH, CliTestCase, gpubench, main, write_file
-
-STATE = os.environ.get("GPUBENCH_TEST_POSTGRES_STATE")
-PAUSE = "GPUBENCH_TEST_INGEST_PAUSE_FILE"
-TEMPLATE = None  # a real report, the shape of every synthetic one
+from history_support import SKIP_POSTGRES, HistoryBase, PostgresEngine, SqliteEngine, case_ids, synthetic_report
 
 
-def template_report():
-    global TEMPLATE
-    if TEMPLATE is None:
-        process = gpubench("run", "--op", "sum,sin", "--size", "1K", "--backend", "eigen", *FAST, "--format", "json")
-        assert process.returncode == 0, process.stderr
-        TEMPLATE = json.loads(process.stdout)
-    return TEMPLATE
-
-
-def synthetic_report(run, levels, results_per_case=1, samples=30):
-    """Run `run` of a history: each ok result's samples tight around levels[case id] (or its
-    template median), context timestamp in run order."""
-    report = copy.deepcopy(template_report())
-    report["context"]["timestamp"] = f"2024-11-{1 + run // 1440:02d}T{run // 60 % 24:02d}:{run % 60:02d}:00Z"
-    results = []
-    for template in report["results"]:
-        for copy_index in range(results_per_case):
-            result = copy.deepcopy(template)
-            if copy_index:
-                result["shape"]["n"] += copy_index  # a distinct case id
-                result["shape"]["label"] = str(result["shape"]["n"])
-                result["id"] = f"{result['op']}/{result['backend']}/{result['dtype']}/{result['shape']['n']}"
-            level = levels.get(result["id"], 1e-6)
-            values = [level * (1 + 0.004 * ((k % 7) / 6 - 0.5)) for k in range(samples)]
-            result["samples_s"] = values
-            result["host_samples_s"] = values
-            statistics = result["statistics"]
-            statistics.update(count=samples, min=min(values), max=max(values), median=level, mean=level,
-                              p5=level * 0.998, p95=level * 1.002, q1=level * 0.999, q3=level * 1.001,
-                              median_ci_low=level * 0.999, median_ci_high=level * 1.001)
-            result["host_statistics"] = dict(statistics)
-            results.append(result)
-    report["results"] = results
-    return report
-
-
-def case_ids():
-    return [result["id"] for result in template_report()["results"]]
-
-
-class PostgresServer:
-    """Fresh databases on the server ctest started."""
-    counter = 0
-
-    def __init__(self):
-        with open(STATE, encoding="utf-8") as handle:
-            state = json.load(handle)
-        self.url = state["url"]
-        self.psql = os.path.join(state["bindir"], "psql")
-
-    def sql(self, url, statement):
-        result = subprocess.run([self.psql, url, "-v", "ON_ERROR_STOP=1", "-At", "-c", statement], capture_output=True,
-                                text=True, timeout=60)
-        if result.returncode != 0:
-            raise RuntimeError(f"psql {statement!r}: {result.stderr}")
-        return result.stdout.strip()
-
-    def new_database(self):
-        PostgresServer.counter += 1
-        name = f"gpubench_cli_{os.getpid()}_{PostgresServer.counter}"
-        self.sql(self.url, f"CREATE DATABASE {name}")
-        return self.url.replace("/postgres?", f"/{name}?"), name
-
-    def drop(self, name):
-        self.sql(self.url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-class HistoryCases:
-    """Tests run on both engines; subclasses say how a fresh database is made."""
-
-    def new_db(self):
-        raise NotImplementedError
-
-    def scalar(self, db, statement):
-        raise NotImplementedError
-
-    def count(self, db, table):
-        return int(self.scalar(db, f"SELECT COUNT(*) FROM {table}"))
-
-    def check_integrity(self, db):
-        """No sample or result without its run and result; then the engine's own checks."""
-        self.assertEqual(int(self.scalar(db, "SELECT COUNT(*) FROM samples s LEFT JOIN results r ON r.run_id = s.run_id "
-                                             "AND r.result_index = s.result_index WHERE r.run_id IS NULL")), 0)
-        self.assertEqual(int(self.scalar(db, "SELECT COUNT(*) FROM results r LEFT JOIN runs u ON u.id = r.run_id "
-                                             "WHERE u.id IS NULL")), 0)
-        self.check_engine_integrity(db)
-
-    def store(self, db, report, *tags, name=None, env=None):
-        path = write_file(self.dir, name or f"report-{id(report)}-{time.monotonic_ns()}.json", json.dumps(report))
-        args = ["history", "ingest", path, "--db", db]
-        for tag in tags:
-            args += ["--tag", tag]
-        return gpubench(*args, env=env)
-
-    def stepped_history(self, db, step_at=6, runs=10, factor=1.2):
-        sum_id, sin_id = case_ids()
-        for run in range(1, runs + 1):
-            wobble = 1 + 0.004 * ((run * 7) % 5 - 2)
-            levels = {sum_id: 1e-3 * wobble * (factor if run >= step_at else 1), sin_id: 5e-5 * wobble}
-            self.assertOk(self.store(db, synthetic_report(run, levels), f"commit=run{run:02d}", "branch=main"))
-        return sum_id
+class HistoryCases(HistoryBase):
+    """Run on both engines."""
 
     # ---- run --db, list, export ----
 
@@ -228,99 +120,8 @@ class HistoryCases:
         no_runs = gpubench("compare", f"db:{db}{separator}branch=feature", same)
         self.assertUsageError(no_runs, "no stored run on this machine", "branch=feature")
 
-    # ---- concurrency and crashes ----
 
-    def test_sixteen_concurrent_ingests_all_land(self):
-        db = self.new_db()  # fresh: the sixteen also race to create the schema
-        paths = []
-        for run in range(16):
-            report = synthetic_report(run + 1, {}, results_per_case=5, samples=200)
-            paths.append(write_file(self.dir, f"concurrent-{run}.json", json.dumps(report)))
-        processes = [subprocess.Popen([GPUBENCH, "history", "ingest", path, "--db", db, "--tag", f"job={i}"],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                     for i, path in enumerate(paths)]
-        outcomes = [(process.communicate(timeout=300)[1], process.returncode) for process in processes]
-        for err, returncode in outcomes:
-            self.assertEqual(returncode, 0, err)
-        self.assertEqual(self.count(db, "runs"), 16)
-        self.assertEqual(self.count(db, "results"), 16 * 5 * len(case_ids()))
-        self.assertEqual(self.count(db, "samples"), 16 * 5 * len(case_ids()) * 200)
-        self.assertEqual(self.count(db, "schema_version"), 1)
-        listing = gpubench("history", "list", "--db", db)
-        self.assertOk(listing)
-        self.assertEqual({f"job={i}" for i in range(16)}, set(re.findall(r"job=\d+", listing.stdout)))
-
-    def big_report(self, run):
-        return synthetic_report(run, {}, results_per_case=10, samples=1500)
-
-    def assert_whole_runs(self, db, expected_runs):
-        """The runs stored are complete and exactly those expected; the database is sound."""
-        exported = gpubench("history", "export", "--db", db, "--format", "csv")
-        self.assertOk(exported)
-        per_run = {}
-        for row in csv.DictReader(io.StringIO(exported.stdout)):
-            per_run[row["tags"]] = per_run.get(row["tags"], 0) + 1
-        results = 10 * len(case_ids())
-        self.assertEqual(per_run, {f"commit=k{run}": results for run in expected_runs})
-        self.assertEqual(self.count(db, "samples"), len(expected_runs) * results * 1500)
-        self.check_integrity(db)
-
-    def test_sigkill_inside_the_ingest_transaction_leaves_no_partial_run(self):
-        db = self.new_db()
-        self.assertOk(self.store(db, self.big_report(1), "commit=k1"))
-        marker = os.path.join(self.dir, "inside-transaction")
-        path = write_file(self.dir, "killed.json", json.dumps(self.big_report(2)))
-        process = subprocess.Popen([GPUBENCH, "history", "ingest", path, "--db", db, "--tag", "commit=k2"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, PAUSE: marker})
-        deadline = time.monotonic() + 120
-        while not os.path.exists(marker):
-            self.assertIsNone(process.poll(), "ingest ended before pausing")
-            self.assertLess(time.monotonic(), deadline, "ingest never reached its pause")
-            time.sleep(0.05)
-        process.send_signal(signal.SIGKILL)
-        process.communicate(timeout=60)
-        self.assertEqual(process.returncode, -signal.SIGKILL)
-        self.assert_whole_runs(db, [1])
-        # The killed report was never stored: it goes in now.
-        self.assertOk(gpubench("history", "ingest", path, "--db", db, "--tag", "commit=k2"))
-        self.assert_whole_runs(db, [1, 2])
-
-    def test_sigkill_at_random_points_of_large_ingests(self):
-        db = self.new_db()
-        started = time.monotonic()
-        self.assertOk(self.store(db, self.big_report(1), "commit=k1"))
-        duration = time.monotonic() - started
-        stored = [1]
-        rng = random.Random(17)
-        for run in range(2, 7):
-            path = write_file(self.dir, f"random-kill-{run}.json", json.dumps(self.big_report(run)))
-            process = subprocess.Popen([GPUBENCH, "history", "ingest", path, "--db", db, "--tag", f"commit=k{run}"],
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            time.sleep(rng.uniform(0, 1.5 * duration))
-            process.send_signal(signal.SIGKILL)
-            process.communicate(timeout=60)
-            # Killed before its commit, the run is not there; after it (or finished), it is, whole.
-            landed = f"commit=k{run}" in gpubench("history", "list", "--db", db).stdout
-            self.assertTrue(landed or process.returncode != 0, "an ingest that exited 0 lost its run")
-            if landed:
-                stored.append(run)
-            self.assert_whole_runs(db, stored)
-
-
-class SqliteHistoryTests(HistoryCases, CliTestCase):
-    def new_db(self):
-        return os.path.join(self.dir, f"history-{time.monotonic_ns()}.db")
-
-    def scalar(self, db, statement):
-        with sqlite3.connect(db) as connection:
-            return connection.execute(statement).fetchone()[0]
-
-    def check_engine_integrity(self, db):
-        with sqlite3.connect(db) as connection:
-            self.assertEqual(connection.execute("PRAGMA integrity_check").fetchone()[0], "ok")
-            self.assertEqual(connection.execute("PRAGMA foreign_key_check").fetchall(), [])
-            self.assertEqual(connection.execute("PRAGMA journal_mode").fetchone()[0], "wal")
-
+class SqliteHistoryTests(SqliteEngine, HistoryCases, CliTestCase):
     def test_sqlite_prefix_and_default_file(self):
         report = write_file(self.dir, "r.json", json.dumps(synthetic_report(1, {})))
         self.assertOk(gpubench("history", "ingest", report, "--db", "sqlite:" + os.path.join(self.dir, "a.db")))
@@ -366,33 +167,8 @@ class SqliteHistoryTests(HistoryCases, CliTestCase):
         self.assertEqual(self.count(db, "runs"), 1)
 
 
-@unittest.skipIf(STATE == "off", "PostgreSQL tests turned off (GPUBENCH_POSTGRES_TESTS=OFF)")
-class PostgresHistoryTests(HistoryCases, CliTestCase):
-    def setUp(self):
-        super().setUp()
-        if not STATE:
-            self.fail("GPUBENCH_TEST_POSTGRES_STATE is not set: run through ctest, which starts the PostgreSQL server")
-        self.assertTrue(os.path.exists(STATE), f"no PostgreSQL server state at {STATE} (did postgres.start fail?)")
-        self.server = PostgresServer()
-        self.databases = []
-
-    def tearDown(self):
-        for name in self.databases:
-            self.server.drop(name)
-        super().tearDown()
-
-    def new_db(self):
-        url, name = self.server.new_database()
-        self.databases.append(name)
-        return url
-
-    def scalar(self, db, statement):
-        return self.server.sql(db, statement)
-
-    def check_engine_integrity(self, db):
-        self.assertEqual(self.server.sql(db, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                             "AND state LIKE 'idle in transaction%'"), "0")
-
+@SKIP_POSTGRES
+class PostgresHistoryTests(PostgresEngine, HistoryCases, CliTestCase):
     def test_unreachable_server_is_a_usage_error(self):
         process = gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", *FAST,
                            "--db", "postgresql://ci:s3cret@/perf?host=/nonexistent-dir&connect_timeout=2")
