@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "history_baseline.hpp"
 #include "rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "statistics.hpp"
@@ -393,13 +394,23 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
 
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err) {
-  return report_comparison(read_json_report(baseline_path), read_json_report(current_path), options, format, out, err);
+  const LoadedReport current = read_json_report(current_path);
+  return report_comparison(read_baseline(baseline_path, current.context), current, options, format, out, err);
 }
 
 int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err) {
   return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
+}
+
+double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
+                      std::optional<double> global_override) {
+  CaseSpec spec;
+  spec.op = op;
+  CompareOptions options;
+  options.threshold = global_override;
+  return threshold_for(thresholds, spec, case_id, options);
 }
 
 }  // namespace gpb

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -97,9 +98,14 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
 // interrupted run and allow_interrupted is not set: its missing cases would read as regressions.
 void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted);
 
-// `gpubench compare`: reads both JSON reports, writes the comparison (rendered by
-// report/compare_render.hpp) to out and the warnings to err, and returns the exit code.
-// UsageError (exit 2) propagates.
+// The threshold a case is judged against: the most specific of thresholds (case id, op
+// name, "*"), with global_override in place of "*" (compare's --threshold).
+double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
+                      std::optional<double> global_override);
+
+// `gpubench compare`: reads both JSON reports (a baseline "db:..." pools runs from the
+// history instead, see history_baseline.hpp), writes the comparison to out and the
+// warnings to err, and returns the exit code. UsageError (exit 2) propagates.
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err);
 

@@ -1,4 +1,4 @@
-// gpubench command line: run, list, info, compare, report.
+// gpubench command line: run, list, info, compare, report, history.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
@@ -8,7 +8,8 @@
 #include "build_info.hpp"
 #include "compare.hpp"
 #include "context.hpp"
-#include "interrupt.hpp"
+#include "history_baseline.hpp"
+#include "history_command.hpp"
 #include "interrupt.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
@@ -65,17 +66,20 @@ void mark_interrupted(Context& context, std::size_t finished, std::size_t planne
 int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
-  if (config.baseline) {
-    const int verdict = compare_with_baseline(*config.baseline, context, results, compare_options(config), ReportFormat::console,
-                                              std::cout, std::cerr);
+  if (config.baseline || !config.history_baseline.empty()) {
+    // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
+    const LoadedReport baseline = config.baseline ? *config.baseline : read_baseline(config.history_baseline, context);
+    const int verdict =
+        compare_with_baseline(baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
   return exit_code;
 }
 
 // run: every usage error surfaces in resolve() and build_plan(), before anything is measured.
-int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv) {
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options) {
   const RunConfig config = cli.resolve();
+  const auto recorder = open_run_recorder(store_options);  // a bad database is a usage error before measuring
   auto backends = make_all_backends();
   const Plan plan = build_plan(config, backends);
   Context context = collect_context(argv, worker_threads(static_cast<int>(config.settings.threads)));
@@ -91,7 +95,9 @@ int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv)
   if (interrupt_requested()) mark_interrupted(context, results.size(), plan.cases.size());
   write_reports(config, context, results);
   if (context.interrupted) return interrupted_exit_code();
-  return run_exit_code(config, context, results);
+  const int exit_code = run_exit_code(config, context, results);
+  if (recorder) recorder->store(context, results, std::cerr);  // after compare: a db baseline pools earlier runs only
+  return exit_code;
 }
 
 // report: re-renders a JSON report, with the CPU-versus-GPU summary and an HTML page.
@@ -189,6 +195,8 @@ int dispatch(int argc, char** argv) {
 
   CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
   const RunCommandLine run(*run_app);
+  RunStoreOptions run_store;
+  add_run_store_options(*run_app, run_store);
 
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
 
@@ -198,7 +206,8 @@ int dispatch(int argc, char** argv) {
 
   CompareCli compare;
   CLI::App* compare_app = app.add_subcommand("compare", "Compare two JSON reports: verdict per case, exit 1 on regression");
-  compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON)")->required();
+  compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON), or db:URL[?key=value&last=N] (the history)")
+      ->required();
   compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
   compare_app->add_option("--format", compare.format, "console, markdown or json");
   compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)");
@@ -206,6 +215,8 @@ int dispatch(int argc, char** argv) {
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
   compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,
                         "Compare reports of interrupted runs (the cases they finished)");
+
+  const HistoryCommand history = add_history_command(app);
 
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(
@@ -228,7 +239,8 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (run_app->parsed()) return command_run(run, args);
+  if (run_app->parsed()) return command_run(run, args, run_store);
+  if (history.app->parsed()) return run_history_command(history);
   if (list_app->parsed()) {
     print_list(std::cout);
     return kExitOk;

@@ -11,6 +11,8 @@
 
 #include "build_info.hpp"
 #include "compare.hpp"
+#include "history_baseline.hpp"
+#include "store/database_url.hpp"
 #include "op_table.hpp"
 #include "system.hpp"
 
@@ -208,7 +210,7 @@ SettingValue from_flag_text(const SettingSpec& spec, const std::string& text) {
   return text;
 }
 
-void store(RunSettings& settings, const SettingSpec& spec, const SettingValue& value) {
+void store_setting(RunSettings& settings, const SettingSpec& spec, const SettingValue& value) {
   std::visit(
       [&](auto field) {
         using T = std::remove_reference_t<decltype(settings.*field)>;
@@ -297,7 +299,7 @@ double parse_threshold_flag(const std::string& flag, const std::string& text) {
 
 RunSettings default_run_settings() {
   RunSettings settings;
-  for (const auto& spec : setting_table()) store(settings, spec, spec.default_value);
+  for (const auto& spec : setting_table()) store_setting(settings, spec, spec.default_value);
   return settings;
 }
 
@@ -335,7 +337,8 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--format", format_, "console, json, csv or markdown");
   run.add_option("--out", outs_, "Write a report file (format from the extension: .json .csv .md .txt)");
   run.add_flag("--quiet", quiet_, "No progress and no console table when writing files");
-  run.add_option("--baseline", baseline_, "Compare against this JSON report after running");
+  run.add_option("--baseline", baseline_,
+                 "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
   run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)");
   run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
@@ -356,7 +359,7 @@ RunSettings RunCommandLine::merge_settings(const Suite* suite) const {
                               : checked(spec, from_flag_text(spec, setting_inputs_[i].text), spec.flag, spec.percent ? 0.01 : 1);
     else if (suite && spec.suite_key && suite->settings.count(spec.suite_key) != 0)
       value = suite->settings.at(spec.suite_key);
-    store(settings, spec, value);
+    store_setting(settings, spec, value);
   }
   check_together(settings);
   // A profiler session is one pass: the capture range covers exactly one measurement of each case.
@@ -425,7 +428,10 @@ RunConfig RunCommandLine::resolve() const {
   config.backends_named = given("--backend");
   config.settings = merge_settings(suite ? &*suite : nullptr);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
-  if (!baseline_.empty()) {
+  if (store::is_history_baseline(baseline_)) {
+    check_baseline_readable(baseline_);  // the runs are pooled after measuring, for this machine
+    config.history_baseline = baseline_;
+  } else if (!baseline_.empty()) {
     config.baseline = read_json_report(baseline_);
     require_complete_report(*config.baseline, "baseline", allow_interrupted_);
   }

@@ -68,7 +68,8 @@ struct RunConfig {
   std::optional<double> threshold;            // --threshold as a fraction
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
-  std::optional<LoadedReport> baseline;       // --baseline, read before anything runs
+  std::optional<LoadedReport> baseline;       // --baseline FILE, read before anything runs
+  std::string history_baseline;               // --baseline db:..., checked before and pooled after the run
   bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
   std::optional<std::string> relative_to;
   bool quiet = false;

@@ -149,4 +149,7 @@ std::string render_csv(const Context& context, const std::vector<ResultRecord>& 
   return out.str();
 }
 
+std::string report_model::csv_field(const std::string& field) { return quoted(field); }
+std::string report_model::csv_number(double value) { return number(value); }
+
 }  // namespace gpb
