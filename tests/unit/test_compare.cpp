@@ -601,6 +601,11 @@ TEST(CompareRender, ConsoleListsRegressionsFirstAndEndsWithTheSummary) {
       "FAIL (exit 1): 6 cases: 1 slower, 1 failed, 1 missing, 1 faster, 2 same (0 noisy), 0 new\n";
   EXPECT_EQ(text.substr(text.size() - summary.size()), summary) << text;
   EXPECT_EQ(text.find("driver"), std::string::npos) << "warnings belong on stderr";
+  // Drawn like the results table: the header, then a rule under each column.
+  const std::size_t rule_start = text.find('\n') + 1;
+  const std::string rule = text.substr(rule_start, text.find('\n', rule_start) - rule_start);
+  EXPECT_EQ(rule.rfind("----", 0), 0u) << text;
+  EXPECT_EQ(rule.find_first_not_of("- "), std::string::npos) << text;
 }
 
 TEST(CompareRender, MarkdownCarriesVerdictsAndWarnings) {
