@@ -65,17 +65,6 @@ double powerlaw_scale(double target_mean, std::int64_t cap) {
   return 0.5 * (low + high);
 }
 
-void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row) {
-  if (rows <= 0) throw UsageError("spmv rows must be positive (got " + std::to_string(rows) + ")");
-  if (nnz_per_row <= 0) throw UsageError("spmv nnz per row must be positive (got " + std::to_string(nnz_per_row) + ")");
-  if (nnz_per_row > rows)
-    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
-                     std::to_string(rows) + ")");
-  if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)
-    throw UsageError("spmv matrix " + std::to_string(rows) + " rows x " + std::to_string(nnz_per_row) +
-                     " nnz/row does not fit 32-bit indices (at most " + std::to_string(kMaxIndex) + " nonzeros)");
-}
-
 // A banded row's columns: nnz_per_row diagonals from -(nnz_per_row / 2) up, clipped to the matrix.
 struct BandedRow {
   std::int64_t first_column;
@@ -111,6 +100,17 @@ std::vector<std::int32_t> row_lengths(std::int64_t rows, std::int64_t nnz_per_ro
 }
 
 }  // namespace
+
+void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row) {
+  if (rows <= 0) throw UsageError("spmv rows must be positive (got " + std::to_string(rows) + ")");
+  if (nnz_per_row <= 0) throw UsageError("spmv nnz per row must be positive (got " + std::to_string(nnz_per_row) + ")");
+  if (nnz_per_row > rows)
+    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
+                     std::to_string(rows) + ")");
+  if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)
+    throw UsageError("spmv matrix " + std::to_string(rows) + " rows x " + std::to_string(nnz_per_row) +
+                     " nnz/row does not fit 32-bit indices (at most " + std::to_string(kMaxIndex) + " nonzeros)");
+}
 
 CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed) {
   if (pattern == SpmvPattern::file) throw std::invalid_argument("generate_csr: pattern 'file' is read, not generated");

@@ -30,6 +30,9 @@ struct CsrMatrix {
 //             (a few very long rows, many short ones, some empty), random columns
 // Values are uniform in [-1, 1). Throws UsageError on sizes that do not fit 32-bit indices.
 CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed);
+// The checks generate_csr makes before it allocates: positive sizes, at most `rows` entries
+// per row, 32-bit indices. Throws UsageError; the plan calls it before anything runs.
+void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row);
 
 // Reads a Matrix Market file: coordinate format, real/integer/pattern field,
 // general/symmetric symmetry. Pattern entries get value 1. Duplicates are summed.

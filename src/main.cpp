@@ -76,7 +76,8 @@ int run_exit_code(const RunConfig& config, const Context& context, const std::ve
   return exit_code;
 }
 
-// run: every usage error surfaces in resolve() and build_plan(), before anything is measured.
+// run: every usage error surfaces in resolve(), build_plan() or check_baseline(), before
+// anything is measured, so a long run never ends in one.
 int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options) {
   const RunConfig config = cli.resolve();
   const auto recorder = open_run_recorder(store_options);  // a bad database is a usage error before measuring
@@ -86,6 +87,7 @@ int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv,
   record_settings(config, context);
   context.thresholds = plan.thresholds;
   add_notes(context, plan.notes);
+  check_baseline(config, context);
   for (const auto& note : plan.notes) std::cerr << "gpubench: " << note << "\n";
 
   nvtx::initialize();
@@ -210,7 +212,8 @@ int dispatch(int argc, char** argv) {
       ->required();
   compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
   compare_app->add_option("--format", compare.format, "console, markdown or json");
-  compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)");
+  compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)")
+      ->type_name("PERCENT");
   compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
   compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,

@@ -63,6 +63,7 @@ struct RunConfig {
   // What runs: the command line's one group, or a suite's groups after the --op, --backend,
   // --dtype and --timing filters.
   std::vector<SuiteGroup> groups;
+  std::vector<Op> only_ops;                   // --op with a suite: its other ops are left out
   bool backends_named = false;                // --backend given: an unavailable one is a usage error
   std::map<std::string, double> thresholds;   // the suite's, and --threshold as "*" (fractions)
   std::optional<double> threshold;            // --threshold as a fraction
@@ -89,6 +90,7 @@ class RunCommandLine {
   bool given(const std::string& flag) const;
   RunSettings merge_settings(const Suite* suite) const;
   std::vector<SuiteGroup> command_line_groups() const;
+  void refuse_flags_without_effect(const RunOptions& options) const;
   std::vector<SuiteGroup> filtered_suite_groups(const Suite& suite) const;
   std::vector<ReportOutput> outputs() const;
 
