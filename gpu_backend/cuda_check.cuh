@@ -1,4 +1,4 @@
-// Error checks for cuBLAS and cuSPARSE calls, built like the CUDA runtime checks they sit
+// Error checks for cuBLAS and cuSPARSE calls, made like the CUDA runtime checks they sit
 // beside (kernels/launch_check.cuh: GPB_CUDA_CHECK, GPB_CUDA_CHECK_NOTHROW, GPB_CHECK_LAUNCH).
 #pragma once
 
@@ -17,30 +17,11 @@ void report_cusparse_error(cusparseStatus_t status, const char* call, const char
 
 }  // namespace gpb::cuda
 
-#define GPB_CUBLAS_CHECK(call)                                                               \
-  do {                                                                                       \
-    const cublasStatus_t gpb_cublas_status = (call);                                         \
-    if (gpb_cublas_status != CUBLAS_STATUS_SUCCESS)                                          \
-      ::gpb::cuda::throw_cublas_error(gpb_cublas_status, #call, __FILE__, __LINE__);         \
-  } while (false)
-
-#define GPB_CUSPARSE_CHECK(call)                                                             \
-  do {                                                                                       \
-    const cusparseStatus_t gpb_cusparse_status = (call);                                     \
-    if (gpb_cusparse_status != CUSPARSE_STATUS_SUCCESS)                                      \
-      ::gpb::cuda::throw_cusparse_error(gpb_cusparse_status, #call, __FILE__, __LINE__);     \
-  } while (false)
-
-#define GPB_CUBLAS_CHECK_NOTHROW(call)                                                       \
-  do {                                                                                       \
-    const cublasStatus_t gpb_cublas_status = (call);                                         \
-    if (gpb_cublas_status != CUBLAS_STATUS_SUCCESS)                                          \
-      ::gpb::cuda::report_cublas_error(gpb_cublas_status, #call, __FILE__, __LINE__);        \
-  } while (false)
-
-#define GPB_CUSPARSE_CHECK_NOTHROW(call)                                                     \
-  do {                                                                                       \
-    const cusparseStatus_t gpb_cusparse_status = (call);                                     \
-    if (gpb_cusparse_status != CUSPARSE_STATUS_SUCCESS)                                      \
-      ::gpb::cuda::report_cusparse_error(gpb_cusparse_status, #call, __FILE__, __LINE__);    \
-  } while (false)
+#define GPB_CUBLAS_CHECK(call) \
+  GPB_CHECK_STATUS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, ::gpb::cuda::throw_cublas_error, call, #call)
+#define GPB_CUSPARSE_CHECK(call) \
+  GPB_CHECK_STATUS(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, ::gpb::cuda::throw_cusparse_error, call, #call)
+#define GPB_CUBLAS_CHECK_NOTHROW(call) \
+  GPB_CHECK_STATUS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, ::gpb::cuda::report_cublas_error, call, #call)
+#define GPB_CUSPARSE_CHECK_NOTHROW(call) \
+  GPB_CHECK_STATUS(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, ::gpb::cuda::report_cusparse_error, call, #call)

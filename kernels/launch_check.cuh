@@ -20,19 +20,18 @@ void report_cuda_error(cudaError_t status, const char* call, const char* file, i
 
 }  // namespace gpb::kernels
 
-#define GPB_CUDA_CHECK(call)                                                                 \
-  do {                                                                                       \
-    const cudaError_t gpb_cuda_status = (call);                                              \
-    if (gpb_cuda_status != cudaSuccess)                                                      \
-      ::gpb::kernels::throw_cuda_error(gpb_cuda_status, #call, __FILE__, __LINE__);          \
+// Calls `handler(status, text, file, line)` when `call` returns anything but `success`; the
+// checks below, and gpu_backend/cuda_check.cuh's for cuBLAS and cuSPARSE, are made of it.
+#define GPB_CHECK_STATUS(Status, success, handler, call, text)                 \
+  do {                                                                         \
+    const Status gpb_status = (call);                                          \
+    if (gpb_status != (success)) handler(gpb_status, text, __FILE__, __LINE__); \
   } while (false)
 
-#define GPB_CUDA_CHECK_NOTHROW(call)                                                         \
-  do {                                                                                       \
-    const cudaError_t gpb_cuda_status = (call);                                              \
-    if (gpb_cuda_status != cudaSuccess)                                                      \
-      ::gpb::kernels::report_cuda_error(gpb_cuda_status, #call, __FILE__, __LINE__);         \
-  } while (false)
+#define GPB_CUDA_CHECK(call) \
+  GPB_CHECK_STATUS(cudaError_t, cudaSuccess, ::gpb::kernels::throw_cuda_error, call, #call)
+#define GPB_CUDA_CHECK_NOTHROW(call) \
+  GPB_CHECK_STATUS(cudaError_t, cudaSuccess, ::gpb::kernels::report_cuda_error, call, #call)
 
 // After every kernel launch: launch-configuration errors surface here, not at the next
 // unrelated call.

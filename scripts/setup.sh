@@ -4,7 +4,10 @@
 set -euo pipefail
 
 packages=(build-essential cmake git pkg-config libeigen3-dev libopenblas-dev libcli11-dev nlohmann-json3-dev
-          libgtest-dev python3 python3-jsonschema python3-numpy python3-scipy
+          libsqlite3-dev libpq-dev libgtest-dev python3 python3-jsonschema python3-numpy python3-scipy
+          postgresql  # the results store; its tests start a throw-away PostgreSQL server
+          # The sanitizer build and its fuzzers: clang, its sanitizer and libFuzzer runtimes, its OpenMP.
+          clang libclang-rt-dev libomp-dev
           openmpi-bin libopenmpi-dev)  # MPI: -DGPUBENCH_WITH_MPI=ON, and the tests' MPI variant
 # The HTML report test renders in a real browser where one can be installed.
 if [[ "${GPUBENCH_WITH_BROWSER:-1}" == 1 ]]; then packages+=(chromium); fi

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "history_baseline.hpp"
 #include "rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "statistics.hpp"
@@ -336,7 +337,15 @@ void require_threshold(double fraction, const std::string& what) {
 
 bool Comparison::passed() const { return exit_code() == kExitNoRegression; }
 
+void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted) {
+  if (report.context.interrupted && !allow_interrupted)
+    throw UsageError("the " + side + " report is of an interrupted run and holds only the cases finished before it " +
+                     "(pass --allow-interrupted to compare them)");
+}
+
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options) {
+  require_complete_report(baseline, "baseline", options.allow_interrupted);
+  require_complete_report(current, "current", options.allow_interrupted);
   if (!inside_unit_interval(options.alpha))
     throw UsageError("alpha must be between 0 and 1, got " + format_short(options.alpha));
   if (options.threshold) require_threshold(*options.threshold, "threshold");
@@ -368,13 +377,23 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
 
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err) {
-  return report_comparison(read_json_report(baseline_path), read_json_report(current_path), options, format, out, err);
+  const LoadedReport current = read_json_report(current_path);
+  return report_comparison(read_baseline(baseline_path, current.context), current, options, format, out, err);
 }
 
 int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err) {
   return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
+}
+
+double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
+                      std::optional<double> global_override) {
+  CaseSpec spec;
+  spec.op = op;
+  CompareOptions options;
+  options.threshold = global_override;
+  return threshold_for(thresholds, spec, case_id, options);
 }
 
 }  // namespace gpb

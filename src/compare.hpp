@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -33,6 +34,7 @@ struct CompareOptions {
   bool allow_missing = false;                // cases absent from the current report do not fail
   bool allow_machine_mismatch = false;       // compare across GPU/CPU models; verdicts marked cross-machine
   DeviceMatch match_devices = DeviceMatch::uuid;  // how reports over several GPUs or ranks pair their records
+  bool allow_interrupted = false;            // compare reports of interrupted runs (their finished cases)
 };
 
 // In order of severity; the tables list cases in this order.
@@ -91,14 +93,23 @@ struct Comparison {
 void require_threshold(double fraction, const std::string& what);
 
 // Matches cases by CaseSpec::id() and device (device_match.hpp) and judges each. Throws
-// UsageError when the GPU or CPU
-// models differ (unless allowed), on a case listed twice in one report, and on thresholds
-// or alpha outside (0, 1).
+// UsageError when the GPU or CPU models differ (unless allowed), when a report is of an
+// interrupted run (unless allowed), on a case listed twice (on one device) in one report, and
+// on thresholds or alpha outside (0, 1).
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
 
-// `gpubench compare`: reads both JSON reports, writes the comparison (rendered by
-// report/compare_render.hpp) to out and the warnings to err, and returns the exit code.
-// UsageError (exit 2) propagates.
+// Throws UsageError when `report` (the "baseline" or "current" one, as `side` says) is of an
+// interrupted run and allow_interrupted is not set: its missing cases would read as regressions.
+void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted);
+
+// The threshold a case is judged against: the most specific of thresholds (case id, op
+// name, "*"), with global_override in place of "*" (compare's --threshold).
+double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
+                      std::optional<double> global_override);
+
+// `gpubench compare`: reads both JSON reports (a baseline "db:..." pools runs from the
+// history instead, see history_baseline.hpp), writes the comparison to out and the
+// warnings to err, and returns the exit code. UsageError (exit 2) propagates.
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err);
 

@@ -1,9 +1,10 @@
 #include "config.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+
+#include "input_file.hpp"
+#include "json_input.hpp"
 
 #include "compare.hpp"
 #include "run_config.hpp"
@@ -24,6 +25,8 @@ std::vector<std::string> string_list(const json& value, const std::string& where
   for (const auto& item : list) {
     if (item.is_string())
       items.push_back(item.get<std::string>());
+    else if (item.is_number_unsigned())
+      items.push_back(std::to_string(item.get<std::uint64_t>()));
     else if (item.is_number_integer())
       items.push_back(std::to_string(item.get<std::int64_t>()));
     else
@@ -34,11 +37,27 @@ std::vector<std::string> string_list(const json& value, const std::string& where
 
 std::vector<std::int64_t> size_list(const json& value, const std::string& where) {
   std::vector<std::int64_t> sizes;
-  for (const auto& text : string_list(value, where)) {
-    const auto parsed = parse_size_list(text);
-    sizes.insert(sizes.end(), parsed.begin(), parsed.end());
-  }
+  for (const auto& text : string_list(value, where)) append_size_list(sizes, text, where);
   return sizes;
+}
+
+// Keys that take one value: a string, or a list of exactly one.
+std::string single_string(const json& value, const std::string& where) {
+  const auto items = string_list(value, where);
+  if (items.size() != 1) throw UsageError(where + ": expected one value, got " + std::to_string(items.size()));
+  return items.front();
+}
+
+// An integer in [min, max], 0 <= min: a number that does not fit (0.7, 1e30, 2^64) is refused.
+std::int64_t integer(const json& value, std::int64_t min, std::int64_t max, const std::string& where) {
+  if (!value.is_number_integer()) throw UsageError(where + ": expected an integer, got " + value.dump());
+  // Non-negative JSON integers read as unsigned; the others fall below min anyway.
+  const bool in_range = value.is_number_unsigned() && value.get<std::uint64_t>() >= static_cast<std::uint64_t>(min) &&
+                        value.get<std::uint64_t>() <= static_cast<std::uint64_t>(max);
+  if (!in_range)
+    throw UsageError(where + ": " + value.dump() + " is out of range (at least " + std::to_string(min) + ", at most " +
+                     std::to_string(max) + ")");
+  return static_cast<std::int64_t>(value.get<std::uint64_t>());
 }
 
 template <class T>
@@ -97,12 +116,12 @@ SuiteGroup parse_group(const json& object, const std::string& where) {
     if (rows.size() != 1) throw UsageError(where + ".rows: give one row count per group");
     options.spmv_rows = rows.front();
   }
-  if (object.contains("nnz_per_row")) options.nnz_per_row = number<std::int64_t>(object["nnz_per_row"], where + ".nnz_per_row");
-  if (options.nnz_per_row <= 0) throw UsageError(where + ".nnz_per_row: must be positive");
-  if (object.contains("pattern")) options.pattern = parse_pattern(string_list(object["pattern"], where + ".pattern").at(0));
-  if (object.contains("matrix")) options.matrix_path = string_list(object["matrix"], where + ".matrix").at(0);
+  if (object.contains("nnz_per_row"))
+    options.nnz_per_row = integer(object["nnz_per_row"], 1, kMaxNnzPerRow, where + ".nnz_per_row");
+  if (object.contains("pattern")) options.pattern = parse_pattern(single_string(object["pattern"], where + ".pattern"));
+  if (object.contains("matrix")) options.matrix_path = single_string(object["matrix"], where + ".matrix");
   if (object.contains("spmv_kernel"))
-    options.spmv_kernel = parse_spmv_kernel(string_list(object["spmv_kernel"], where + ".spmv_kernel").at(0));
+    options.spmv_kernel = parse_spmv_kernel(single_string(object["spmv_kernel"], where + ".spmv_kernel"));
   if (object.contains("tf32")) {
     if (!object["tf32"].is_boolean()) throw UsageError(where + ".tf32: expected true or false");
     options.tf32 = object["tf32"].get<bool>();
@@ -114,12 +133,7 @@ SuiteGroup parse_group(const json& object, const std::string& where) {
 }  // namespace
 
 Suite parse_suite(const std::string& text, const std::string& origin) {
-  json document;
-  try {
-    document = json::parse(text);
-  } catch (const json::parse_error& error) {
-    throw UsageError("suite '" + origin + "' is not valid JSON: " + error.what());
-  }
+  json document = parse_json_input(text, "suite '" + origin + "'");
   if (!document.is_object()) throw UsageError("suite '" + origin + "': expected a JSON object at the top");
   try {
     reject_unknown_keys(document, {"name", "description", "settings", "thresholds", "groups"}, origin);
@@ -143,11 +157,7 @@ Suite parse_suite(const std::string& text, const std::string& origin) {
 }
 
 Suite load_suite(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw UsageError("cannot read suite '" + path + "': no such file or not readable");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_suite(text.str(), path);
+  return parse_suite(read_input_file(path, kMaxSuiteBytes, "suite"), path);
 }
 
 }  // namespace gpb

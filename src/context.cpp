@@ -27,6 +27,8 @@ std::string read_cpu_model() {
   return "unknown";
 }
 
+}  // namespace
+
 std::string utc_timestamp() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
@@ -35,8 +37,6 @@ std::string utc_timestamp() {
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
 }
-
-}  // namespace
 
 Context collect_context(const std::vector<std::string>& argv, int threads_used) {
   Context context;

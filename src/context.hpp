@@ -8,6 +8,9 @@
 
 namespace gpb {
 
+// Now, as ISO 8601 UTC to the second: "2024-11-21T05:00:00Z".
+std::string utc_timestamp();
+
 // Host facts (hostname, OS, CPU, memory, compiler, library versions, build info).
 Context collect_context(const std::vector<std::string>& argv, int threads_used);
 

@@ -2,17 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
+#include "input_file.hpp"
 #include "random.hpp"
 
 namespace gpb {
@@ -68,17 +65,6 @@ double powerlaw_scale(double target_mean, std::int64_t cap) {
   return 0.5 * (low + high);
 }
 
-void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row) {
-  if (rows <= 0) throw UsageError("spmv rows must be positive (got " + std::to_string(rows) + ")");
-  if (nnz_per_row <= 0) throw UsageError("spmv nnz per row must be positive (got " + std::to_string(nnz_per_row) + ")");
-  if (nnz_per_row > rows)
-    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
-                     std::to_string(rows) + ")");
-  if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)
-    throw UsageError("spmv matrix " + std::to_string(rows) + " rows x " + std::to_string(nnz_per_row) +
-                     " nnz/row does not fit 32-bit indices (at most " + std::to_string(kMaxIndex) + " nonzeros)");
-}
-
 // A banded row's columns: nnz_per_row diagonals from -(nnz_per_row / 2) up, clipped to the matrix.
 struct BandedRow {
   std::int64_t first_column;
@@ -114,6 +100,17 @@ std::vector<std::int32_t> row_lengths(std::int64_t rows, std::int64_t nnz_per_ro
 }
 
 }  // namespace
+
+void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row) {
+  if (rows <= 0) throw UsageError("spmv rows must be positive (got " + std::to_string(rows) + ")");
+  if (nnz_per_row <= 0) throw UsageError("spmv nnz per row must be positive (got " + std::to_string(nnz_per_row) + ")");
+  if (nnz_per_row > rows)
+    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
+                     std::to_string(rows) + ")");
+  if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)
+    throw UsageError("spmv matrix " + std::to_string(rows) + " rows x " + std::to_string(nnz_per_row) +
+                     " nnz/row does not fit 32-bit indices (at most " + std::to_string(kMaxIndex) + " nonzeros)");
+}
 
 CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed) {
   if (pattern == SpmvPattern::file) throw std::invalid_argument("generate_csr: pattern 'file' is read, not generated");
@@ -168,14 +165,16 @@ CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern 
 
 namespace {
 
-// Reads a Matrix Market file line by line from memory, with the line number at hand for
-// error messages.
+// Reads a Matrix Market text line by line, with the line number at hand for error
+// messages. The header's declared sizes are checked against the text's length and the
+// memory budget before anything is allocated from them.
 class MatrixMarketReader {
  public:
-  explicit MatrixMarketReader(std::string path) : path_(std::move(path)) {}
+  MatrixMarketReader(std::string text, std::string path, std::uint64_t memory_budget)
+      : path_(std::move(path)), text_(std::move(text)), memory_budget_(memory_budget) {}
 
   CsrMatrix read() {
-    load_text();
+    skip_byte_order_mark();
     parse_header();
     parse_size();
     parse_entries();
@@ -196,26 +195,19 @@ class MatrixMarketReader {
     fail("line " + std::to_string(line_number_) + ": " + problem);
   }
 
-  void load_text() {
-    std::error_code error;
-    if (std::filesystem::is_directory(path_, error)) fail("is a directory, not a file");
-    std::ifstream file(path_, std::ios::binary);
-    if (!file) fail(std::string("cannot open (") + std::strerror(errno) + ")");
-    file.seekg(0, std::ios::end);
-    const std::streamoff size = file.tellg();
-    file.seekg(0, std::ios::beg);
-    if (size < 0) fail("cannot read");
-    text_.resize(static_cast<std::size_t>(size));
-    if (!file.read(text_.data(), size)) fail("cannot read");
+  // Editors on Windows save UTF-8 with a byte order mark.
+  void skip_byte_order_mark() {
+    constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+    if (std::string_view(text_).substr(0, kUtf8Bom.size()) == kUtf8Bom) position_ = kUtf8Bom.size();
   }
 
-  // The next line without its terminator; false at the end of the text.
+  // The next line without its terminator (LF, CRLF or a lone CR); false at the end of the text.
   bool next_line(std::string_view& line) {
     if (position_ >= text_.size()) return false;
-    const std::size_t end = std::min(text_.find('\n', position_), text_.size());
+    const std::size_t end = std::min(text_.find_first_of("\r\n", position_), text_.size());
     line = std::string_view(text_).substr(position_, end - position_);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     position_ = end + 1;
+    if (end + 1 < text_.size() && text_[end] == '\r' && text_[end + 1] == '\n') ++position_;
     ++line_number_;
     return true;
   }
@@ -316,6 +308,36 @@ class MatrixMarketReader {
       fail_at_line(std::to_string(declared_entries_) + " entries cannot fit a " + std::to_string(rows_) + " x " +
                    std::to_string(cols_) + " matrix");
     if (symmetric_ && rows_ != cols_) fail_at_line("a symmetric matrix must be square");
+    check_declared_size_fits();
+  }
+
+  // The declared counts size the allocations, so a short header must not be able to ask
+  // for more than the file holds or the machine has. Each entry line takes at least
+  // "r c" (pattern) or "r c v" and a line break, except the last one's break.
+  void check_declared_size_fits() const {
+    const std::int64_t shortest_entry = field_ == Field::pattern ? 4 : 6;
+    const auto remaining = static_cast<std::int64_t>(text_.size() - std::min(position_, text_.size()));
+    if (declared_entries_ > (remaining + 1) / shortest_entry)
+      fail_at_line("entry count " + std::to_string(declared_entries_) + " cannot fit in the " + std::to_string(remaining) +
+                   " bytes that follow (an entry takes at least " + std::to_string(shortest_entry) + ")");
+    // Peak memory of parse_entries and assemble: the entries (16 bytes each), then entries
+    // sorted by row (16 per stored entry; symmetric ones are stored twice), the row counts
+    // and fill positions (8 + 8 per row), row pointers (4 per row), columns and values (12
+    // per stored entry).
+    const double rows = static_cast<double>(rows_) + 1;
+    const double entries = static_cast<double>(declared_entries_);
+    const double stored = symmetric_ ? 2 * entries : entries;
+    const double while_sorting = 16 * entries + 16 * stored + 16 * rows;
+    const double while_assembling = 16 * stored + 20 * rows + 12 * stored;
+    const double needed = std::max(while_sorting, while_assembling);
+    if (needed > static_cast<double>(memory_budget_)) {
+      const bool rows_alone = 20 * rows > static_cast<double>(memory_budget_);
+      fail_at_line((rows_alone ? "row count " + std::to_string(rows_) : "entry count " + std::to_string(declared_entries_)) +
+                   ": a " + std::to_string(rows_) + " x " + std::to_string(cols_) + " matrix of " +
+                   std::to_string(declared_entries_) + " declared entries needs " +
+                   describe_bytes(static_cast<std::uint64_t>(needed)) + " of memory to read, more than the " +
+                   describe_bytes(memory_budget_) + " available");
+    }
   }
 
   void parse_entries() {
@@ -394,6 +416,7 @@ class MatrixMarketReader {
 
   std::string path_;
   std::string text_;
+  std::uint64_t memory_budget_;
   std::size_t position_ = 0;
   std::int64_t line_number_ = 0;
   Field field_ = Field::real;
@@ -406,6 +429,16 @@ class MatrixMarketReader {
 
 }  // namespace
 
-CsrMatrix read_matrix_market(const std::string& path) { return MatrixMarketReader(path).read(); }
+CsrMatrix parse_matrix_market(std::string text, const std::string& path, std::uint64_t memory_budget) {
+  return MatrixMarketReader(std::move(text), path, memory_budget).read();
+}
+
+CsrMatrix read_matrix_market(const std::string& path) {
+  // The text may take half of the memory available; reading it into a matrix needs the rest.
+  const std::uint64_t available = available_memory_bytes();
+  std::string text = read_input_file(path, available / 2, "matrix file");
+  const std::uint64_t budget = available - text.size();
+  return parse_matrix_market(std::move(text), path, budget);
+}
 
 }  // namespace gpb

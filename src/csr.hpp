@@ -30,10 +30,20 @@ struct CsrMatrix {
 //             (a few very long rows, many short ones, some empty), random columns
 // Values are uniform in [-1, 1). Throws UsageError on sizes that do not fit 32-bit indices.
 CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed);
+// The checks generate_csr makes before it allocates: positive sizes, at most `rows` entries
+// per row, 32-bit indices. Throws UsageError; the plan calls it before anything runs.
+void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row);
 
 // Reads a Matrix Market file: coordinate format, real/integer/pattern field,
 // general/symmetric symmetry. Pattern entries get value 1. Duplicates are summed.
-// Throws UsageError naming the file and the problem on anything malformed.
+// Throws UsageError naming the file and the problem on anything malformed. The file may be
+// a pipe (`--matrix <(zcat m.mtx.gz)`); LF, CRLF and CR line ends and a UTF-8 byte order
+// mark are accepted. The text may take half of the available memory, and the sizes its
+// header declares must fit the rest (docs/bounds.md).
 CsrMatrix read_matrix_market(const std::string& path);
+
+// The same from text already in memory; path names it in errors. The declared sizes are
+// refused (UsageError) where reading them would need more than memory_budget bytes.
+CsrMatrix parse_matrix_market(std::string text, const std::string& path, std::uint64_t memory_budget);
 
 }  // namespace gpb

@@ -7,6 +7,12 @@
 namespace gpb {
 namespace {
 
+std::map<std::string, DeviceKind> device_kinds(const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::map<std::string, DeviceKind> kinds;
+  for (const auto& backend : backends) kinds[backend->name()] = backend->kind();
+  return kinds;
+}
+
 void record_device(std::vector<ResultRecord>& records, int device) {
   for (auto& record : records)
     if (record.device == DeviceKind::gpu) record.gpu.ordinal = device;
@@ -48,6 +54,7 @@ std::vector<std::vector<ResultRecord>> run_concurrently(const Plan& plan, const 
         worker.problem_source = [&problems](const CaseSpec& spec) { return problems.get(spec); };
         auto backends = make_backends();
         records[i] = run_plan(plan, backends, worker);
+        barrier.leave();
       } catch (...) {
         errors[i] = std::current_exception();
         barrier.abandon();
@@ -81,21 +88,32 @@ void CaseBarrier::arrive_and_wait() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (broken_) throw BarrierBroken("stopped: the worker of another GPU failed");
   if (++arrived_ == team_) {
-    try {
-      if (on_release_) on_release_();
-    } catch (...) {
-      broken_ = true;
-      released_.notify_all();
-      throw;
-    }
-    arrived_ = 0;
-    ++generation_;
-    released_.notify_all();
+    release(lock);
     return;
   }
   const std::size_t generation = generation_;
   released_.wait(lock, [&] { return generation_ != generation || broken_; });
   if (generation_ == generation) throw BarrierBroken("stopped: the worker of another GPU failed");
+}
+
+void CaseBarrier::leave() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (broken_ || team_ == 0) return;
+  --team_;
+  if (arrived_ > 0 && arrived_ == team_) release(lock);
+}
+
+void CaseBarrier::release(std::unique_lock<std::mutex>&) {
+  try {
+    if (on_release_) on_release_();
+  } catch (...) {
+    broken_ = true;
+    released_.notify_all();
+    throw;
+  }
+  arrived_ = 0;
+  ++generation_;
+  released_.notify_all();
 }
 
 void CaseBarrier::abandon() {
@@ -143,8 +161,7 @@ std::vector<ResultRecord> run_plan_on_devices(const Plan& plan, std::vector<std:
     record_device(records, devices.front());
     return records;
   }
-  std::map<std::string, DeviceKind> kinds;
-  for (const auto& backend : backends) kinds[backend->name()] = backend->kind();
+  const auto kinds = device_kinds(backends);
   const SubPlan cpu = cases_of_kind(plan, kinds, DeviceKind::cpu);
   const SubPlan gpu = cases_of_kind(plan, kinds, DeviceKind::gpu);
 
@@ -175,6 +192,14 @@ std::vector<ResultRecord> run_plan_on_devices(const Plan& plan, std::vector<std:
   for (auto& records : by_position)
     for (auto& record : records) results.push_back(std::move(record));
   return results;
+}
+
+std::size_t planned_records(const Plan& plan, const std::vector<std::unique_ptr<Backend>>& backends,
+                            const std::vector<int>& devices) {
+  const auto kinds = device_kinds(backends);
+  std::size_t records = 0;
+  for (const auto& spec : plan.cases) records += kinds.at(spec.backend) == DeviceKind::gpu ? devices.size() : 1;
+  return records;
 }
 
 void identify_gpus(const Context& context, std::vector<ResultRecord>& results) {

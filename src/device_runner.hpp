@@ -32,13 +32,15 @@ struct BarrierBroken : std::runtime_error {
 };
 
 // A reusable barrier for a team of threads (C++17 has no std::barrier). The last member
-// to arrive runs `on_release` before anyone goes on, so a team can start each case together
-// with other processes too (an MPI barrier there). A member that fails calls abandon():
-// every wait then throws BarrierBroken instead of waiting forever for it.
+// to arrive (or to leave) runs `on_release` before anyone goes on, so a team can start each
+// case together with other processes too (an MPI barrier there). A member that has run out
+// of cases (an interrupt stops the workers at slightly different cases) leaves the team; one
+// that fails calls abandon(): every wait then throws BarrierBroken instead of waiting forever.
 class CaseBarrier {
  public:
   CaseBarrier(std::size_t team, std::function<void()> on_release);
   void arrive_and_wait();
+  void leave();
   void abandon();
 
  private:
@@ -49,6 +51,8 @@ class CaseBarrier {
   std::size_t generation_ = 0;
   bool broken_ = false;
   std::function<void()> on_release_;
+
+  void release(std::unique_lock<std::mutex>& lock);
 };
 
 // The inputs of the case the workers are on, built by the first worker that asks and
@@ -80,6 +84,10 @@ using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
 std::vector<ResultRecord> run_plan_on_devices(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
                                               const BackendFactory& make_backends, const RunnerOptions& options,
                                               const std::vector<int>& devices, DeviceSchedule schedule);
+
+// How many records a whole run of the plan on `devices` gives (each GPU case once per device).
+std::size_t planned_records(const Plan& plan, const std::vector<std::unique_ptr<Backend>>& backends,
+                            const std::vector<int>& devices);
 
 // Fills each GPU record's name, UUID and PCI bus id from the context's GPU of its ordinal.
 void identify_gpus(const Context& context, std::vector<ResultRecord>& results);

@@ -31,6 +31,9 @@ constexpr LauncherVariables kLaunchers[] = {
 
 constexpr const char* kHostOverride = "GPUBENCH_HOST";
 
+// The bound docs/bounds.md gives --device's ordinals.
+constexpr int kMaxOrdinal = 1023;
+
 const std::string* find(const Environment& environment, const char* name) {
   if (!name) return nullptr;
   const auto found = environment.find(name);
@@ -98,6 +101,20 @@ LaunchInfo detect_launch(const Environment& environment) {
   return launch;
 }
 
+ProcessPlace place_process(int group_rank, int group_size) {
+  const Environment environment = launcher_environment();
+  ProcessPlace place;
+  place.launch = detect_launch(environment);
+  if (group_size > 1) {
+    place.launch.rank = group_rank;
+    place.launch.world_size = group_size;
+    if (!place.launch.launched()) place.launch.launcher = "mpi";
+    place.rank_zero_writes = true;
+  }
+  place.host = host_name(environment, place.launch);
+  return place;
+}
+
 std::string host_name(const Environment& environment, const LaunchInfo& launch) {
   if (const std::string* host = find(environment, kHostOverride); host && !host->empty()) return *host;
   if (!launch.node_name.empty()) return launch.node_name;
@@ -113,9 +130,11 @@ DeviceRequest parse_device_request(const std::string& text) {
     return request;
   }
   for (const auto& item : split_list(text)) {
-    if (!is_small_number(item, 6))
+    if (!is_small_number(item, 4))
       throw UsageError("'" + text + "': expected 'all', a GPU ordinal or a list of them (e.g. 0,2,3)");
     const int ordinal = std::stoi(item);
+    if (ordinal > kMaxOrdinal)
+      throw UsageError("'" + text + "': GPU ordinals run from 0 to " + std::to_string(kMaxOrdinal));
     if (std::find(request.ordinals.begin(), request.ordinals.end(), ordinal) != request.ordinals.end())
       throw UsageError("'" + text + "' names GPU " + item + " twice");
     request.ordinals.push_back(ordinal);

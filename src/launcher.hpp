@@ -38,12 +38,23 @@ struct LaunchInfo {
 // value is not a non-negative integer, or a rank outside the world size.
 LaunchInfo detect_launch(const Environment& environment);
 
+// Where this process runs and writes: its launcher's place and its host's name.
+struct ProcessPlace {
+  LaunchInfo launch;
+  std::string host;
+  bool rank_zero_writes = false;  // an MPI run: rank 0 writes one report for every rank
+};
+
+// This process's place, from its environment; in an MPI group of several ranks, the group's
+// rank and size (launcher "mpi" where no launcher variables say more).
+ProcessPlace place_process(int group_rank, int group_size);
+
 // The name fleet views use for this host: GPUBENCH_HOST when set (a Kubernetes pod can
 // pass its node's name), else the launcher's node name, else gethostname().
 std::string host_name(const Environment& environment, const LaunchInfo& launch);
 
-// --device: "all", one ordinal or a comma-separated list ("0,2,3"). Throws UsageError on
-// anything else, negative ordinals and repeats (the message names the text, not the flag).
+// --device: "all", one ordinal (0 to 1023) or a comma-separated list ("0,2,3"). Throws
+// UsageError on anything else and on repeats (the message names the text, not the flag).
 struct DeviceRequest {
   bool all = false;
   std::vector<int> ordinals;

@@ -1,4 +1,4 @@
-// gpubench command line: run, list, info, compare, report.
+// gpubench command line: run, list, info, compare, report, history.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
@@ -12,6 +12,9 @@
 #include "context.hpp"
 #include "device_runner.hpp"
 #include "fleet.hpp"
+#include "history_baseline.hpp"
+#include "history_command.hpp"
+#include "interrupt.hpp"
 #include "launcher.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
@@ -47,54 +50,21 @@ void measure_ceilings(const Plan& plan, std::vector<std::unique_ptr<Backend>>& b
     for (int device : devices) measure_gpu_ceilings(context, device);
 }
 
-// Where this process runs and writes: its launcher's place, its GPUs and how they run.
-struct Placement {
-  LaunchInfo launch;
-  std::string host;
-  DeviceChoice devices;
-  DeviceSchedule schedule = DeviceSchedule::concurrent;
-};
-
-// Reads the launcher (an MPI group's rank and size win), chooses the GPUs and expands
-// {rank}, {host} and {device} in the --out paths.
-Placement place_run(RunConfig& config, const ProcessGroup& processes) {
-  Placement placement;
-  const Environment environment = launcher_environment();
-  placement.launch = detect_launch(environment);
-  if (processes.size() > 1) {
-    placement.launch.rank = processes.rank();
-    placement.launch.world_size = processes.size();
-    if (!placement.launch.launched()) placement.launch.launcher = "mpi";
-  }
-  placement.host = host_name(environment, placement.launch);
-  const std::string& device = config.settings.device;
-  placement.devices = choose_devices(device.empty() ? std::nullopt : std::optional<DeviceRequest>(parse_device_request(device)),
-                                     placement.launch, visible_gpu_count());
-  placement.schedule = config.settings.devices_serial ? DeviceSchedule::serial : DeviceSchedule::concurrent;
-  if (processes.size() > 1 && placement.devices.devices.size() > 1 && placement.schedule == DeviceSchedule::concurrent &&
-      !processes.any_thread_may_call())
-    throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
-  std::vector<std::string> paths;
-  for (const auto& output : config.outputs)
-    if (!output.path.empty()) paths.push_back(output.path);
-  // Ranks that each write their own report must not write the same file; MPI's rank 0 writes for all.
-  if (processes.size() == 1) require_rank_in_outputs(paths, placement.launch);
-  for (auto& output : config.outputs)
-    output.path = expand_output_path(output.path, {placement.launch.rank, placement.host, placement.devices.devices});
-  return placement;
+DeviceSchedule device_schedule(const RunConfig& config) {
+  return config.settings.devices_serial ? DeviceSchedule::serial : DeviceSchedule::concurrent;
 }
 
-RankInfo rank_info(const Placement& placement) {
-  const LaunchInfo& launch = placement.launch;
-  const std::vector<int>& devices = placement.devices.devices;
-  return {launch.rank,     launch.local_rank, launch.world_size, launch.launcher, placement.host,
-          launch.node,     devices,           devices.size() > 1 ? to_string(placement.schedule) : ""};
+RankInfo rank_info(const RunConfig& config) {
+  const LaunchInfo& launch = config.place.launch;
+  const std::vector<int>& devices = config.devices.devices;
+  return {launch.rank, launch.local_rank, launch.world_size, launch.launcher, config.place.host, launch.node, devices,
+          devices.size() > 1 ? to_string(device_schedule(config)) : ""};
 }
 
 // Ranks wait for each other before every case: they must all run the same cases, on as
 // many GPUs, in the same way. UsageError on every rank otherwise.
-void require_same_plan(const Plan& plan, const Placement& placement, const RunnerOptions& runner, ProcessGroup& processes) {
-  std::string signature = std::to_string(placement.devices.devices.size()) + " " + to_string(placement.schedule) + " " +
+void require_same_plan(const Plan& plan, const RunConfig& config, const RunnerOptions& runner, ProcessGroup& processes) {
+  std::string signature = std::to_string(config.devices.devices.size()) + " " + to_string(device_schedule(config)) + " " +
                           std::to_string(runner.repetitions);
   for (const auto& spec : plan.cases) signature += "\n" + spec.id();
   if (!processes.all(processes.broadcast(signature) == signature))
@@ -116,72 +86,97 @@ LoadedReport gather_ranks(const Context& context, const std::vector<ResultRecord
 void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   ReportOptions options;
   options.relative_to = config.relative_to;
-  for (const auto& output : config.outputs) {
-    const std::string text = render_report(output.format, context, results, options);
-    if (output.path.empty())
-      std::cout << text << std::flush;
-    else
-      write_file_atomic(output.path, text);
-  }
+  // The files as one set (written under one lock, renamed together), then the terminal.
+  std::vector<OutputFile> files;
+  for (const auto& output : config.outputs)
+    if (!output.path.empty()) files.push_back({output.path, render_report(output.format, context, results, options)});
+  write_files_atomic(files);
+  for (const auto& output : config.outputs)
+    if (output.path.empty()) std::cout << render_report(output.format, context, results, options) << std::flush;
+}
+
+// After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
+// cases finished so far and says so.
+void mark_interrupted(Context& context, std::size_t finished, std::size_t planned) {
+  context.interrupted = true;
+  context.notes.push_back("interrupted by " + interrupt_signal_name() + ": " + std::to_string(finished) + " of " +
+                          std::to_string(planned) + " cases finished; the others are not in this report");
 }
 
 // 3 when a case failed, else the baseline's verdict (1 on a regression), else 0.
 int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
-  if (config.baseline) {
-    const int verdict = compare_with_baseline(*config.baseline, context, results, compare_options(config), ReportFormat::console,
-                                              std::cout, std::cerr);
+  if (config.baseline || !config.history_baseline.empty()) {
+    // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
+    const LoadedReport baseline = config.baseline ? *config.baseline : read_baseline(config.history_baseline, context);
+    const int verdict =
+        compare_with_baseline(baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
   return exit_code;
 }
 
-// run: every usage error surfaces in resolve(), place_run() and build_plan(), before anything is measured.
-int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, ProcessGroup& processes) {
-  RunConfig config = cli.resolve();
-  const Placement placement = place_run(config, processes);
+// run: every usage error surfaces in resolve(), build_plan() or check_baseline(),
+// before anything is measured, so a long run never ends in one.
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options,
+                ProcessGroup& processes) {
+  const RunConfig config = cli.resolve(place_process(processes.rank(), processes.size()));
+  const std::vector<int>& devices = config.devices.devices;
+  if (processes.size() > 1 && devices.size() > 1 && device_schedule(config) == DeviceSchedule::concurrent &&
+      !processes.any_thread_may_call())
+    throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
+  // A bad database is a usage error before measuring; an MPI run's merged report is rank 0's to store.
+  const auto recorder = processes.rank() == 0 ? open_run_recorder(store_options) : nullptr;
   auto backends = make_all_backends();
   const Plan plan = build_plan(config, backends);
   RunnerOptions runner = runner_options(config);
   runner.progress = runner.progress && processes.rank() == 0;
   if (processes.size() > 1) {
-    require_same_plan(plan, placement, runner, processes);
+    require_same_plan(plan, config, runner, processes);
     runner.before_case = [&processes] { processes.barrier(); };
   }
   Context context = collect_context(argv, worker_threads(static_cast<int>(config.settings.threads)));
   record_settings(config, context);
   context.thresholds = plan.thresholds;
-  context.ranks = {rank_info(placement)};
+  context.ranks = {rank_info(config)};
   add_notes(context, plan.notes);
-  add_notes(context, placement.devices.notes);
+  add_notes(context, config.devices.notes);
+  check_baseline(config, context);
   if (processes.rank() == 0)
-    for (const auto* notes : {&plan.notes, &placement.devices.notes})
+    for (const auto* notes : {&plan.notes, &config.devices.notes})
       for (const auto& note : *notes) std::cerr << "gpubench: " << note << "\n";
 
   nvtx::initialize();
-  measure_ceilings(plan, backends, placement.devices.devices, context);
-  auto results =
-      run_plan_on_devices(plan, backends, make_all_backends, runner, placement.devices.devices, placement.schedule);
+  measure_ceilings(plan, backends, devices, context);
+  auto results = run_plan_on_devices(plan, backends, make_all_backends, runner, devices, device_schedule(config));
   identify_gpus(context, results);
-  annotate_roofline(context, results, placement.devices.devices.front());
-  if (processes.size() == 1) {
-    write_reports(config, context, results);
-    return run_exit_code(config, context, results);
+  annotate_roofline(context, results, devices.front());
+  if (interrupt_requested())
+    mark_interrupted(context, results.size(), planned_records(plan, backends, devices));
+  if (processes.size() > 1) {
+    // The other ranks write nothing and end with rank 0's exit code.
+    LoadedReport merged = gather_ranks(context, results, processes);
+    if (processes.rank() != 0) return std::stoi(processes.broadcast(""));
+    context = std::move(merged.context);
+    results = std::move(merged.results);
   }
-  // The other ranks write nothing and end with rank 0's exit code.
-  LoadedReport merged = gather_ranks(context, results, processes);
-  if (processes.rank() != 0) return std::stoi(processes.broadcast(""));
-  write_reports(config, merged.context, merged.results);
-  return std::stoi(processes.broadcast(std::to_string(run_exit_code(config, merged.context, merged.results))));
+  write_reports(config, context, results);
+  int exit_code = interrupted_exit_code();
+  if (!context.interrupted) {
+    exit_code = run_exit_code(config, context, results);
+    if (recorder) recorder->store(context, results, std::cerr);  // after compare: a db baseline pools earlier runs only
+  }
+  return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;
 }
 
 // Runs in this build's process group; an error on one rank of several ends them all, as the
 // others may be waiting for it at a barrier.
-int command_run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv) {
+int command_run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv,
+                         const RunStoreOptions& store_options) {
   const std::unique_ptr<ProcessGroup> group = join_process_group();
   try {
-    return command_run(cli, argv, *group);
+    return command_run(cli, argv, store_options, *group);
   } catch (const std::exception& error) {
     if (group->size() == 1) throw;
     std::cerr << "gpubench: error: rank " << group->rank() << ": " << error.what() << "\n" << std::flush;
@@ -311,6 +306,8 @@ int dispatch(int argc, char** argv) {
 
   CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
   const RunCommandLine run(*run_app);
+  RunStoreOptions run_store;
+  add_run_store_options(*run_app, run_store);
 
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
 
@@ -320,14 +317,20 @@ int dispatch(int argc, char** argv) {
 
   CompareCli compare;
   CLI::App* compare_app = app.add_subcommand("compare", "Compare two JSON reports: verdict per case, exit 1 on regression");
-  compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON)")->required();
+  compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON), or db:URL[?key=value&last=N] (the history)")
+      ->required();
   compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
   compare_app->add_option("--format", compare.format, "console, markdown or json");
-  compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)");
+  compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)")
+      ->type_name("PERCENT");
   compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
   compare_app->add_option("--match-devices", compare.match_devices,
                           "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
+  compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,
+                        "Compare reports of interrupted runs (the cases they finished)");
+
+  const HistoryCommand history = add_history_command(app);
 
   ReportCli report;
   CLI::App* report_app = app.add_subcommand(
@@ -358,7 +361,8 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (run_app->parsed()) return command_run_in_group(run, args);
+  if (run_app->parsed()) return command_run_in_group(run, args, run_store);
+  if (history.app->parsed()) return run_history_command(history);
   if (list_app->parsed()) {
     print_list(std::cout);
     return kExitOk;
@@ -377,8 +381,12 @@ int dispatch(int argc, char** argv) {
 }  // namespace gpb
 
 int main(int argc, char** argv) {
+  gpb::install_interrupt_handlers();
   try {
-    return gpb::dispatch(argc, argv);
+    const int exit_code = gpb::dispatch(argc, argv);
+    // A command other than run finishes what it was doing first (it is short) and then
+    // reports the signal in its exit code.
+    return gpb::interrupt_requested() ? gpb::interrupted_exit_code() : exit_code;
   } catch (const gpb::UsageError& error) {
     std::cerr << "gpubench: error: " << error.what() << "\n";
     return gpb::kExitUsage;

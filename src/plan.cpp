@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <set>
 
 #include "backend.hpp"
 #include "gpu_backend_list.hpp"
+#include "csr.hpp"
 #include "op_table.hpp"
 #include "problem.hpp"
 #include "run_config.hpp"
@@ -100,14 +103,49 @@ std::vector<std::string> choose_backends(const RunOptions& options, std::vector<
   return names;
 }
 
-// Expands one group into the plan: named backends run every case, chosen ones only those
-// they implement.
-void plan_group(Plan& plan, const RunOptions& options, std::vector<std::unique_ptr<Backend>>& backends,
-                bool unavailable_is_error) {
+// Whether a group's backend runs an op and dtype: a named one runs every case (an
+// unsupported one becomes a skipped row with its reason), a chosen one only what it
+// implements; with a suite, ops that --op does not list are left out.
+std::function<bool(const std::string&, Op, DType)> runs_in(const RunOptions& options, const std::vector<Op>& only_ops,
+                                                           std::vector<std::unique_ptr<Backend>>& backends) {
   const bool named = !options.backends.empty();
-  for (auto& spec : expand_cases(options, choose_backends(options, backends, unavailable_is_error, plan)))
-    if (named || find_backend(backends, spec.backend).supports(spec.op, spec.dtype).supported)
-      plan.cases.push_back(std::move(spec));
+  if (named && only_ops.empty()) return {};
+  return [&backends, &only_ops, named](const std::string& name, Op op, DType dtype) {
+    if (!only_ops.empty() && std::find(only_ops.begin(), only_ops.end(), op) == only_ops.end()) return false;
+    return named || find_backend(backends, name).supports(op, dtype).supported;
+  };
+}
+
+template <class T>
+std::map<T, double> multiplicities(const std::vector<T>& values) {
+  std::map<T, double> counts;
+  for (const T& value : values) ++counts[value];
+  return counts;
+}
+
+// The cases expand_cases would make, counted without making them (in double: the lengths
+// of the command line's lists multiply).
+double count_cases(const RunOptions& options, const std::vector<std::string>& names,
+                   const std::function<bool(const std::string&, Op, DType)>& runs) {
+  double count = 0;
+  for (const auto& [op, op_repeats] : multiplicities(options.ops)) {
+    const auto shapes = static_cast<double>(shapes_for(op, options).size());
+    for (const auto& [dtype, dtype_repeats] : multiplicities(options.dtypes)) {
+      double backends = 0;
+      for (const auto& name : names) backends += !runs || runs(name, op, dtype) ? 1 : 0;
+      count += op_repeats * dtype_repeats * shapes * static_cast<double>(options.timings.size()) * backends;
+    }
+  }
+  return count;
+}
+
+// Each case runs once: compare matches cases by id and refuses a report that lists one twice.
+void refuse_duplicates(const std::vector<CaseSpec>& cases) {
+  std::set<std::string> ids;
+  for (const auto& spec : cases)
+    if (!ids.insert(spec.id()).second)
+      throw UsageError("case " + spec.id() + " is asked for twice (by a repeated size, dtype, backend or suite group); "
+                       "each case runs once");
 }
 
 }  // namespace
@@ -127,24 +165,52 @@ bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends
 }
 
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends) {
+  struct Group {
+    RunOptions options;
+    std::vector<std::string> backends;
+    std::optional<double> threshold;
+  };
   Plan plan;
-  plan.thresholds = config.thresholds;
+  std::vector<Group> groups;
+  double count = 0;
   for (const auto& group : config.groups) {
     RunOptions options = group.options;
     options.seed = config.settings.seed;
     options.l2 = config.settings.l2;
     options.threads = static_cast<int>(config.settings.threads);
+    auto names = choose_backends(options, backends, config.backends_named, plan);
+    count += count_cases(options, names, runs_in(options, config.only_ops, backends));
+    if (count > static_cast<double>(kMaxCases)) {
+      char counted[32];
+      std::snprintf(counted, sizeof counted, "%.0f", count);
+      throw UsageError("the plan has " + std::string(counted) + (&group == &config.groups.back() ? "" : " or more") +
+                       " cases, more than the " + std::to_string(kMaxCases) + " one run may hold (docs/bounds.md)");
+    }
+    groups.push_back({std::move(options), std::move(names), group.threshold});
+  }
+  plan.thresholds = config.thresholds;
+  for (const auto& group : groups) {
     const std::size_t first = plan.cases.size();
-    plan_group(plan, options, backends, config.backends_named);
+    for (auto& spec : expand_cases(group.options, group.backends, runs_in(group.options, config.only_ops, backends)))
+      plan.cases.push_back(std::move(spec));
     if (group.threshold)
       for (std::size_t i = first; i < plan.cases.size(); ++i) plan.thresholds[plan.cases[i].id()] = *group.threshold;
   }
   if (config.threshold) plan.thresholds["*"] = *config.threshold;
   if (config.relative_to) find_backend(backends, *config.relative_to);
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
+  refuse_duplicates(plan.cases);
+  // Generated matrices are checked and matrix files read (and cached) now, so that a bad
+  // one is a usage error up front rather than a failure halfway through a suite.
+  for (const auto& spec : plan.cases) {
+    if (spec.op != Op::spmv || spec.shape.pattern == SpmvPattern::file) continue;
+    try {
+      validate_generated_size(spec.shape.rows, spec.shape.nnz_per_row);
+    } catch (const UsageError& error) {
+      throw UsageError("case " + spec.id() + ": " + error.what());
+    }
+  }
   check_plan_fits_memory(plan);
-  // Matrix files are read (and cached) now, so a bad file is a usage error up front rather
-  // than a failure halfway through a suite.
   for (const auto& spec : plan.cases)
     if (shape_kind(spec.op) == ShapeKind::sparse_matrix && spec.shape.pattern == SpmvPattern::file)
       load_matrix_cached(spec.shape.matrix_path);
@@ -215,13 +281,28 @@ std::vector<std::int64_t> parse_size_list(const std::string& text) {
       throw UsageError("malformed range step '" + step + "' in '" + item + "' (expected xFACTOR or +STEP)");
     const std::int64_t amount = parse_size(step.substr(1));
     if (step[0] == 'x' && amount < 2) throw UsageError("range factor in '" + item + "' must be at least 2");
-    for (std::int64_t v = from; v <= to; v = step[0] == 'x' ? v * amount : v + amount) {
+    // The next size is only computed when it is still within `to`, so it cannot overflow.
+    const std::size_t first = sizes.size();
+    for (std::int64_t v = from;;) {
       sizes.push_back(v);
       if (sizes.size() > 10000) throw UsageError("size range '" + item + "' has more than 10000 sizes");
+      if (step[0] == 'x' ? v > to / amount : v > to - amount) break;
+      v = step[0] == 'x' ? v * amount : v + amount;
     }
+    // A range whose first step already passes its end holds only its start: a typo, most likely.
+    if (from < to && sizes.size() == first + 1)
+      throw UsageError("size range '" + item + "' holds only its start: its step " + step + " passes the end at once");
   }
   if (sizes.empty()) throw UsageError("no sizes in '" + text + "'");
   return sizes;
+}
+
+void append_size_list(std::vector<std::int64_t>& sizes, const std::string& text, const std::string& where) {
+  const auto parsed = parse_size_list(text);
+  if (parsed.size() > kMaxCases - std::min(kMaxCases, sizes.size()))
+    throw UsageError(where + ": more than " + std::to_string(kMaxCases) + " sizes in all (a plan holds at most " +
+                     std::to_string(kMaxCases) + " cases)");
+  sizes.insert(sizes.end(), parsed.begin(), parsed.end());
 }
 
 Shape parse_matmul_shape(const std::string& text) {
@@ -231,7 +312,8 @@ Shape parse_matmul_shape(const std::string& text) {
   return matmul_shape(parse_size(parts[0]), parse_size(parts[1]), parse_size(parts[2]));
 }
 
-std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names) {
+std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names,
+                                   const std::function<bool(const std::string&, Op, DType)>& runs) {
   std::vector<CaseSpec> cases;
   // Cases that share a problem (op, dtype, shape) are adjacent so the runner builds it once.
   for (Op op : options.ops)
@@ -239,6 +321,7 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
       for (const Shape& shape : shapes_for(op, options))
         for (TimingMode timing : options.timings)
           for (const auto& backend : backend_names) {
+            if (runs && !runs(backend, op, dtype)) continue;
             CaseSpec spec;
             spec.op = op;
             spec.backend = backend;
@@ -257,18 +340,28 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
   return cases;
 }
 
+bool sizes_apply(const RunOptions& options) {
+  for (Op op : options.ops) {
+    if (op == Op::matmul ? options.matmul_shapes.empty()
+                         : op != Op::spmv || (options.matrix_path.empty() && options.spmv_rows == 0 &&
+                                              (options.ops.size() == 1 || options.sizes.size() > 1)))
+      return true;
+  }
+  return false;
+}
+
 void check_plan_fits_memory(const Plan& plan) {
   const double memory = physical_memory_bytes();
   if (memory <= 0) return;
   for (const auto& spec : plan.cases) {
     Shape shape = spec.shape;
-    const bool sparse = shape_kind(spec.op) == ShapeKind::sparse_matrix;
-    if (sparse && shape.pattern != SpmvPattern::file) {
-      shape.nnz = shape.rows * shape.nnz_per_row;
-      // The generator keeps fp64 values beside the typed copy.
-      shape.nnz += shape.nnz / 2;
+    if (shape_kind(spec.op) == ShapeKind::sparse_matrix && shape.pattern == SpmvPattern::file) continue;  // sized by the file
+    if (shape_kind(spec.op) == ShapeKind::sparse_matrix) {
+      // The generator keeps fp64 values beside the typed copy. Counted in double: the
+      // product of a declared row count and nonzeros per row may not fit 64 bits.
+      const double nnz = static_cast<double>(shape.rows) * static_cast<double>(shape.nnz_per_row) * 1.5;
+      shape.nnz = nnz < 0x1p62 ? static_cast<std::int64_t>(nnz) : std::int64_t{1} << 62;
     }
-    if (sparse && shape.pattern == SpmvPattern::file) continue;  // sized by the file
     // Inputs and output once, plus a backend's copy of the output: op_bytes counts the
     // traffic, which is at least the footprint.
     const double needed = op_bytes(spec.op, shape, spec.dtype) * 1.5;

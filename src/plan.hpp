@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,11 +18,18 @@ namespace gpb {
 class Backend;
 struct RunConfig;
 
+// Bounds on what one run may ask for (docs/bounds.md): cases in a plan, and so sizes in all
+// of its lists; nonzeros per row of a generated matrix (its indices are 32-bit).
+inline constexpr std::size_t kMaxCases = 100000;
+inline constexpr std::int64_t kMaxNnzPerRow = 2147483647;
+
 // Parses "4096", "4K", "16M", "1G" (powers of two), lists "1M,16M" and ranges
 // "1K..256M:x4" (geometric, factor after x) or "1K..8K:+1K" (arithmetic).
 // Throws UsageError naming the bad token; rejects zero, negative and absurd (> 2^40) sizes.
 std::int64_t parse_size(const std::string& text);
 std::vector<std::int64_t> parse_size_list(const std::string& text);
+// Appends the sizes of `text`; UsageError (naming `where`) beyond kMaxCases sizes in all.
+void append_size_list(std::vector<std::int64_t>& sizes, const std::string& text, const std::string& where);
 // "MxNxK" for matmul.
 Shape parse_matmul_shape(const std::string& text);
 std::vector<std::string> split_list(const std::string& text, char sep = ',');
@@ -45,6 +53,10 @@ struct RunOptions {
   std::uint64_t seed = 42;
 };
 
+// Whether any op of `options` reads its sizes: not matmul given shapes, not spmv given rows
+// or a matrix file, nor spmv beside other ops with a single size (it keeps its default).
+bool sizes_apply(const RunOptions& options);
+
 struct Plan {
   std::vector<CaseSpec> cases;
   std::vector<std::string> notes;  // e.g. "backend cuda skipped: no CUDA device", once each
@@ -56,14 +68,18 @@ struct Plan {
 // spmv 1M rows. With one op, --size is n for elementwise ops and sum, the square size for
 // matmul and the row count for generated spmv (unless --rows is given); with several
 // ops it is a footprint in elements (matmul n = sqrt(size), spmv rows = size/nnz_per_row).
-std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names);
+// `runs`, when given, says whether a backend runs an op and dtype; the cases it refuses are
+// left out.
+std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names,
+                                   const std::function<bool(const std::string&, Op, DType)>& runs = {});
 
 // The plan of a run: chooses the backends of every group and expands its cases. Backends
 // named in a group or by --backend run every case (an unsupported one is a skipped row with
 // its reason); with none named, every available backend that implements the op and dtype
-// runs. Everything that can fail before measuring fails here, as a UsageError: nothing to
-// run, an unknown or unavailable named backend, inputs that do not fit in memory, an
-// unreadable matrix file, an unknown --relative-to backend.
+// runs. Everything that can fail before measuring fails here, as a UsageError: more than
+// kMaxCases cases (counted before they are built), a case asked for twice, nothing to run,
+// an unknown or unavailable named backend, a generated matrix that cannot be built, inputs
+// that do not fit in memory, an unreadable matrix file, an unknown --relative-to backend.
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends);
 
 // The backend of that name; UsageError listing the known ones.

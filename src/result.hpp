@@ -229,6 +229,8 @@ struct Context {
   std::vector<GpuInfo> gpus;    // empty without a usable device
   std::vector<std::string> notes;  // e.g. "GPU backends unavailable: no CUDA device"
   std::vector<RankInfo> ranks;     // empty in reports written before ranks were recorded
+  // The run was stopped by SIGINT/SIGTERM: the results are the cases finished before it.
+  bool interrupted = false;
 };
 
 }  // namespace gpb

@@ -3,15 +3,23 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <limits>
+#include <set>
 #include <type_traits>
 #include <variant>
 
 #include "build_info.hpp"
 #include "compare.hpp"
+#include "context.hpp"
+#include "history_baseline.hpp"
 #include "launcher.hpp"
+#include "store/database_url.hpp"
 #include "op_table.hpp"
 #include "system.hpp"
 
@@ -88,29 +96,42 @@ std::string canonical_devices(const std::string& text) {
   return text;
 }
 
+SettingSpec with_max_per_core(SettingSpec spec, std::int64_t most) {
+  spec.max_per_core = most;
+  return spec;
+}
+
+// Bounds that keep a run finite and its numbers in their types; a sample is kept in memory
+// and in the report, so the sample count is bounded like the case count.
+constexpr double kMaxIterations = 1e6;
+constexpr double kMaxSeconds = 86400;  // per case: a day
+constexpr double kMaxThreads = 1024;
+constexpr std::int64_t kMaxThreadsPerCore = 8;
+
 // The settings, in the order --help lists them. Bounds are listed for users in docs/bounds.md.
 const std::vector<SettingSpec>& setting_table() {
   static const std::vector<SettingSpec> table = {
-      integer("warmup", "--warmup", "warmup", &RunSettings::warmup, 3, 0, kUnbounded, "Untimed warm-up iterations"),
-      integer("min_samples", "--min-samples", "min_samples", &RunSettings::min_samples, 10, 1, kUnbounded,
+      integer("warmup", "--warmup", "warmup", &RunSettings::warmup, 3, 0, kMaxIterations, "Untimed warm-up iterations"),
+      integer("min_samples", "--min-samples", "min_samples", &RunSettings::min_samples, 10, 1, kMaxIterations,
               "Minimum samples per case"),
-      integer("max_samples", "--max-samples", "max_samples", &RunSettings::max_samples, 100000, 1, kUnbounded,
+      integer("max_samples", "--max-samples", "max_samples", &RunSettings::max_samples, 100000, 1, kMaxIterations,
               "Maximum samples per case"),
-      with_open_min(with_percent_flag(real("max_noise", "--max-noise", "max_noise", &RunSettings::max_noise, 0.005, 0,
-                                           kUnbounded,
+      with_open_min(with_percent_flag(real("max_noise", "--max-noise", "max_noise", &RunSettings::max_noise, 0.005, 0, 1,
                                            "Stop once the median's 95% CI half-width is under this percentage"))),
-      real("min_time_s", "--min-time", "min_time", &RunSettings::min_time_s, 0.05, 0, kUnbounded,
+      real("min_time_s", "--min-time", "min_time", &RunSettings::min_time_s, 0.05, 0, kMaxSeconds,
            "Measure each case at least this many seconds"),
-      real("max_time_s", "--max-time", "max_time", &RunSettings::max_time_s, 2.0, 0, kUnbounded,
+      real("max_time_s", "--max-time", "max_time", &RunSettings::max_time_s, 2.0, 0, kMaxSeconds,
            "Measure each case at most this many seconds"),
-      SettingSpec{"seed", "--seed", "seed", &RunSettings::seed, std::int64_t{42}, "Seed for the inputs"},
+      SettingSpec{"seed", "--seed", "seed", &RunSettings::seed, std::int64_t{42}, "Seed for the inputs (0 to 2^64 - 1)"},
       text("l2", "--l2", "l2", &RunSettings::l2, "flush", canonical_l2, "flush (cold cache before each sample) or warm"),
-      not_recorded(integer("threads", "--threads", "threads", &RunSettings::threads, 0, 0, kUnbounded,
-                           "CPU threads (0: all usable cores)")),
-      integer("repetitions", "--repetitions", "repetitions", &RunSettings::repetitions, 1, 1, kUnbounded,
+      with_max_per_core(not_recorded(integer("threads", "--threads", "threads", &RunSettings::threads, 0, 0, kMaxThreads,
+                                             "CPU threads (0: all usable cores)")),
+                        kMaxThreadsPerCore),
+      integer("repetitions", "--repetitions", "repetitions", &RunSettings::repetitions, 1, 1, 1000,
               "Passes over the whole plan, each with an equal share of the sampling budget"),
       not_recorded(text("device", "--device", nullptr, &RunSettings::device, "", canonical_devices,
-                        "GPUs: an ordinal, a list (0,2,3) or all (default 0; under srun, mpirun or torchrun the local rank's)")),
+                        "GPUs: an ordinal (0 to 1023), a list (0,2,3) or all (default 0; under srun, mpirun or torchrun "
+                        "the local rank's)")),
       not_recorded(SettingSpec{"devices_serial", "--devices-serial", nullptr, &RunSettings::devices_serial, false,
                                "With several GPUs: one after the other, not all at once"}),
       SettingSpec{"profile", "--profile", nullptr, &RunSettings::profile, false,
@@ -120,7 +141,7 @@ const std::vector<SettingSpec>& setting_table() {
 }
 
 template <class T>
-constexpr bool holds_field(const SettingSpec& spec) {
+bool holds_field(const SettingSpec& spec) {
   return std::holds_alternative<T RunSettings::*>(spec.field);
 }
 
@@ -128,7 +149,11 @@ bool is_switch(const SettingSpec& spec) { return holds_field<bool>(spec); }
 
 // ---- Values: parsed from a flag's text, checked, stored ----
 
-std::string number_text(double value) { return to_string(SettingValue(value)); }
+// Bounds and values in messages: whole numbers as integers ("1000000", not "1e+06").
+std::string number_text(double value) {
+  if (value == std::floor(value) && std::abs(value) < 1e15) return std::to_string(static_cast<std::int64_t>(value));
+  return to_string(SettingValue(value));
+}
 
 // The largest value the setting takes on this machine.
 double upper_bound(const SettingSpec& spec) {
@@ -173,8 +198,8 @@ SettingValue checked(const SettingSpec& spec, const SettingValue& value, const s
   }
   if (holds_field<double>(spec)) {
     double number = 0;
-    if (const auto* real = std::get_if<double>(&value))
-      number = *real;
+    if (const auto* as_real = std::get_if<double>(&value))
+      number = *as_real;
     else if (as_signed)
       number = static_cast<double>(*as_signed);
     else if (as_unsigned)
@@ -198,8 +223,9 @@ SettingValue checked(const SettingSpec& spec, const SettingValue& value, const s
   }
 }
 
-// A flag's text as a value of its setting's kind; numbers must be whole and plain
-// ("12", "-3", "0.5"), so "1e999", "nan" and "0x10" are refused rather than guessed at.
+// A flag's text as a value of its setting's kind. The whole text must be one decimal number
+// that fits a double or a 64-bit integer ("2s", "0x10", "1e999" are refused, not guessed
+// at); "nan" and "inf" parse, and checked() refuses them.
 SettingValue from_flag_text(const SettingSpec& spec, const std::string& text) {
   const char* first = text.data();
   const char* last = first + text.size();
@@ -226,7 +252,7 @@ SettingValue from_flag_text(const SettingSpec& spec, const std::string& text) {
   return text;
 }
 
-void store(RunSettings& settings, const SettingSpec& spec, const SettingValue& value) {
+void store_setting(RunSettings& settings, const SettingSpec& spec, const SettingValue& value) {
   std::visit(
       [&](auto field) {
         using T = std::remove_reference_t<decltype(settings.*field)>;
@@ -285,10 +311,12 @@ std::vector<T> parse_each(const std::vector<std::string>& values, Parse parse) {
 // --nnz-per-row: a positive integer.
 std::int64_t parse_nnz_per_row(const std::string& text) {
   std::int64_t number = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), number);
-  if (result.ec != std::errc() || result.ptr != text.data() + text.size())
+  const char* last = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), last, number);
+  if (result.ptr != last || (result.ec != std::errc() && result.ec != std::errc::result_out_of_range))
     throw UsageError("--nnz-per-row: expected an integer, got '" + text + "'");
-  if (number <= 0) throw UsageError("--nnz-per-row must be positive");
+  if (result.ec != std::errc() || number < 1 || number > kMaxNnzPerRow)
+    throw UsageError("--nnz-per-row: " + text + " is out of range (at least 1, at most " + std::to_string(kMaxNnzPerRow) + ")");
   return number;
 }
 
@@ -299,6 +327,19 @@ std::string names_of(const std::vector<Value>& values) {
   std::string names;
   for (const Value value : values) names += (names.empty() ? "" : ",") + to_string(value);
   return names;
+}
+
+// Each report file is checked before anything runs, without creating it: its directory
+// must exist and be writable.
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file(path);
+  const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::error_code ignored;
+  const auto cannot_write = [&](const std::string& why) { return UsageError("cannot write report '" + path + "': " + why); };
+  if (!file.has_filename() || fs::is_directory(file, ignored)) throw cannot_write("it is a directory");
+  if (!fs::is_directory(directory, ignored)) throw cannot_write("no directory '" + directory.string() + "'");
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) throw cannot_write(std::strerror(errno));
 }
 
 }  // namespace
@@ -315,7 +356,7 @@ double parse_threshold_flag(const std::string& flag, const std::string& text) {
 
 RunSettings default_run_settings() {
   RunSettings settings;
-  for (const auto& spec : setting_table()) store(settings, spec, spec.default_value);
+  for (const auto& spec : setting_table()) store_setting(settings, spec, spec.default_value);
   return settings;
 }
 
@@ -334,7 +375,7 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--size", sizes_, "Sizes: 4096, 16M, 1M,16M, 1K..256M:x4 (n; matmul: square n; spmv: rows)");
   run.add_option("--shape", shapes_, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
   run.add_option("--rows", rows_, "spmv: rows (square matrix)");
-  run.add_option("--nnz-per-row", nnz_per_row_, "spmv: nonzeros per row (mean for powerlaw; default 16)");
+  run.add_option("--nnz-per-row", nnz_per_row_, "spmv: nonzeros per row (mean for powerlaw; default 16)")->type_name("INT");
   run.add_option("--pattern", pattern_, "spmv: random (default), banded or powerlaw");
   run.add_option("--matrix", matrix_, "spmv: a Matrix Market (.mtx) file");
   run.add_option("--spmv-kernel", spmv_kernel_, "spmv on cuda: auto (from the row lengths), row_split or merge_path");
@@ -347,19 +388,25 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
       continue;
     }
     const SettingValue shown = spec.percent ? SettingValue(std::get<double>(spec.default_value) * 100) : spec.default_value;
+    const char* type = holds_field<double>(spec)   ? (spec.percent ? "PERCENT" : "NUMBER")
+                       : holds_field<L2Mode>(spec) || holds_field<std::string>(spec) ? "TEXT"
+                                                   : "INT";
     // A setting whose default depends on the run (--device) says so in its help instead.
     const std::string default_text = to_string(shown);
     run.add_option(spec.flag, setting_inputs_[i].text,
-                   std::string(spec.help) + (default_text.empty() ? "" : " (default " + default_text + ")"));
+                   std::string(spec.help) + (default_text.empty() ? "" : " (default " + default_text + ")"))
+        ->type_name(type);
   }
   run.add_option("--config", config_, "Suite file (configs/*.json)");
-  run.add_option("--format", format_, "console, json, csv or markdown");
+  run.add_option("--format", format_, "The terminal's report: console, json, csv or markdown");
   run.add_option("--out", outs_, "Write a report file (format from the extension: .json .csv .md .txt); {rank}, {host} and {device} expand");
-  run.add_flag("--quiet", quiet_, "No progress and no console table when writing files");
-  run.add_option("--baseline", baseline_, "Compare against this JSON report after running");
-  run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)");
+  run.add_flag("--quiet", quiet_, "No progress, and no report on the terminal when --out writes files");
+  run.add_option("--baseline", baseline_,
+                 "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
+  run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)")->type_name("PERCENT");
   run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
+  run.add_flag("--allow-interrupted", allow_interrupted_, "With --baseline: accept a baseline of an interrupted run");
   run.add_option("--relative-to", relative_to_, "Add a speed-up column against this backend");
 }
 
@@ -376,7 +423,7 @@ RunSettings RunCommandLine::merge_settings(const Suite* suite) const {
                               : checked(spec, from_flag_text(spec, setting_inputs_[i].text), spec.flag, spec.percent ? 0.01 : 1);
     else if (suite && spec.suite_key && suite->settings.count(spec.suite_key) != 0)
       value = suite->settings.at(spec.suite_key);
-    store(settings, spec, value);
+    store_setting(settings, spec, value);
   }
   check_together(settings);
   // A profiler session is one pass: the capture range covers exactly one measurement of each case.
@@ -390,10 +437,7 @@ std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
   options.ops = parse_each<Op>(ops_, parse_op);
   options.backends = flatten_lists(backends_);
   if (!dtypes_.empty()) options.dtypes = parse_each<DType>(dtypes_, parse_dtype);
-  for (const auto& size : sizes_) {
-    const auto parsed = parse_size_list(size);
-    options.sizes.insert(options.sizes.end(), parsed.begin(), parsed.end());
-  }
+  for (const auto& size : sizes_) append_size_list(options.sizes, size, "--size");
   options.matmul_shapes = parse_each<Shape>(shapes_, parse_matmul_shape);
   if (!rows_.empty()) options.spmv_rows = parse_size(rows_);
   if (given("--nnz-per-row")) options.nnz_per_row = parse_nnz_per_row(nnz_per_row_);
@@ -402,33 +446,89 @@ std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
   if (given("--spmv-kernel")) options.spmv_kernel = parse_spmv_kernel(spmv_kernel_);
   if (!timings_.empty()) options.timings = parse_each<TimingMode>(timings_, parse_timing_mode);
   options.tf32 = tf32_;
+  refuse_flags_without_effect(options);
   return {group};
 }
 
+// A flag changes what runs or is refused; it is never silently ignored.
+void RunCommandLine::refuse_flags_without_effect(const RunOptions& options) const {
+  const auto has = [&](Op op) { return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end(); };
+  const auto refuse_if_given = [&](const char* flag, const std::string& why) {
+    if (given(flag)) throw UsageError(std::string(flag) + " " + why);
+  };
+  if (!has(Op::matmul)) {
+    refuse_if_given("--shape", "applies to matmul, and no --op is matmul");
+    refuse_if_given("--tf32", "applies to matmul, and no --op is matmul");
+  }
+  if (std::find(options.dtypes.begin(), options.dtypes.end(), DType::f32) == options.dtypes.end())
+    refuse_if_given("--tf32", "applies to f32 matmul, and no --dtype is f32");
+  for (const char* flag : {"--rows", "--nnz-per-row", "--pattern", "--matrix"}) {
+    if (!has(Op::spmv)) refuse_if_given(flag, "applies to spmv, and no --op is spmv");
+    if (flag != std::string("--matrix") && given("--matrix"))
+      refuse_if_given(flag, "does not apply with --matrix: the file is the matrix");
+  }
+  if (!sizes_apply(options))
+    refuse_if_given("--size", "applies to none of the ops here (matmul takes --shape; spmv --rows or --matrix, and keeps its "
+                              "default rows beside other ops with a single size)");
+}
+
 std::vector<SuiteGroup> RunCommandLine::filtered_suite_groups(const Suite& suite) const {
-  for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--spmv-kernel", "--timing", "--tf32"})
-    if (given(flag)) throw UsageError(std::string(flag) + " cannot be combined with a suite (--config, or no --op)");
-  std::vector<SuiteGroup> groups = suite.groups;
+  for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--spmv-kernel", "--tf32"})
+    if (given(flag))
+      throw UsageError(std::string(flag) +
+                       " cannot be combined with a suite (--config, or no --op); --op, --backend, --dtype and --timing "
+                       "select from a suite");
   const auto backends = flatten_lists(backends_);
-  if (!backends.empty())
-    for (auto& group : groups) group.options.backends = backends;
+  const auto dtypes = parse_each<DType>(dtypes_, parse_dtype);
+  const auto timings = parse_each<TimingMode>(timings_, parse_timing_mode);
+  // Leaves out of `values` what `wanted` (when given) does not list.
+  const auto keep = [](auto& values, const auto& wanted) {
+    if (wanted.empty()) return;
+    values.erase(std::remove_if(values.begin(), values.end(),
+                                [&](const auto& value) { return std::find(wanted.begin(), wanted.end(), value) == wanted.end(); }),
+                 values.end());
+  };
+  std::vector<SuiteGroup> groups;
+  for (SuiteGroup group : suite.groups) {
+    RunOptions& options = group.options;
+    keep(options.dtypes, dtypes);
+    keep(options.timings, timings);
+    if (options.backends.empty())
+      options.backends = backends;
+    else
+      keep(options.backends, backends);
+    if (!options.dtypes.empty() && !options.timings.empty() && (backends.empty() || !options.backends.empty()))
+      groups.push_back(std::move(group));
+  }
+  if (groups.empty()) throw UsageError("nothing to run: no group of the suite has the --dtype, --timing and --backend given");
   return groups;
 }
 
-std::vector<ReportOutput> RunCommandLine::outputs() const {
+std::vector<ReportOutput> RunCommandLine::outputs(const ProcessPlace& place, const DeviceChoice& devices) const {
   std::vector<ReportOutput> outputs;
-  const ReportFormat chosen = given("--format") ? parse_report_format(format_) : ReportFormat::console;
-  for (const auto& path : outs_) outputs.push_back({report_format_for_path(path), path});
-  if (outputs.empty())
-    outputs.push_back({chosen, ""});
-  else if (!quiet_)
-    outputs.push_back({ReportFormat::console, ""});
+  std::set<std::string> paths;
+  // Ranks that each write their own report must not write the same file.
+  if (!place.rank_zero_writes) require_rank_in_outputs(outs_, place.launch);
+  for (const auto& given_path : outs_) {
+    const std::string path = expand_output_path(given_path, {place.launch.rank, place.host, devices.devices});
+    outputs.push_back({report_format_for_path(path), path});
+    check_report_destination(path);  // special files and links first: they say what they are
+    check_writable(path);
+    if (!paths.insert(std::filesystem::absolute(path).lexically_normal().string()).second)
+      throw UsageError("--out " + path + " is named twice");
+  }
+  // The terminal gets --format (console by default); with report files, unless --quiet.
+  const ReportFormat terminal = given("--format") ? parse_report_format(format_) : ReportFormat::console;
+  if (outputs.empty() || !quiet_)
+    outputs.push_back({terminal, ""});
+  else if (given("--format"))
+    throw UsageError("--format chooses what the terminal shows, and --quiet with --out shows nothing there");
   return outputs;
 }
 
-RunConfig RunCommandLine::resolve() const {
+RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   RunConfig config;
-  config.outputs = outputs();
+  config.place = place;
   const bool use_suite = given("--config") || ops_.empty();
   std::optional<Suite> suite;
   if (use_suite) {
@@ -436,13 +536,28 @@ RunConfig RunCommandLine::resolve() const {
     config.suite_path = config_;
     config.thresholds = suite->thresholds;
     config.groups = filtered_suite_groups(*suite);
+    config.only_ops = parse_each<Op>(ops_, parse_op);
   } else {
     config.groups = command_line_groups();
   }
   config.backends_named = given("--backend");
   config.settings = merge_settings(suite ? &*suite : nullptr);
+  // The GPUs before the report paths: {device} in an --out path names them.
+  const std::string& device = config.settings.device;
+  config.devices = choose_devices(device.empty() ? std::nullopt : std::optional<DeviceRequest>(parse_device_request(device)),
+                                  place.launch, visible_gpu_count());
+  config.outputs = outputs(place, config.devices);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
-  if (!baseline_.empty()) config.baseline = read_json_report(baseline_);
+  if (store::is_history_baseline(baseline_)) {
+    check_baseline_readable(baseline_);  // the runs are pooled after measuring, for this machine
+    config.history_baseline = baseline_;
+  } else if (!baseline_.empty()) {
+    config.baseline = read_json_report(baseline_);
+    require_complete_report(*config.baseline, "baseline", allow_interrupted_);
+  }
+  config.allow_interrupted = allow_interrupted_;
+  for (const char* flag : {"--allow-missing", "--allow-machine-mismatch", "--allow-interrupted"})
+    if (given(flag) && baseline_.empty()) throw UsageError(std::string(flag) + " applies to --baseline, which is not given");
   config.allow_missing = allow_missing_;
   config.allow_machine_mismatch = allow_machine_mismatch_;
   if (!relative_to_.empty()) config.relative_to = relative_to_;
@@ -469,6 +584,7 @@ CompareOptions compare_options(const RunConfig& config) {
   CompareOptions compare;
   compare.threshold = config.threshold;
   compare.allow_missing = config.allow_missing;
+  compare.allow_interrupted = config.allow_interrupted;
   compare.allow_machine_mismatch = config.allow_machine_mismatch;
   return compare;
 }

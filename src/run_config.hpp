@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "launcher.hpp"
 #include "report/report.hpp"
 #include "result.hpp"
 #include "runner.hpp"
@@ -66,15 +67,19 @@ struct RunConfig {
   // What runs: the command line's one group, or a suite's groups after the --op, --backend,
   // --dtype and --timing filters.
   std::vector<SuiteGroup> groups;
+  std::vector<Op> only_ops;                   // --op with a suite: its other ops are left out
   bool backends_named = false;                // --backend given: an unavailable one is a usage error
   std::map<std::string, double> thresholds;   // the suite's, and --threshold as "*" (fractions)
   std::optional<double> threshold;            // --threshold as a fraction
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
-  std::optional<LoadedReport> baseline;       // --baseline, read before anything runs
-  bool allow_missing = false, allow_machine_mismatch = false;
+  std::optional<LoadedReport> baseline;       // --baseline FILE, read before anything runs
+  std::string history_baseline;               // --baseline db:..., checked before and pooled after the run
+  bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
   std::optional<std::string> relative_to;
   bool quiet = false;
+  ProcessPlace place;    // this process's rank and host ({rank} and {host} in the --out paths)
+  DeviceChoice devices;  // the GPUs its GPU cases run on ({device})
 };
 
 // `gpubench run`'s flags: the constructor adds them to the run subcommand; after that
@@ -85,14 +90,16 @@ class RunCommandLine {
   explicit RunCommandLine(CLI::App& run_command);
   RunCommandLine(const RunCommandLine&) = delete;  // the App holds pointers into it
   RunCommandLine& operator=(const RunCommandLine&) = delete;
-  RunConfig resolve() const;
+  // `place`: where this process runs, for the GPU choice and the --out placeholders.
+  RunConfig resolve(const ProcessPlace& place = {}) const;
 
  private:
   bool given(const std::string& flag) const;
   RunSettings merge_settings(const Suite* suite) const;
   std::vector<SuiteGroup> command_line_groups() const;
+  void refuse_flags_without_effect(const RunOptions& options) const;
   std::vector<SuiteGroup> filtered_suite_groups(const Suite& suite) const;
-  std::vector<ReportOutput> outputs() const;
+  std::vector<ReportOutput> outputs(const ProcessPlace& place, const DeviceChoice& devices) const;
 
   CLI::App* app_;
   struct SettingInput {
@@ -102,7 +109,7 @@ class RunCommandLine {
   std::vector<SettingInput> setting_inputs_;  // one per table entry, in its order
   std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_;
   std::string rows_, nnz_per_row_, pattern_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
-  bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false;
+  bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
 
 // A threshold flag's percent as a fraction, held to compare's rule (require_threshold).

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "interrupt.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "verify.hpp"
@@ -113,9 +114,12 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       record.host_samples_s.push_back(seconds_since(host_start) * per_launch);
       record.samples_s.push_back(total);
       stop = should_stop(rule, record.samples_s, seconds_since(measure_start));
+      if (!stop && interrupt_requested()) break;
     }
     record.measure_seconds = seconds_since(measure_start);
     if (options.profile) profiler_capture_stop();
+    // Stopped by a signal before the stopping rule held: the case is incomplete.
+    if (!stop) throw RunInterrupted();
     record.stop_reasons = StopReasons(*stop);
   }
   record.stats = compute_statistics(record.samples_s);
@@ -182,6 +186,7 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
 namespace {
 
 // One pass over the plan: each case once, problems built once per (op, dtype, shape, seed).
+// After an interrupt, the cases finished before it.
 std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backend*>& by_name, const RunnerOptions& options,
                                    int pass) {
   std::vector<ResultRecord> results;
@@ -189,7 +194,7 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
   std::string problem_key;
   std::string problem_error;
   const std::size_t total = plan.cases.size();
-  for (std::size_t index = 0; index < total; ++index) {
+  for (std::size_t index = 0; index < total && !interrupt_requested(); ++index) {
     const CaseSpec& spec = plan.cases[index];
     Backend* backend = by_name.at(spec.backend);
     const std::string key = inputs_key(spec);
@@ -224,7 +229,11 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
       results.push_back(std::move(record));
       continue;
     }
-    results.push_back(run_case(spec, *problem, *backend, options));
+    try {
+      results.push_back(run_case(spec, *problem, *backend, options));
+    } catch (const RunInterrupted&) {
+      break;
+    }
   }
   return results;
 }
@@ -285,7 +294,7 @@ std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr
     pass_options.stopping.max_time_s = options.stopping.max_time_s / passes;
   }
   std::vector<std::vector<ResultRecord>> by_case(plan.cases.size());
-  for (int pass = 0; pass < passes; ++pass) {
+  for (int pass = 0; pass < passes && !interrupt_requested(); ++pass) {
     auto results = run_pass(plan, by_name, pass_options, pass);
     for (std::size_t i = 0; i < results.size(); ++i) by_case[i].push_back(std::move(results[i]));
   }
@@ -294,7 +303,8 @@ std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr
     std::fflush(stderr);
   }
   std::vector<ResultRecord> merged;
-  for (auto& records : by_case) merged.push_back(merge_passes(std::move(records)));
+  for (auto& records : by_case)
+    if (!records.empty()) merged.push_back(merge_passes(std::move(records)));
   return merged;
 }
 

@@ -35,4 +35,10 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   return out.str();
 }
 
+std::string report_model::render_text_table(const Table& table) {
+  std::ostringstream out;
+  report_model::append_console_table(out, table);
+  return out.str();
+}
+
 }  // namespace gpb

@@ -143,12 +143,22 @@ void append_line(std::ostringstream& out, const std::vector<std::string>& fields
 
 }  // namespace
 
-std::string render_csv(const Context&, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+std::string render_csv(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
   std::ostringstream out;
   // The header comes from the same code as the rows; a record-less report still gets one.
-  append_line(out, csv_row(ResultRecord{}, results, options).names());
-  for (const auto& record : results) append_line(out, csv_row(record, results, options).values());
+  // An interrupted run's rows end in a column that only such reports have.
+  auto header = csv_row(ResultRecord{}, results, options).names();
+  if (context.interrupted) header.push_back("interrupted");
+  append_line(out, header);
+  for (const auto& record : results) {
+    auto values = csv_row(record, results, options).values();
+    if (context.interrupted) values.push_back("true");
+    append_line(out, values);
+  }
   return out.str();
 }
+
+std::string report_model::csv_field(const std::string& field) { return quoted(field); }
+std::string report_model::csv_number(double value) { return number(value); }
 
 }  // namespace gpb

@@ -18,6 +18,7 @@
 #include "fleet.hpp"
 #include "op_table.hpp"
 #include "report/fleet_render.hpp"
+#include "report/html_parts.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 #include "report/summary_render.hpp"
@@ -555,5 +556,14 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
   out << "</section>\n</body></html>\n";
   return out.str();
 }
+
+namespace html {
+
+std::string escape(const std::string& text) { return gpb::escape(text); }
+std::string coordinate(double value) { return number(value); }
+std::string exact(double value) { return gpb::exact(value); }
+const char* page_style() { return kStyle; }
+
+}  // namespace html
 
 }  // namespace gpb

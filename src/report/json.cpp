@@ -4,8 +4,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -13,6 +11,8 @@
 #include <variant>
 
 #include "fleet.hpp"
+#include "input_file.hpp"
+#include "json_input.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
@@ -217,13 +217,18 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
 
 // ---- reading ----
 
+// Read documents need no key order: the plain json (std::map objects) never copies values
+// while it is built, where ordered_json's vector of pairs copies whole subtrees as it grows.
+using InputJson = nlohmann::json;
+
 // A value inside the document, with the path that error messages name
 // ("results[2].statistics.median").
 class Node {
  public:
-  Node(const Json& value, std::string path, const std::string& origin) : value_(value), path_(std::move(path)), origin_(origin) {}
+  Node(const InputJson& value, std::string path, const std::string& origin)
+      : value_(value), path_(std::move(path)), origin_(origin) {}
 
-  const Json& value() const { return value_; }
+  const InputJson& value() const { return value_; }
 
   [[noreturn]] void fail(const std::string& problem) const {
     throw UsageError(origin_ + ": " + (path_.empty() ? "" : path_ + ": ") + problem);
@@ -249,7 +254,7 @@ class Node {
   Node element(std::size_t index) const { return Node(value_[index], path_ + "[" + std::to_string(index) + "]", origin_); }
 
  private:
-  const Json& value_;
+  const InputJson& value_;
   std::string path_;
   const std::string& origin_;
 };
@@ -273,7 +278,7 @@ void read(const Node& node, Context& out);
 
 template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
 void read(const Node& node, T& out) {
-  const Json& value = node.value();
+  const InputJson& value = node.value();
   node.expect(value.is_number_integer(), "an integer");
   const auto out_of_range = [&] { node.fail(value.dump() + " is out of range"); };
   if (value.is_number_unsigned()) {
@@ -392,20 +397,44 @@ void read_legacy_settings(std::map<std::string, SettingValue>& settings) {
   }
 }
 
+// Times are never negative: a negative one would give compare a negative ratio. null (a
+// statistic without samples) reads as NaN.
+void read_duration(const Node& node, double& out) {
+  read(node, out);
+  if (out < 0) node.fail("expected a duration in seconds, got " + node.value().dump());
+}
+
+void read_duration_member(const Node& object, const char* key, double& out) {
+  if (const auto member = object.member(key)) read_duration(*member, out);
+}
+
+// Every raw sample is a measured time: null here would be a sample without a measurement.
+void read_samples_member(const Node& object, const char* key, std::vector<double>& out) {
+  const auto samples = object.member(key);
+  if (!samples) return;
+  samples->expect(samples->value().is_array(), "an array");
+  out.assign(samples->value().size(), 0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const Node sample = samples->element(i);
+    sample.expect(sample.value().is_number(), "a sample time in seconds");
+    read_duration(sample, out[i]);
+  }
+}
+
 void read(const Node& node, Statistics& out) {
   read_member(node, "count", out.count);
-  read_member(node, "min", out.min);
-  read_member(node, "max", out.max);
-  read_member(node, "mean", out.mean);
-  read_member(node, "median", out.median);
-  read_member(node, "stddev", out.stddev);
-  read_member(node, "rel_stddev", out.rel_stddev);
-  read_member(node, "p5", out.p5);
-  read_member(node, "p95", out.p95);
-  read_member(node, "q1", out.q1);
-  read_member(node, "q3", out.q3);
-  read_member(node, "median_ci_low", out.median_ci_low);
-  read_member(node, "median_ci_high", out.median_ci_high);
+  read_duration_member(node, "min", out.min);
+  read_duration_member(node, "max", out.max);
+  read_duration_member(node, "mean", out.mean);
+  read_duration_member(node, "median", out.median);
+  read_duration_member(node, "stddev", out.stddev);
+  read_duration_member(node, "rel_stddev", out.rel_stddev);
+  read_duration_member(node, "p5", out.p5);
+  read_duration_member(node, "p95", out.p95);
+  read_duration_member(node, "q1", out.q1);
+  read_duration_member(node, "q3", out.q3);
+  read_duration_member(node, "median_ci_low", out.median_ci_low);
+  read_duration_member(node, "median_ci_high", out.median_ci_high);
 }
 
 // "converged+max_time"; "" for a case that took no samples.
@@ -431,7 +460,7 @@ void read(const Node& node, std::optional<Bound>& out) {
 
 void read(const Node& node, Phase& out) {
   read_enum(node.required("name"), out.kind, all_phase_kinds());
-  read_member(node, "samples_s", out.samples_s);
+  read_samples_member(node, "samples_s", out.samples_s);
   read_member(node, "statistics", out.stats);
 }
 
@@ -529,13 +558,13 @@ void read(const Node& node, ResultRecord& out) {
     read_member(*settings, "batch", out.batch);
     read_member(*settings, "timer", out.timer);
     read_member(*settings, "stop_reason", out.stop_reasons);
-    read_member(*settings, "measure_seconds", out.measure_seconds);
+    read_duration_member(*settings, "measure_seconds", out.measure_seconds);
   }
   read_member(node, "reason", out.reason);
   read_member(node, "input_distribution", out.input_distribution);
   read_member(node, "details", out.details);
-  read_member(node, "samples_s", out.samples_s);
-  read_member(node, "host_samples_s", out.host_samples_s);
+  read_samples_member(node, "samples_s", out.samples_s);
+  read_samples_member(node, "host_samples_s", out.host_samples_s);
   read_member(node, "statistics", out.stats);
   read_member(node, "host_statistics", out.host_stats);
   read_member(node, "phases", out.phases);
@@ -575,16 +604,11 @@ void read(const Node& node, Context& out) {
   read_member(node, "ranks", out.ranks);
 }
 
-// nlohmann's messages start with "[json.exception.parse_error.101] "; the rest is the useful part.
-std::string without_exception_id(const char* message) {
-  const char* end_of_id = std::strstr(message, "] ");
-  return end_of_id ? end_of_id + 2 : message;
-}
-
 }  // namespace
 
 std::string render_json(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
   Json report = {{"schema", kSchemaName}, {"schema_version", kReportSchemaVersion}};
+  if (context.interrupted) report["interrupted"] = true;
   if (options.relative_to) report["relative_to"] = *options.relative_to;
   report["context"] = context_json(context);
   Json records = Json::array();
@@ -599,12 +623,7 @@ std::string render_json(const Context& context, const std::vector<ResultRecord>&
 }
 
 LoadedReport parse_json_report(const std::string& text, const std::string& origin) {
-  Json document;
-  try {
-    document = Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw UsageError(origin + ": invalid JSON: " + without_exception_id(error.what()));
-  }
+  const InputJson document = parse_json_input(text, origin);
   const Node root(document, "", origin);
   if (!document.is_object() || !document.contains("schema"))
     root.fail(std::string("not a gpubench report (no \"schema\": \"") + kSchemaName + "\" field)");
@@ -620,25 +639,13 @@ LoadedReport parse_json_report(const std::string& text, const std::string& origi
   LoadedReport report;
   read(root.required("context"), report.context);
   report.context.schema_version = version;
+  read_member(root, "interrupted", report.context.interrupted);
   read(root.required("results"), report.results);
   return report;
 }
 
 LoadedReport read_json_report(const std::string& path) {
-  const auto cannot_read = [&path](int error) {
-    return UsageError("cannot read report '" + path + "': " + std::strerror(error));
-  };
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) throw cannot_read(errno);
-  std::string text;
-  char buffer[1 << 16];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, count);
-  const bool failed = std::ferror(file) != 0;
-  const int read_error = errno;  // before fclose can change it
-  std::fclose(file);
-  if (failed) throw cannot_read(read_error);
-  return parse_json_report(text, path);
+  return parse_json_report(read_input_file(path, kMaxReportBytes, "report"), path);
 }
 
 }  // namespace gpb

@@ -49,9 +49,24 @@ struct LoadedReport {
 LoadedReport parse_json_report(const std::string& text, const std::string& origin);
 LoadedReport read_json_report(const std::string& path);
 
-// Writes content to path atomically: a temporary file beside it, then rename.
-// Throws UsageError naming the path when it cannot be written.
+// Writes content to path atomically: a temporary file beside it, then rename. A symbolic
+// link is followed (its target is replaced, the link kept); an existing directory, device
+// or fifo is refused. Throws UsageError naming the path when it cannot be written.
 void write_file_atomic(const std::string& path, const std::string& content);
+
+// Writes a set of files (one run's --out files) each as write_file_atomic does. Every
+// temporary file is complete before the first rename, so a file that cannot be written
+// replaces none; the renames happen under an advisory lock on the files' directories, so
+// two runs writing the same set leave one run's set, never a mix.
+struct OutputFile {
+  std::string path;
+  std::string content;
+};
+void write_files_atomic(const std::vector<OutputFile>& files);
+
+// Throws the UsageError that writing to path would throw for what is there now: an existing
+// directory, device or fifo (also behind symbolic links). For checking outputs before a run.
+void check_report_destination(const std::string& path);
 
 // Value formatting shared by the human-readable formats.
 std::string format_seconds(double seconds);   // "812 ns", "12.3 us", "4.56 ms", "1.23 s"

@@ -89,6 +89,15 @@ std::string escape_markdown(const std::string& text);
 // message takes the place of its first measurement cell.
 void append_markdown_table(std::ostream& out, const Table& table);
 
+// The console report's table layout: aligned columns under a header and a rule; a row's
+// message wraps in place of its measurement cells.
+std::string render_text_table(const Table& table);
+
+// A CSV field, quoted as RFC 4180 asks where needed; a number in the shortest form that
+// reads back exactly ("" when not finite).
+std::string csv_field(const std::string& field);
+std::string csv_number(double value);
+
 // One row per record, named by its case id (and where it ran, when the report spans GPUs or
 // ranks); the optional columns (speed-up, e2e phases) only when some record needs them.
 Table results_table(const std::vector<ResultRecord>& results, const ReportOptions& options);

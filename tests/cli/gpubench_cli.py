@@ -14,6 +14,8 @@ SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
 # Environment variables of the launchers gpubench reads (src/launcher.hpp).
 LAUNCHER_PREFIXES = ("SLURM_", "SLURMD_", "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCALRANKID", "RANK", "LOCAL_RANK", "WORLD_SIZE",
                      "GROUP_RANK")
+# A build with AddressSanitizer/UBSan runs several times slower than Release.
+SANITIZED = os.environ.get("GPUBENCH_SANITIZED") == "1"
 
 
 def gpubench(*args, timeout=300, env=None):

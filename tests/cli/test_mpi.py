@@ -81,7 +81,7 @@ class MpiTests(CliTestCase):
 
 if __name__ == "__main__":
     if not MPIEXEC or not MPI_PROGRAM:
-        print("MPI was not found at configure time (scripts/setup.sh installs openmpi-bin and libopenmpi-dev): "
-              "MPI tests skipped", file=sys.stderr)
+        print("no MPI variant of gpubench in this build (MPI not found at configure time -- scripts/setup.sh installs "
+              "openmpi-bin and libopenmpi-dev -- or a sanitizer build): MPI tests skipped", file=sys.stderr)
         sys.exit(SKIP)
     main()

@@ -6,6 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "compare.hpp"
 #include "random.hpp"
@@ -215,6 +216,29 @@ TEST(Compare, ReportAgainstItselfIsAllSame) {
     EXPECT_DOUBLE_EQ(*c.ratio, 1.0);
   }
   EXPECT_TRUE(comparison.warnings.empty());
+}
+
+TEST(Compare, InterruptedReportsAreRefusedUnlessAllowed) {
+  const LoadedReport complete = suite_report(1, kTight);
+  LoadedReport interrupted = complete;
+  interrupted.context.interrupted = true;
+  interrupted.results.pop_back();  // what an interrupt leaves: the later cases are missing
+  using Sides = std::tuple<const LoadedReport*, const LoadedReport*, const char*>;
+  for (const auto& [baseline, current, side] : {Sides{&interrupted, &complete, "baseline"}, Sides{&complete, &interrupted, "current"}}) {
+    try {
+      compare_reports(*baseline, *current, {});
+      ADD_FAILURE() << "compared an interrupted " << side << " report";
+    } catch (const UsageError& error) {
+      EXPECT_EQ(std::string(error.what()), std::string("the ") + side +
+                                               " report is of an interrupted run and holds only the cases finished before it "
+                                               "(pass --allow-interrupted to compare them)");
+    }
+  }
+  CompareOptions allowed;
+  allowed.allow_interrupted = true;
+  const Comparison comparison = compare_reports(complete, interrupted, allowed);
+  EXPECT_EQ(comparison.counts.missing, 1u);
+  EXPECT_EQ(comparison.counts.same, suite_cases().size() - 1);
 }
 
 TEST(Compare, TwentyPercentSlowdownWithTightSamplesFails) {
@@ -577,6 +601,11 @@ TEST(CompareRender, ConsoleListsRegressionsFirstAndEndsWithTheSummary) {
       "FAIL (exit 1): 6 cases: 1 slower, 1 failed, 1 missing, 1 faster, 2 same (0 noisy), 0 new\n";
   EXPECT_EQ(text.substr(text.size() - summary.size()), summary) << text;
   EXPECT_EQ(text.find("driver"), std::string::npos) << "warnings belong on stderr";
+  // Drawn like the results table: the header, then a rule under each column.
+  const std::size_t rule_start = text.find('\n') + 1;
+  const std::string rule = text.substr(rule_start, text.find('\n', rule_start) - rule_start);
+  EXPECT_EQ(rule.rfind("----", 0), 0u) << text;
+  EXPECT_EQ(rule.find_first_not_of("- "), std::string::npos) << text;
 }
 
 TEST(CompareRender, MarkdownCarriesVerdictsAndWarnings) {

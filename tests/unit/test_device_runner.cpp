@@ -213,6 +213,24 @@ TEST(CaseBarrierTest, AbandonReleasesWaitersWithBarrierBroken) {
   EXPECT_THROW(barrier.arrive_and_wait(), BarrierBroken);
 }
 
+TEST(CaseBarrierTest, AMemberThatRunsOutOfCasesReleasesTheOthers) {
+  // An interrupt stops the workers at slightly different cases: one that stopped leaves,
+  // and the ones already waiting for it go on, whenever it leaves.
+  int releases = 0;
+  CaseBarrier barrier(3, [&] { ++releases; });
+  std::thread first([&] { barrier.arrive_and_wait(); });
+  std::thread second([&] { barrier.arrive_and_wait(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  barrier.leave();
+  first.join();
+  second.join();
+  EXPECT_EQ(releases, 1);
+  std::thread third([&] { barrier.arrive_and_wait(); });  // a team of two now
+  barrier.arrive_and_wait();
+  third.join();
+  EXPECT_EQ(releases, 2);
+}
+
 TEST(SharedProblemsTest, WorkersShareOneProblemPerCase) {
   SharedProblems problems;
   CaseSpec spec;

@@ -84,7 +84,9 @@ TEST(DeviceChoice, ParsesAllAndLists) {
   EXPECT_TRUE(parse_device_request("all").all);
   EXPECT_EQ(parse_device_request("3").ordinals, (std::vector<int>{3}));
   EXPECT_EQ(parse_device_request("0,2,3").ordinals, (std::vector<int>{0, 2, 3}));
-  for (const char* bad : {"", "-1", "gpu0", "0,0", "1.5", ","}) EXPECT_THROW(parse_device_request(bad), UsageError) << bad;
+  EXPECT_EQ(parse_device_request("1023").ordinals, (std::vector<int>{1023}));
+  for (const char* bad : {"", "-1", "gpu0", "0,0", "1.5", ",", "1024", "99999999999"})
+    EXPECT_THROW(parse_device_request(bad), UsageError) << bad;
 }
 
 TEST(DeviceChoice, ExplicitDevicesWin) {

@@ -117,8 +117,8 @@ class MalformedMatrixMarket : public ::testing::Test {
 const std::string kGeneralHeader = "%%MatrixMarket matrix coordinate real general\n";
 
 TEST_F(MalformedMatrixMarket, MissingOrUnreadableFile) {
-  expect_rejected((directory_ / "absent.mtx").string(), "cannot open");
-  expect_rejected(directory_.string(), "is a directory");
+  expect_rejected((directory_ / "absent.mtx").string(), "cannot read matrix file");
+  expect_rejected(directory_.string(), "Is a directory");
 }
 
 TEST_F(MalformedMatrixMarket, EmptyFileOrMissingHeader) {
@@ -150,12 +150,12 @@ TEST_F(MalformedMatrixMarket, BadSizeLine) {
 }
 
 TEST_F(MalformedMatrixMarket, BadCounts) {
-  expect_text_rejected(kGeneralHeader + "3 3 3\n1 1 1\n2 2 1\n", "ends after 2 of the 3 declared entries");
+  expect_text_rejected(kGeneralHeader + "3 3 3\n1 1 1.000\n2 2 1.000\n", "ends after 2 of the 3 declared entries");
   expect_text_rejected(kGeneralHeader + "3 3 1\n1 1 1\n2 2 1\n", "line 4: more entries than the 1 declared");
 }
 
 TEST_F(MalformedMatrixMarket, TruncatedLine) {
-  expect_text_rejected(kGeneralHeader + "3 3 2\n1 1 1\n2 2", "line 4: expected 3 fields (row column value), found 2");
+  expect_text_rejected(kGeneralHeader + "3 3 2\n1 1 1.0\n2 2", "line 4: expected 3 fields (row column value), found 2");
 }
 
 TEST_F(MalformedMatrixMarket, OutOfRangeIndices) {
@@ -178,6 +178,53 @@ TEST_F(MalformedMatrixMarket, AcceptsCarriageReturnsBlankLinesAndMixedCase) {
   const std::string path = write("%%MatrixMarket Matrix Coordinate Real General\r\n% comment\r\n\r\n2 2 2\r\n1 1 1.0\r\n\r\n2 2 -3.5e0\r\n");
   const CsrMatrix matrix = read_matrix_market(path);
   EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 0, 1.0}, {1, 1, -3.5}}));
+}
+
+// The declared sizes drive allocations, so they are checked before any: against the bytes
+// that follow the size line, and against the memory budget.
+std::string budget_error_of(const std::string& text, std::uint64_t budget) {
+  try {
+    parse_matrix_market(text, "m.mtx", budget);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "<accepted>";
+}
+
+TEST(MatrixMarketBounds, DeclaredEntriesMustFitTheFile) {
+  // The file: a header declaring 2^31 - 1 entries made reserve ask for 32 GiB.
+  EXPECT_EQ(budget_error_of(kGeneralHeader + "65536 65536 2147483647\n1 1 1\n", std::uint64_t{1} << 40),
+            "matrix file 'm.mtx': line 2: entry count 2147483647 cannot fit in the 6 bytes that follow (an entry takes at least 6)");
+  // Exactly enough bytes: "1 1 1\n2 2 1" is two real entries (the last without a line break).
+  EXPECT_EQ(budget_error_of(kGeneralHeader + "2 2 2\n1 1 1\n2 2 1", 1 << 20), "<accepted>");
+  EXPECT_EQ(budget_error_of("%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2", 1 << 20), "<accepted>");
+  EXPECT_NE(budget_error_of("%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 1\n2 2", 1 << 20)
+                .find("entry count 3 cannot fit in the 7 bytes"),
+            std::string::npos);
+}
+
+TEST(MatrixMarketBounds, DeclaredRowsAndEntriesMustFitTheMemoryBudget) {
+  // The 69-byte file declaring 2^31 - 1 rows grew to 24 GB: 20 bytes a row to read.
+  EXPECT_EQ(budget_error_of(kGeneralHeader + "2147483647 1 1\n1 1 1\n", std::uint64_t{16} << 30),
+            "matrix file 'm.mtx': line 2: row count 2147483647: a 2147483647 x 1 matrix of 1 declared entries needs 40.0 GiB of "
+            "memory to read, more than the 16 GiB available");
+  // 1000 entries need 32 KB to read: over a 16 KiB budget it is the entries that do not fit.
+  std::string text = kGeneralHeader + "40 40 1000\n";
+  for (int i = 0; i < 1000; ++i) text += "1 1 1\n";
+  EXPECT_NE(budget_error_of(text, 16 * 1024).find("entry count 1000: a 40 x 40 matrix of 1000 declared entries needs"),
+            std::string::npos);
+  EXPECT_EQ(budget_error_of(text, 1 << 20), "<accepted>");
+}
+
+TEST(MatrixMarketBounds, AcceptsAByteOrderMarkAndLoneCarriageReturns) {
+  const std::string text = "\xEF\xBB\xBF%%MatrixMarket matrix coordinate real general\r% comment\r\r2 2 2\r1 1 1.0\r2 2 -3.5\r";
+  const CsrMatrix matrix = parse_matrix_market(text, "m.mtx", 1 << 20);
+  EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 0, 1.0}, {1, 1, -3.5}}));
+}
+
+TEST(MatrixMarketBounds, LineNumbersCountLoneCarriageReturns) {
+  EXPECT_EQ(budget_error_of("%%MatrixMarket matrix coordinate real general\r3 3 1\r4 1 1.0\r", 1 << 20),
+            "matrix file 'm.mtx': line 3: row index 4 outside 1..3");
 }
 
 }  // namespace

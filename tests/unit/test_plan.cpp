@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
+#include "backend.hpp"
 #include "plan.hpp"
+#include "run_config.hpp"
 
 namespace gpb {
 namespace {
@@ -37,6 +40,31 @@ TEST(ParseSizeList, ListsAndRanges) {
   EXPECT_EQ(parse_size_list("1K..256M:x4").size(), 10u);
   EXPECT_EQ(parse_size_list("1..10:x3"), (std::vector<std::int64_t>{1, 3, 9}));
   for (const char* bad : {"4K..1K", "1K..4K:x1", "1K..4K:y2", ",", "1K..4K:x"}) EXPECT_THROW(parse_size_list(bad), UsageError) << bad;
+}
+
+TEST(ParseSizeList, RangesNeverOverflow) {
+  // 16M times the factor is beyond 2^63: the next size is only computed when it fits under the end.
+  try {
+    parse_size_list("16M..1024G:x1099511607776");
+    ADD_FAILURE() << "accepted a range that holds only its start";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("holds only its start"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(parse_size_list("1..1024G:x1024G"), (std::vector<std::int64_t>{1, std::int64_t{1} << 40}));
+  EXPECT_EQ(parse_size_list("1024G..1024G:+1024G"), (std::vector<std::int64_t>{std::int64_t{1} << 40}));
+  EXPECT_THROW(parse_size_list("1..1024G:+1024G"), UsageError);
+}
+
+TEST(AppendSizeList, AtMostOneHundredThousandSizesInAll) {
+  std::vector<std::int64_t> sizes;
+  for (int i = 0; i < 10; ++i) append_size_list(sizes, "1..10000:+1", "--size");
+  EXPECT_EQ(sizes.size(), kMaxCases);
+  try {
+    append_size_list(sizes, "1", "--size");
+    ADD_FAILURE() << "accepted more than kMaxCases sizes";
+  } catch (const UsageError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("--size: more than 100000 sizes", 0), 0u) << error.what();
+  }
 }
 
 TEST(ParseMatmulShape, MxNxK) {
@@ -132,6 +160,88 @@ TEST(CheckPlanFitsMemory, RefusesAbsurdCases) {
   options.sizes = {64};
   plan.cases = expand_cases(options, {"eigen"});
   EXPECT_NO_THROW(check_plan_fits_memory(plan));
+}
+
+TEST(CheckPlanFitsMemory, HugeSparseMatricesAreRefusedWithoutOverflow) {
+  Plan plan;
+  CaseSpec spec;
+  spec.op = Op::spmv;
+  spec.backend = "eigen";
+  spec.shape = spmv_shape(std::int64_t{1} << 40, std::numeric_limits<std::int64_t>::max(), SpmvPattern::random);
+  plan.cases = {spec};
+  EXPECT_THROW(check_plan_fits_memory(plan), UsageError);
+}
+
+// ---- build_plan ----
+
+RunConfig config_of(std::vector<RunOptions> groups) {
+  RunConfig config;
+  config.settings = default_run_settings();
+  for (auto& options : groups) config.groups.push_back({std::move(options), std::nullopt});
+  return config;
+}
+
+RunOptions eigen_options(std::vector<Op> ops, std::vector<std::int64_t> sizes) {
+  RunOptions options;
+  options.ops = std::move(ops);
+  options.sizes = std::move(sizes);
+  options.backends = {"eigen"};
+  return options;
+}
+
+std::string plan_error_of(const RunConfig& config) {
+  auto backends = make_all_backends();
+  try {
+    build_plan(config, backends);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "<no UsageError>";
+}
+
+TEST(BuildPlan, CountsTheCasesBeforeBuildingThem) {
+  std::vector<std::int64_t> sizes(60000);
+  for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = static_cast<std::int64_t>(i) + 1;
+  const RunConfig config = config_of({eigen_options({Op::sum}, sizes), eigen_options({Op::sin}, sizes)});
+  EXPECT_EQ(plan_error_of(config), "the plan has 120000 cases, more than the 100000 one run may hold (docs/bounds.md)");
+}
+
+TEST(BuildPlan, RefusesACaseAskedForTwice) {
+  const std::string message = plan_error_of(config_of({eigen_options({Op::sum}, {1024}), eigen_options({Op::sum}, {1024})}));
+  EXPECT_EQ(message.rfind("case sum/eigen/f32/1024 is asked for twice", 0), 0u) << message;
+}
+
+TEST(BuildPlan, ChecksGeneratedMatricesUpFront) {
+  RunOptions options = eigen_options({Op::spmv}, {});
+  options.spmv_rows = 8;
+  const std::string message = plan_error_of(config_of({options}));
+  EXPECT_EQ(message, "case spmv/eigen/f32/8x8/16/random: spmv nnz per row (16) cannot exceed the row count (8)");
+}
+
+TEST(BuildPlan, SelectingOpsFromASuiteKeepsItsSizesAsFootprints) {
+  // A sweep group reads sizes as footprints (matmul n = sqrt(size)); --op matmul picks its
+  // matmul cases without turning 1M into a million-square matmul.
+  RunConfig config = config_of({eigen_options({Op::sin, Op::matmul}, {1 << 10, 1 << 20})});
+  config.only_ops = {Op::matmul};
+  auto backends = make_all_backends();
+  const Plan plan = build_plan(config, backends);
+  ASSERT_EQ(plan.cases.size(), 2u);
+  EXPECT_EQ(plan.cases[0].id(), "matmul/eigen/f32/32x32x32");
+  EXPECT_EQ(plan.cases[1].id(), "matmul/eigen/f32/1024x1024x1024");
+}
+
+TEST(SizesApply, OnlyWhereAnOpReadsThem) {
+  RunOptions options;
+  options.sizes = {64};
+  options.ops = {Op::matmul};
+  EXPECT_TRUE(sizes_apply(options));
+  options.matmul_shapes = {matmul_shape(4, 4, 4)};
+  EXPECT_FALSE(sizes_apply(options));
+  options.ops = {Op::spmv};
+  options.spmv_rows = 1024;
+  EXPECT_FALSE(sizes_apply(options));
+  options.ops = {Op::sum, Op::spmv};
+  EXPECT_TRUE(sizes_apply(options));
 }
 
 }  // namespace

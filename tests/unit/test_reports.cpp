@@ -1,9 +1,13 @@
 // Reporters: golden files for every format, the JSON round trip and its error messages,
 // atomic report writing, value formatting, CSV quoting and the speed-up column.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +16,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "report/report.hpp"
@@ -263,7 +268,8 @@ auto fields(const GpuInfo& g) {
 }
 auto fields(const Context& c) {
   return std::tie(c.schema_version, c.tool_version, c.git_sha, c.build_type, c.compiler, c.argv, c.timestamp, c.hostname, c.os,
-                  c.cpu_model, c.cpu_cores, c.threads, c.memory_gib, c.cpu_copy_gbps, c.libraries, c.settings, c.thresholds, c.notes);
+                  c.cpu_model, c.cpu_cores, c.threads, c.memory_gib, c.cpu_copy_gbps, c.libraries, c.settings, c.thresholds, c.notes,
+                  c.interrupted);
 }
 auto fields(const ResultRecord& r) {
   return std::tie(r.device, r.status, r.reason, r.input_distribution, r.details, r.threads_used, r.timer, r.warmup, r.batch,
@@ -423,6 +429,42 @@ TEST(JsonReport, ReadsSettingsThatOlderVersionsWroteAsStrings) {
   EXPECT_EQ(loaded.context.settings, expected);
 }
 
+TEST(JsonReport, NullAndNegativeSamplesAreRefusedByName) {
+  // A sample without a measurement used to read as NaN ("too few samples (3568)" in compare),
+  // a negative one gave a negative ratio and exit 0.
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["samples_s"][3] = nullptr; })),
+            "base.json: results[0].samples_s[3]: expected a sample time in seconds, got null");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["host_samples_s"][0] = -2e-6; })),
+            "base.json: results[1].host_samples_s[0]: expected a duration in seconds, got -2e-06");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][4]["phases"][1]["samples_s"][0] = -1; })),
+            "base.json: results[4].phases[1].samples_s[0]: expected a duration in seconds, got -1");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["statistics"]["median"] = -0.5; })),
+            "base.json: results[0].statistics.median: expected a duration in seconds, got -0.5");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["settings"]["measure_seconds"] = -3; })),
+            "base.json: results[0].settings.measure_seconds: expected a duration in seconds, got -3");
+}
+
+TEST(JsonReport, DeepNestingAndHugeNumbersAreUsageErrors) {
+  std::string deep;
+  for (int level = 0; level < 300000; ++level) deep += "{\"a\":";
+  deep += "1" + std::string(300000, '}');
+  EXPECT_EQ(parse_error_of("{\"notes\": " + deep + ", \"schema\": \"gpubench-report\"}"),
+            "base.json: invalid JSON: nested more than 64 levels deep (the most gpubench reads)");
+  std::string huge = edited_report([](auto& j) { j["schema_version"] = 123454321; });
+  huge.replace(huge.find("123454321"), 9, "1e999");
+  EXPECT_EQ(parse_error_of(huge), "base.json: invalid JSON: number overflow parsing '1e999'");
+}
+
+TEST(JsonReport, InterruptedRunsSaySoAndReadBack) {
+  Context context = fixed_context();
+  EXPECT_EQ(render_json(context, fixed_results()).find("interrupted"), std::string::npos);  // only when so
+  context.interrupted = true;
+  const std::string json = render_json(context, fixed_results());
+  EXPECT_EQ(nlohmann::json::parse(json)["interrupted"], true);
+  EXPECT_TRUE(parse_json_report(json, "r.json").context.interrupted);
+  EXPECT_FALSE(parse_json_report(render_json(fixed_context(), fixed_results()), "r.json").context.interrupted);
+}
+
 // ---- files ----
 
 class ReportFiles : public ::testing::Test {
@@ -468,9 +510,71 @@ TEST_F(ReportFiles, MissingDirectoryIsAUsageErrorAndWritesNothing) {
 TEST_F(ReportFiles, FailedRenameRemovesTheTemporary) {
   fs::create_directory(directory_ / "report.json");  // a directory where the file should go
   const auto path = (directory_ / "report.json").string();
-  EXPECT_EQ(usage_error_of([&] { write_file_atomic(path, "{}"); }).rfind("cannot write report '" + path + "': ", 0), 0u);
+  EXPECT_EQ(usage_error_of([&] { write_file_atomic(path, "{}"); }),
+            "cannot write report '" + path + "': it is a directory, not a regular file; refusing to replace it");
   EXPECT_EQ(entries(), std::vector<std::string>{"report.json"});
   EXPECT_TRUE(fs::is_empty(directory_ / "report.json"));
+}
+
+TEST_F(ReportFiles, SymbolicLinksKeepTheLinkAndReplaceTheTarget) {
+  fs::create_directory(directory_ / "reports");
+  write_file_atomic((directory_ / "reports" / "target.json").string(), "old");
+  fs::create_symlink("reports/target.json", directory_ / "link.json");
+  fs::create_symlink("link.json", directory_ / "link2.json");  // a chain
+  write_file_atomic((directory_ / "link2.json").string(), "new");
+  EXPECT_TRUE(fs::is_symlink(directory_ / "link.json"));
+  EXPECT_TRUE(fs::is_symlink(directory_ / "link2.json"));
+  EXPECT_EQ(contents_of(directory_ / "reports" / "target.json"), "new");
+  // A dangling link gets its target created.
+  fs::create_symlink("reports/fresh.json", directory_ / "dangling.json");
+  write_file_atomic((directory_ / "dangling.json").string(), "fresh");
+  EXPECT_EQ(contents_of(directory_ / "reports" / "fresh.json"), "fresh");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"dangling.json", "link.json", "link2.json", "reports"}));
+  // A loop is an error, not a hang.
+  fs::create_symlink("loop_b.json", directory_ / "loop_a.json");
+  fs::create_symlink("loop_a.json", directory_ / "loop_b.json");
+  EXPECT_NE(usage_error_of([&] { write_file_atomic((directory_ / "loop_a.json").string(), "x"); }).find("symbolic links"),
+            std::string::npos);
+}
+
+TEST_F(ReportFiles, SpecialFilesAreRefusedNotReplaced) {
+  const auto fifo = (directory_ / "fifo.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(usage_error_of([&] { check_report_destination(fifo); }),
+            "cannot write report '" + fifo + "': it is a fifo, not a regular file; refusing to replace it");
+  EXPECT_EQ(usage_error_of([&] { write_file_atomic(fifo, "x"); }), usage_error_of([&] { check_report_destination(fifo); }));
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  const auto to_device = (directory_ / "null.json").string();
+  fs::create_symlink("/dev/null", to_device);
+  EXPECT_EQ(usage_error_of([&] { write_file_atomic(to_device, "x"); }),
+            "cannot write report '" + to_device + "': its target '/dev/null' is a device, not a regular file; refusing to replace it");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"fifo.json", "null.json"}));
+}
+
+TEST_F(ReportFiles, ASetIsRenamedUnderTheDirectoryLock) {
+  const auto json = (directory_ / "a.json").string(), csv = (directory_ / "a.csv").string();
+  const int held = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);  // as another run renaming its set would hold it
+  std::thread writer([&] { write_files_atomic({{json, "json of run 2"}, {csv, "csv of run 2"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(fs::exists(json)) << "renamed while another writer held the lock";
+  EXPECT_FALSE(fs::exists(csv)) << "renamed while another writer held the lock";
+  ::close(held);
+  writer.join();
+  EXPECT_EQ(contents_of(json), "json of run 2");
+  EXPECT_EQ(contents_of(csv), "csv of run 2");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"a.csv", "a.json"}));
+}
+
+TEST_F(ReportFiles, AFileThatCannotBeWrittenReplacesNoneOfTheSet) {
+  const auto json = (directory_ / "a.json").string();
+  write_file_atomic(json, "old");
+  const auto unwritable = (directory_ / "missing" / "a.csv").string();
+  EXPECT_EQ(usage_error_of([&] { write_files_atomic({{json, "new"}, {unwritable, "new"}}); }),
+            "cannot write report '" + unwritable + "': No such file or directory");
+  EXPECT_EQ(contents_of(json), "old");
+  EXPECT_EQ(entries(), std::vector<std::string>{"a.json"});
 }
 
 TEST_F(ReportFiles, UnwritableDirectoryKeepsTheOldReport) {
@@ -655,6 +759,16 @@ TEST(CsvReport, QuotesCommasAndQuotes) {
   EXPECT_EQ(csv_field(rows, 1, "median_s"), "0.0123");
   EXPECT_EQ(csv_field(rows, 1, "m"), "");
   EXPECT_EQ(csv_field(rows, 1, "speedup"), "<no column speedup>");
+}
+
+TEST(CsvReport, InterruptedRunsEndInAnInterruptedColumn) {
+  Context context = fixed_context();
+  EXPECT_EQ(csv_field(parse_csv(render_csv(context, fixed_results())), 1, "interrupted"), "<no column interrupted>");
+  context.interrupted = true;
+  const auto rows = parse_csv(render_csv(context, fixed_results()));
+  ASSERT_EQ(rows.size(), fixed_results().size() + 1);
+  EXPECT_EQ(rows.front().back(), "interrupted");
+  for (std::size_t row = 1; row < rows.size(); ++row) EXPECT_EQ(csv_field(rows, row, "interrupted"), "true");
 }
 
 // ---- speed-up against a reference backend ----

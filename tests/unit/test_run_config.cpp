@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 
 #include "run_config.hpp"
+#include "system.hpp"
 
 namespace gpb {
 namespace {
@@ -102,8 +105,8 @@ TEST(RunConfig, TheContextGetsEverySettingInItsType) {
 
 TEST(RunConfig, BadValuesNameTheFlag) {
   EXPECT_EQ(error_of("--op sin --warmup x"), "--warmup: expected an integer, got 'x'");
-  EXPECT_EQ(error_of("--op sin --warmup -1"), "--warmup: -1 is out of range (at least 0)");
-  EXPECT_EQ(error_of("--op sin --max-noise 0"), "--max-noise: 0 is out of range (above 0)");
+  EXPECT_EQ(error_of("--op sin --warmup -1"), "--warmup: -1 is out of range (at least 0, at most 1000000)");
+  EXPECT_EQ(error_of("--op sin --max-noise 0"), "--max-noise: 0 is out of range (above 0, at most 100)");
   EXPECT_EQ(error_of("--op sin --min-samples 20 --max-samples 10"), "--min-samples (20) must not exceed --max-samples (10)");
   EXPECT_EQ(error_of("--op sin --min-time 3 --max-time 2"), "--min-time (3 s) must not exceed --max-time (2 s)");
   EXPECT_EQ(error_of("--op sin --l2 cold").rfind("--l2: ", 0), 0u);
@@ -133,6 +136,67 @@ TEST(RunConfig, SuiteSettingsAreCheckedAgainstTheTable) {
   EXPECT_EQ(error_of_setting("device", std::int64_t{1}), "s.json: settings: unknown key 'device'");
   EXPECT_EQ(error_of_setting("seed", std::int64_t{-1}),
             "s.json: settings.seed: expected an integer from 0 to 18446744073709551615, got -1");
+}
+
+TEST(RunConfig, ThreadsAreBoundedByTheCoresAndBy1024) {
+  const int most = std::min(1024, 8 * usable_cores());
+  EXPECT_EQ(error_of("--op sin --threads 100000"),
+            "--threads: 100000 is out of range (at least 0, at most " + std::to_string(most) + ")");
+  EXPECT_EQ(resolve("--op sin --threads " + std::to_string(most)).settings.threads, most);
+  const std::string suite = write_suite("threads.json", R"({"settings": {"threads": 4294967297}, "groups": [{"ops": ["sum"]}]})");
+  EXPECT_NE(error_of("--config " + suite).find("settings.threads: 4294967297 is out of range"), std::string::npos);
+}
+
+TEST(RunConfig, NumbersMustFitTheirType) {
+  EXPECT_EQ(error_of("--op sin --seed -1"), "--seed: expected an integer from 0 to 18446744073709551615, got -1");
+  EXPECT_EQ(error_of("--op sin --seed 18446744073709551616"),
+            "--seed: expected an integer from 0 to 18446744073709551615, got 18446744073709551616");
+  EXPECT_EQ(resolve("--op sin --seed 18446744073709551615").settings.seed, std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(error_of("--op sin --warmup 1.5"), "--warmup: expected an integer, got '1.5'");
+  EXPECT_EQ(error_of("--op sin --max-samples -1"), "--max-samples: -1 is out of range (at least 1, at most 1000000)");
+  EXPECT_EQ(error_of("--op sin --max-time nan"), "--max-time: expected a finite number, got nan");
+  EXPECT_EQ(error_of("--op sin --max-noise inf"), "--max-noise: expected a finite number, got inf");
+  EXPECT_EQ(error_of("--op sin --min-time 1e999"), "--min-time: expected a number, got '1e999'");
+  EXPECT_EQ(error_of("--op sin --max-noise 101"), "--max-noise: 101 is out of range (above 0, at most 100)");
+  EXPECT_EQ(error_of("--op sin --threshold nan"),
+            "--threshold must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got nan%");
+}
+
+TEST(RunConfig, ASuiteIsSelectedFromNotIgnored) {
+  const std::string suite = write_suite("select.json", R"({"groups": [
+      {"ops": ["sin", "sum"], "dtypes": ["f32", "f64"], "timing": ["kernel", "e2e"]},
+      {"ops": ["matmul"], "backends": ["cublas", "openblas"]}]})");
+  const RunConfig config = resolve("--config " + suite + " --dtype f64 --timing e2e --op sum --backend openblas");
+  ASSERT_EQ(config.groups.size(), 1u);  // matmul has no f64 and no e2e
+  EXPECT_EQ(config.groups[0].options.dtypes, std::vector<DType>{DType::f64});
+  EXPECT_EQ(config.groups[0].options.timings, std::vector<TimingMode>{TimingMode::e2e});
+  EXPECT_EQ(config.groups[0].options.backends, std::vector<std::string>{"openblas"});
+  EXPECT_EQ(config.only_ops, std::vector<Op>{Op::sum});
+  EXPECT_EQ(resolve("--config " + suite + " --backend openblas").groups[1].options.backends,
+            std::vector<std::string>{"openblas"});
+  EXPECT_NE(error_of("--config " + suite + " --dtype f16x").find("f16x"), std::string::npos);
+  EXPECT_EQ(error_of("--config " + suite + " --rows 1K").rfind("--rows cannot be combined with a suite", 0), 0u);
+}
+
+TEST(RunConfig, AFlagThatAppliesToNoOpIsRefused) {
+  EXPECT_EQ(error_of("--op sum --matrix m.mtx"), "--matrix applies to spmv, and no --op is spmv");
+  EXPECT_EQ(error_of("--op sin --shape 4x4x4"), "--shape applies to matmul, and no --op is matmul");
+  EXPECT_EQ(error_of("--op spmv --matrix m.mtx --rows 1K"), "--rows does not apply with --matrix: the file is the matrix");
+  EXPECT_EQ(error_of("--op matmul --dtype f64 --tf32"), "--tf32 applies to f32 matmul, and no --dtype is f32");
+  EXPECT_EQ(error_of("--op sum --allow-machine-mismatch"), "--allow-machine-mismatch applies to --baseline, which is not given");
+}
+
+TEST(RunConfig, OutputsAreCheckedWithoutCreatingThem) {
+  const std::string good = ::testing::TempDir() + "checked.json";
+  std::remove(good.c_str());
+  EXPECT_EQ(error_of("--op sum --out " + good + " --out /nonexistent/x.json"),
+            "cannot write report '/nonexistent/x.json': no directory '/nonexistent'");
+  EXPECT_EQ(error_of("--op sum --out " + good + " --out " + good), "--out " + good + " is named twice");
+  EXPECT_FALSE(std::ifstream(good).good());
+  const RunConfig config = resolve("--op sum --out " + good + " --format json");
+  ASSERT_EQ(config.outputs.size(), 2u);
+  EXPECT_EQ(config.outputs[1].format, ReportFormat::json);  // the terminal gets --format
+  EXPECT_TRUE(config.outputs[1].path.empty());
 }
 
 }  // namespace

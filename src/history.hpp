@@ -1,0 +1,53 @@
+// Histories of cases over stored runs: each case on each machine, its usable run medians
+// in run order, the change points found in them, and whether the newest runs form a
+// slower segment (`gpubench history check`).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "changepoint.hpp"
+#include "store/result_store.hpp"
+
+namespace gpb::history {
+
+struct HistoryPoint {
+  store::RunInfo run;
+  std::int64_t result_index = 0;
+  double median_s = 0, ci_low_s = 0, ci_high_s = 0;
+  std::int64_t samples = 0;
+};
+
+struct CaseHistory {
+  std::string case_id, machine;
+  Op op = Op::sin;
+  double threshold = 0;              // from the newest run's suite, or --threshold
+  std::vector<HistoryPoint> points;  // runs where the case ran and verified, oldest first
+  ChangePointAnalysis analysis;      // indices into points
+};
+
+struct HistoryQuery {
+  store::RunFilter runs;
+  std::vector<std::string> cases;            // empty: every case
+  std::size_t last = 0;                      // only the newest runs of each case; 0: all
+  std::optional<double> threshold;           // replaces the suites' global threshold
+  ChangePointOptions detection;              // min_relative_change is set per case to its threshold
+};
+
+// One history per case and machine, ordered by case id then machine. A case named in the
+// query that the store does not hold (under the filter) is a UsageError.
+std::vector<CaseHistory> load_histories(store::ResultStore& store, const HistoryQuery& query);
+
+// The newest segment, where it starts at a change point and is slower than the segment
+// before by more than the case's threshold.
+struct Regression {
+  const CaseHistory* history = nullptr;
+  ChangePoint change;
+  const Segment* before = nullptr;
+  const Segment* after = nullptr;
+  const HistoryPoint& first() const { return history->points[change.index]; }
+};
+std::optional<Regression> newest_regression(const CaseHistory& history);
+
+}  // namespace gpb::history

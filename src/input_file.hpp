@@ -1,0 +1,31 @@
+// Reading an input file (report, suite, Matrix Market matrix) into memory with a bound, so
+// that a huge or endless input (/dev/zero, a pipe that never ends) is a usage error and
+// not exhausted memory. docs/bounds.md lists the bounds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gpb {
+
+inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+// A report of a long sweep with every raw sample is a few MiB; suites are hand-written.
+inline constexpr std::uint64_t kMaxReportBytes = 256 * kMiB;
+inline constexpr std::uint64_t kMaxSuiteBytes = 16 * kMiB;
+
+// The whole content of path, which may be a regular file, a pipe (`<(cat m.mtx)`) or a
+// device. `what` names the input in errors: "cannot read report 'x.json': No such file or
+// directory", "report 'x.json' is larger than 256 MiB, the most gpubench reads". A regular
+// file's size is checked before reading; anything else is read until the bound is passed.
+// Throws UsageError.
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, const std::string& what);
+
+// Memory this process can still allocate without swapping or meeting its cgroup's limit:
+// MemAvailable (or physical memory where /proc/meminfo has none), less where a cgroup v2
+// limit leaves less.
+std::uint64_t available_memory_bytes();
+
+// "512 bytes", "16 MiB", "1.5 GiB": for messages about sizes.
+std::string describe_bytes(std::uint64_t bytes);
+
+}  // namespace gpb

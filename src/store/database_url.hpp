@@ -1,0 +1,39 @@
+// Where the history lives: `--db` values and `--baseline db:...` specifications.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+
+namespace gpb::store {
+
+enum class Engine { sqlite, postgresql };
+
+struct DatabaseUrl {
+  Engine engine = Engine::sqlite;
+  std::string target;  // the SQLite file, or the libpq connection URI
+  std::string shown;   // for messages: the URL with any password masked
+};
+
+// "gpubench.db", "sqlite:PATH" -> SQLite; "postgresql://..." or "postgres://..." ->
+// PostgreSQL. Anything else with "://" and the empty string are UsageErrors.
+DatabaseUrl parse_database_url(const std::string& text);
+
+// `compare --baseline db:URL[?branch=main&last=N]`: the runs to pool. Query parameters
+// that libpq reads (host, port, sslmode, ...) stay in a PostgreSQL URL; of the others,
+// `last` is the number of runs per case and every other key=value a tag the runs must carry.
+inline constexpr std::size_t kDefaultBaselineRuns = 10;
+struct HistoryBaselineSpec {
+  DatabaseUrl database;
+  std::map<std::string, std::string> tags;
+  std::size_t last = kDefaultBaselineRuns;
+};
+
+inline constexpr const char* kHistoryBaselinePrefix = "db:";
+bool is_history_baseline(const std::string& baseline);  // starts with "db:"
+HistoryBaselineSpec parse_history_baseline(const std::string& baseline);
+
+// "key=value" as a tag: the key is letters, digits, '_', '-' or '.'; the value is not empty.
+std::pair<std::string, std::string> parse_tag(const std::string& text);
+
+}  // namespace gpb::store

@@ -1,0 +1,259 @@
+// The results store on both engines: a run read back exactly, the same report refused twice,
+// filters, a failed ingest leaving nothing behind, migrations in transactions, and how
+// databases are opened.
+#include "store_fixture.hpp"
+#include "store/schema.hpp"
+
+namespace gpb::store::testing {
+namespace {
+
+// Forwards to a real connection and fails the n-th statement inside a write transaction,
+// as a full disk or a dropped connection would.
+class FailingConnection final : public SqlConnection {
+ public:
+  FailingConnection(std::unique_ptr<SqlConnection> inner, int fail_at) : inner_(std::move(inner)), fail_at_(fail_at) {}
+  const SqlDialect& dialect() const override { return inner_->dialect(); }
+  std::vector<SqlRow> query(const std::string& sql, const std::vector<SqlValue>& params) override {
+    if (in_transaction_ && ++statements_ == fail_at_) throw StoreError("injected failure at statement " + std::to_string(fail_at_));
+    return inner_->query(sql, params);
+  }
+  void begin_write() override {
+    inner_->begin_write();
+    in_transaction_ = true;
+  }
+  void commit() override {
+    if (++statements_ == fail_at_) throw StoreError("injected failure at commit");
+    inner_->commit();
+    in_transaction_ = false;
+  }
+  void rollback() noexcept override {
+    inner_->rollback();
+    in_transaction_ = false;
+  }
+  int statements() const { return statements_; }
+
+ private:
+  std::unique_ptr<SqlConnection> inner_;
+  int fail_at_;
+  int statements_ = 0;
+  bool in_transaction_ = false;
+};
+
+LoadedReport rich_report() {
+  LoadedReport report = synthetic_run(1, 1e-3);
+  ResultRecord e2e = measured(case_spec(Op::sum, "cuda"), 2e-3, 12);
+  e2e.spec.timing = TimingMode::e2e;
+  e2e.phases = {{PhaseKind::h2d, e2e.samples_s, e2e.stats}, {PhaseKind::op, e2e.samples_s, e2e.stats}, {PhaseKind::d2h, e2e.samples_s, e2e.stats}};
+  e2e.details = "quotes \" and 'apostrophes', a ? mark, unicode \u00b5s";
+  report.results.push_back(e2e);
+  ResultRecord skipped;
+  skipped.spec = case_spec(Op::sin, "openblas");
+  skipped.status = Status::skipped;
+  skipped.reason = "openblas implements matmul only";
+  report.results.push_back(skipped);
+  ResultRecord failed = measured(case_spec(Op::matmul, "cuda", 512), 3e-4);
+  failed.status = Status::failed;
+  failed.verification.passed = false;
+  report.results.push_back(failed);
+  report.context.notes = {"GPU backends unavailable: no CUDA device"};
+  report.context.settings = {{"seed", "42"}, {"l2", "flush"}};
+  return report;
+}
+
+TEST_P(StoreTest, RunReadsBackExactly) {
+  const auto store = db().open();
+  const LoadedReport report = rich_report();
+  const std::int64_t id = store->ingest(report.context, report.results, {{"commit", "abc123"}, {"branch", "main"}});
+  const LoadedReport back = store->report(id);
+  EXPECT_EQ(render_json(back.context, back.results), render_json(report.context, report.results));
+
+  const auto runs = store->runs({});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, id);
+  EXPECT_EQ(runs[0].timestamp, report.context.timestamp);
+  EXPECT_EQ(runs[0].machine, "AMD EPYC 9654 96-Core Processor + NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(runs[0].results, report.results.size());
+  EXPECT_EQ(runs[0].tags, (Tags{{"branch", "main"}, {"commit", "abc123"}}));
+  EXPECT_EQ(runs[0].label(), "abc123");
+
+  const auto results = store->results(runs);
+  ASSERT_EQ(results.size(), report.results.size());
+  std::int64_t samples = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const ResultRecord& record = report.results[i];
+    EXPECT_EQ(results[i].case_id, record.spec.id());
+    EXPECT_EQ(results[i].status, to_string(record.status));
+    EXPECT_EQ(results[i].verified, record.status == Status::ok && record.verification.passed);
+    EXPECT_EQ(results[i].samples, static_cast<std::int64_t>(record.samples_s.size()));
+    if (record.status == Status::skipped) {
+      EXPECT_TRUE(std::isnan(results[i].median_s) || results[i].median_s == 0);
+    } else {
+      EXPECT_DOUBLE_EQ(results[i].median_s, record.stats.median);
+      EXPECT_DOUBLE_EQ(results[i].median_ci_low_s, record.stats.median_ci_low);
+    }
+    samples += results[i].samples;
+    EXPECT_EQ(store->record(id, results[i].result_index).spec.id(), record.spec.id());
+  }
+  EXPECT_EQ(db().count("samples"), samples);
+  EXPECT_EQ(db().count("run_tags"), 2);
+  EXPECT_EQ(store->context(id).settings, report.context.settings);
+}
+
+TEST_P(StoreTest, SameReportIsRefusedTwice) {
+  const auto store = db().open();
+  const LoadedReport report = synthetic_run(1, 1e-3);
+  const std::int64_t id = store->ingest(report.context, report.results, {});
+  try {
+    store->ingest(report.context, report.results, {{"commit", "again"}});
+    FAIL() << "stored the same report twice";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("already stored, as run " + std::to_string(id)), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(db().count("runs"), 1);
+  EXPECT_EQ(db().count("run_tags"), 0);
+  // The store is still usable after the refused transaction.
+  const LoadedReport next = synthetic_run(2, 1e-3);
+  EXPECT_GT(store->ingest(next.context, next.results, {}), id);
+}
+
+TEST_P(StoreTest, FiltersRunsByTagMachineAndDate) {
+  const auto store = db().open();
+  for (int run = 1; run <= 6; ++run) {
+    const LoadedReport report = synthetic_run(run * 60, 1e-3, run % 2 ? "NVIDIA H100 80GB HBM3" : "NVIDIA H200");
+    store->ingest(report.context, report.results, {{"branch", run <= 4 ? "main" : "dev"}, {"commit", commit_label(run)}});
+  }
+  const auto labels = [&](const RunFilter& filter) {
+    std::vector<std::string> out;
+    for (const auto& run : store->runs(filter)) out.push_back(run.label());
+    return out;
+  };
+  using Labels = std::vector<std::string>;
+  EXPECT_EQ(labels({}), (Labels{"run01", "run02", "run03", "run04", "run05", "run06"}));
+  RunFilter filter;
+  filter.tags = {{"branch", "main"}};
+  EXPECT_EQ(labels(filter), (Labels{"run01", "run02", "run03", "run04"}));
+  filter.machine = "H200";
+  EXPECT_EQ(labels(filter), (Labels{"run02", "run04"}));
+  filter = {};
+  filter.machine = "AMD EPYC 9654 96-Core Processor + NVIDIA H200";
+  filter.exact_machine = true;
+  EXPECT_EQ(labels(filter), (Labels{"run02", "run04", "run06"}));
+  filter.machine = "H200";
+  EXPECT_TRUE(labels(filter).empty());
+  filter = {};
+  filter.since = "2024-11-03";  // run r is on November r + 1
+  filter.until = "2024-11-05";
+  EXPECT_EQ(labels(filter), (Labels{"run02", "run03", "run04"}));
+  filter.until = "2024-11-05T04:59:59Z";
+  EXPECT_EQ(labels(filter), (Labels{"run02", "run03"}));
+  filter = {};
+  filter.since = "yesterday";
+  EXPECT_THROW(store->runs(filter), UsageError);
+  filter.since = "2024-11-05";
+  filter.until = "2024-11-03";
+  EXPECT_THROW(store->runs(filter), UsageError);
+}
+
+TEST_P(StoreTest, FailedIngestLeavesNothing) {
+  db().open();  // migrated
+  const LoadedReport report = rich_report();
+  // Count the statements of one ingest, then fail at each of them in turn.
+  int total = 0;
+  {
+    auto probe = std::make_unique<FailingConnection>(db().connect(), 1 << 30);
+    FailingConnection* probe_view = probe.get();
+    ResultStore store(std::move(probe), "probe");
+    store.ingest(report.context, report.results, {{"commit", "probe"}});
+    total = probe_view->statements();
+    auto cleanup = db().connect();
+    cleanup->query("DELETE FROM samples", {});
+    cleanup->query("DELETE FROM results", {});
+    cleanup->query("DELETE FROM run_tags", {});
+    cleanup->query("DELETE FROM runs", {});
+  }
+  ASSERT_GT(total, 8);
+  for (int fail_at = 1; fail_at <= total; ++fail_at) {
+    ResultStore store(std::make_unique<FailingConnection>(db().connect(), fail_at), "failing");
+    EXPECT_THROW(store.ingest(report.context, report.results, {{"commit", "x"}}), StoreError) << "statement " << fail_at;
+    for (const char* table : {"runs", "run_tags", "results", "samples"})
+      EXPECT_EQ(db().count(table), 0) << table << " after a failure at statement " << fail_at << " of " << total;
+  }
+  // And the database still takes the run.
+  db().open()->ingest(report.context, report.results, {});
+  EXPECT_EQ(db().count("runs"), 1);
+}
+
+TEST_P(StoreTest, MigrationsAreVersionedAndTransactional) {
+  auto connection = db().connect();
+  EXPECT_EQ(schema_version(*connection), 0);
+  apply_migrations(*connection, history_migrations(), "test");
+  EXPECT_EQ(schema_version(*connection), 1);
+  apply_migrations(*connection, history_migrations(), "test");  // nothing to do
+  EXPECT_EQ(connection->query("SELECT COUNT(*) FROM schema_version", {}).at(0).integer(0), 1);
+
+  // A migration that fails halfway leaves the database at the version before it.
+  std::vector<Migration> with_broken = history_migrations();
+  with_broken.push_back({2, {"CREATE TABLE added_by_two (x BIGINT)", "CREATE TABLE broken ("}});
+  EXPECT_THROW(apply_migrations(*connection, with_broken, "test"), StoreError);
+  EXPECT_EQ(schema_version(*connection), 1);
+  EXPECT_EQ(connection->query(connection->dialect().table_exists, {std::string("added_by_two")}).at(0).integer(0), 0);
+
+  std::vector<Migration> with_two = history_migrations();
+  with_two.push_back({2, {"CREATE TABLE added_by_two (x BIGINT)"}});
+  apply_migrations(*connection, with_two, "test");
+  EXPECT_EQ(schema_version(*connection), 2);
+  // This gpubench knows version 1 only: a database at 2 is refused, not misread.
+  try {
+    db().open(OpenMode::read);
+    FAIL() << "opened a database newer than the schema";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("schema version 2, newer"), std::string::npos) << error.what();
+  }
+}
+
+TEST_P(StoreTest, ReadingNeedsAHistory) {
+  try {
+    db().open(OpenMode::read);
+    FAIL() << "read a database without a history";
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    EXPECT_TRUE(message.find("no such SQLite file") != std::string::npos ||
+                message.find("holds no gpubench history") != std::string::npos)
+        << message;
+  }
+  db().open(OpenMode::write);
+  EXPECT_TRUE(db().open(OpenMode::read)->runs({}).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoreTest, ::testing::Values(Engine::sqlite, Engine::postgresql), engine_name);
+
+TEST(SqliteStore, FileThatIsNotADatabaseIsAUsageError) {
+  char pattern[] = "/tmp/gpubench-store-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string path = std::string(pattern) + "/notes.txt";
+  std::ofstream(path) << "these are notes, not a database\n";
+  EXPECT_THROW(ResultStore::open(parse_database_url(path), OpenMode::read), UsageError);
+  EXPECT_THROW(ResultStore::open(parse_database_url(path), OpenMode::write), UsageError);
+  EXPECT_THROW(ResultStore::open(parse_database_url(std::string(pattern) + "/missing/dir/h.db"), OpenMode::write), UsageError);
+  std::filesystem::remove_all(pattern);
+}
+
+TEST(PostgresStore, UnreachableServerIsAUsageError) {
+  if (!have_postgres()) {
+    EXPECT_THROW(ResultStore::open(parse_database_url("postgresql://nobody@/x"), OpenMode::read), UsageError);
+    return;
+  }
+  try {
+    ResultStore::open(parse_database_url("postgresql://ci:s3cret@/nodb?host=/nonexistent-socket-dir&connect_timeout=2"),
+                      OpenMode::read);
+    FAIL() << "connected to a server that does not exist";
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("cannot connect"), std::string::npos) << message;
+    EXPECT_EQ(message.find("s3cret"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace gpb::store::testing
