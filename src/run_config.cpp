@@ -484,8 +484,8 @@ std::vector<ReportOutput> RunCommandLine::outputs() const {
   std::set<std::string> paths;
   for (const auto& path : outs_) {
     outputs.push_back({report_format_for_path(path), path});
+    check_report_destination(path);  // special files and links first: they say what they are
     check_writable(path);
-    check_report_destination(path);
     if (!paths.insert(std::filesystem::absolute(path).lexically_normal().string()).second)
       throw UsageError("--out " + path + " is named twice");
   }
