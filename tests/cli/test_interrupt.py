@@ -22,7 +22,7 @@ class InterruptTests(CliTestCase):
         signal then, and returns (exit code, output paths, stderr text)."""
         outputs = {ext: os.path.join(self.dir, "partial." + ext) for ext in ("json", "csv", "md")}
         args = ["run", "--op", "sin", "--size", ",".join(SIZES), "--backend", "eigen", "--warmup", "1",
-                "--min-samples", "5", "--max-samples", "100000000", "--max-noise", "0.0000001",
+                "--min-samples", "5", "--max-samples", "1000000", "--max-noise", "0.0000001",
                 "--min-time", "2", "--max-time", "2"]
         for path in outputs.values():
             args += ["--out", path]
