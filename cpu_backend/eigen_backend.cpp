@@ -21,7 +21,7 @@ namespace {
 constexpr std::int64_t kElementwiseBlock = 1 << 14;
 // Sum blocks are short on purpose: each block's vectorised sum is a handful of sequential
 // chains of length block / (2 * SIMD width), and the block sums are then added pairwise in
-// double, so the rounding error grows with log(n) rather than n (see verify.cpp).
+// double, so the rounding error grows with log(n) rather than n (see op_table.cpp).
 constexpr std::int64_t kSumBlock = 1 << 10;
 
 std::int64_t block_count(std::int64_t size, std::int64_t block) { return (size + block - 1) / block; }

@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,11 @@ FORMATS = ("matrix_market", "suite", "report")
 # cases (report and compare read every one).
 TINY = ["--threads", "1", "--warmup", "0", "--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--max-time",
         "0.01", "--quiet"]
+# A mutant can declare a large valid workload (a 5e8-row matrix, a 1G-element suite) that the
+# memory checks rightly accept; the campaign keeps each invocation to MEMORY_GUARD so that two
+# jobs on a shared machine stay safe, and counts what the guard stopped on its own.
+MEMORY_GUARD_MIB = 4096
+MEMORY_GUARD_MARKERS = ("hard rss limit exhausted", "std::bad_alloc", "cannot allocate memory", "out of memory")
 SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer", "runtime error:",
                      "MemorySanitizer", "ThreadSanitizer")
 HOSTILE_NUMBERS = ["0", "-1", "-0", "1e999", "-1e999", "1e308", "4.9e-324", "0.5", "-0.5", "2147483647", "2147483648",
@@ -227,12 +233,25 @@ def commands_for(fmt, mutant, seed_path, rng):
     return commands
 
 
-def run_one(binary, args, writes_report, workdir, timeout):
+def sanitized(binary):
+    with open(binary, "rb") as handle:
+        return b"AddressSanitizer" in handle.read()
+
+
+def limit_address_space():
+    guard = MEMORY_GUARD_MIB << 20
+    resource.setrlimit(resource.RLIMIT_AS, (guard, guard))
+
+
+def run_one(binary, args, writes_report, workdir, timeout, is_sanitized):
     out = os.path.join(workdir, "out.json")
     full = [binary, *args] + (["--out", out] if writes_report else [])
+    # ASan reserves terabytes of address space for its shadow: it gets an RSS limit instead.
+    env = dict(os.environ, ASAN_OPTIONS=f"hard_rss_limit_mb={MEMORY_GUARD_MIB}")
     start = time.monotonic()
     try:
-        process = subprocess.run(full, cwd=workdir, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        process = subprocess.run(full, cwd=workdir, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env,
+                                 preexec_fn=None if is_sanitized else limit_address_space)
         code, stdout, stderr = process.returncode, process.stdout, process.stderr
     except subprocess.TimeoutExpired as expired:
         code, stdout, stderr = "timeout", expired.stdout or b"", expired.stderr or b""
@@ -247,6 +266,8 @@ def problems_of(name, may_exit_1, code, stdout, stderr, leftovers):
     problems = []
     if code == "timeout":
         return ["timeout"]
+    if code != 0 and any(marker in stderr.lower() for marker in MEMORY_GUARD_MARKERS):
+        return ["memory guard (the campaign's limit, a large valid workload)"]
     if code < 0:
         problems.append(f"killed by signal {-code}")
     if any(marker in stderr for marker in SANITIZER_MARKERS):
@@ -276,6 +297,7 @@ def main():
     parser.add_argument("--out", required=True, help="directory for the summary and the findings")
     options = parser.parse_args()
     options.binary = [os.path.abspath(binary) for binary in options.binary]
+    is_sanitized = {binary: sanitized(binary) for binary in options.binary}
 
     os.makedirs(os.path.join(options.out, "findings"), exist_ok=True)
     seeds = {fmt: [os.path.join(CORPUS, fmt, name) for name in sorted(os.listdir(os.path.join(CORPUS, fmt)))]
@@ -322,7 +344,8 @@ def main():
             codes = {}
             for binary in options.binary:
                 writes = name.startswith("run")
-                code, stdout, stderr, leftovers, elapsed, full = run_one(binary, args, writes, workdir, options.timeout)
+                code, stdout, stderr, leftovers, elapsed, full = run_one(binary, args, writes, workdir, options.timeout,
+                                                                         is_sanitized[binary])
                 problems = problems_of(name, may_exit_1, code, stdout, stderr, leftovers)
                 codes[binary] = code
                 results.append((fmt, name, binary, code, problems, stdout, stderr, elapsed, full))
