@@ -56,7 +56,7 @@ LoadedReport rich_report() {
   failed.verification.passed = false;
   report.results.push_back(failed);
   report.context.notes = {"GPU backends unavailable: no CUDA device"};
-  report.context.settings = {{"seed", "42"}, {"l2", "flush"}};
+  report.context.settings = {{"seed", integer_setting(42)}, {"l2", std::string("flush")}};
   return report;
 }
 
