@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/device.cuh"
+#include "gpu_backend/gpu_telemetry.cuh"
 
 namespace gpb {
 namespace {
@@ -50,6 +51,7 @@ GpuInfo describe_device(int ordinal, const std::string& driver, const std::strin
   info.ecc = attribute(cudaDevAttrEccEnabled, ordinal) != 0;
   info.driver_version = driver;
   info.runtime_version = runtime;
+  info.nvml = cuda::read_gpu_management(ordinal);
   return info;
 }
 

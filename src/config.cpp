@@ -52,7 +52,7 @@ double positive_fraction(const json& value, const std::string& where) {
 
 SuiteSettings parse_settings(const json& object, const std::string& where) {
   reject_unknown_keys(object, {"warmup", "min_samples", "max_samples", "max_noise", "min_time", "max_time", "seed", "l2", "threads",
-                               "repetitions"},
+                               "repetitions", "throttle_threshold", "discard_throttled", "soak"},
                       where);
   SuiteSettings settings;
   if (object.contains("warmup")) settings.warmup = number<int>(object["warmup"], where + ".warmup");
@@ -67,6 +67,19 @@ SuiteSettings parse_settings(const json& object, const std::string& where) {
   if (object.contains("repetitions")) {
     settings.repetitions = number<int>(object["repetitions"], where + ".repetitions");
     if (*settings.repetitions < 1) throw UsageError(where + ".repetitions: must be at least 1");
+  }
+  if (object.contains("throttle_threshold")) {
+    settings.throttle_threshold = number<double>(object["throttle_threshold"], where + ".throttle_threshold");
+    if (!(*settings.throttle_threshold > 0 && *settings.throttle_threshold <= 1))
+      throw UsageError(where + ".throttle_threshold: expected a fraction above 0 and at most 1, such as 0.9");
+  }
+  if (object.contains("discard_throttled")) {
+    if (!object["discard_throttled"].is_boolean()) throw UsageError(where + ".discard_throttled: expected true or false");
+    settings.discard_throttled = object["discard_throttled"].get<bool>();
+  }
+  if (object.contains("soak")) {
+    settings.soak_s = number<double>(object["soak"], where + ".soak");
+    if (!(*settings.soak_s >= 0 && *settings.soak_s <= 3600)) throw UsageError(where + ".soak: expected 0 to 3600 seconds");
   }
   return settings;
 }

@@ -20,6 +20,9 @@ struct SuiteSettings {
   std::optional<L2Mode> l2;
   std::optional<int> threads;
   std::optional<int> repetitions;
+  std::optional<double> throttle_threshold;  // fraction of the maximum SM clock
+  std::optional<bool> discard_throttled;
+  std::optional<double> soak_s;
 };
 
 struct SuiteGroup {
@@ -39,7 +42,7 @@ struct Suite {
 // {"name": "...", "description": "...",
 //  "settings": {"warmup": 3, "min_samples": 10, "max_samples": 1000, "max_noise": 0.01,
 //               "min_time": 0.05, "max_time": 1.0, "seed": 42, "l2": "flush", "threads": 0,
-//               "repetitions": 1},
+//               "repetitions": 1, "throttle_threshold": 0.9, "discard_throttled": false, "soak": 0},
 //  "thresholds": {"*": 0.05, "spmv": 0.08},
 //  "groups": [{"ops": ["sin"], "dtypes": ["f32","f64"], "sizes": ["1M", 4096], "backends": [...],
 //              "timing": ["kernel","e2e"], "shapes": ["1000x333x77"], "rows": ["1M"],

@@ -17,11 +17,13 @@
 #include "op_table.hpp"
 #include "plan.hpp"
 #include "problem.hpp"
+#include "progress.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
 #include "roofline.hpp"
 #include "runner.hpp"
 #include "summary.hpp"
+#include "telemetry.hpp"
 
 namespace gpb {
 namespace {
@@ -38,6 +40,9 @@ struct RunCli {
   int threads = 0, device = 0, warmup = 3, repetitions = 1;
   std::size_t min_samples = 10, max_samples = 100000;
   double max_noise_percent = 0.5, min_time = 0.05, max_time = 2.0, threshold_percent = 5.0;
+  double throttle_threshold = kDefaultThrottleThreshold, soak = 0;
+  bool discard_throttled = false;
+  std::string progress = "auto";
   std::uint64_t seed = 42;
   bool tf32 = false, profile = false, quiet = false, allow_missing = false, allow_machine_mismatch = false;
 };
@@ -163,7 +168,11 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   runner.device = cli.device;
   runner.repetitions = cli.repetitions;
   runner.profile = cli.profile;
-  runner.progress = !cli.quiet && isatty(STDERR_FILENO);
+  runner.progress = progress_wanted(parse_progress_mode(cli.progress), cli.quiet, isatty(STDERR_FILENO));
+  runner.progress_on_terminal = isatty(STDERR_FILENO);
+  runner.telemetry.throttle_threshold = cli.throttle_threshold;
+  runner.telemetry.discard_throttled = cli.discard_throttled;
+  runner.telemetry.soak_s = cli.soak;
   int threads = cli.threads;
   std::uint64_t seed = cli.seed;
   L2Mode l2 = parse_l2_mode(cli.l2);
@@ -186,6 +195,9 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
     if (s.l2 && !given("--l2")) l2 = *s.l2;
     if (s.threads && !given("--threads")) threads = *s.threads;
     if (s.repetitions && !given("--repetitions")) runner.repetitions = *s.repetitions;
+    if (s.throttle_threshold && !given("--throttle-threshold")) runner.telemetry.throttle_threshold = *s.throttle_threshold;
+    if (s.discard_throttled && !given("--discard-throttled")) runner.telemetry.discard_throttled = *s.discard_throttled;
+    if (s.soak_s && !given("--soak")) runner.telemetry.soak_s = *s.soak_s;
     plan.thresholds = suite.thresholds;
     const auto backend_filter = flatten_lists(cli.backends);
     for (const auto& group : suite.groups) {
@@ -215,6 +227,10 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
     throw UsageError("--max-time must be at least --min-time, and both non-negative");
   if (runner.warmup < 0) throw UsageError("--warmup must not be negative");
   if (runner.repetitions < 1) throw UsageError("--repetitions must be at least 1");
+  if (!(runner.telemetry.throttle_threshold > 0 && runner.telemetry.throttle_threshold <= 1))
+    throw UsageError("--throttle-threshold must be a fraction of the maximum SM clock above 0 and at most 1, such as 0.9");
+  if (!(runner.telemetry.soak_s >= 0 && runner.telemetry.soak_s <= 3600))
+    throw UsageError("--soak must be from 0 to 3600 seconds");
   if (cli.profile) runner.repetitions = 1;
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   check_plan_fits_memory(plan);
@@ -241,6 +257,9 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
   context.settings["min_sample_s"] = std::to_string(runner.min_sample_s);
   context.settings["profile"] = cli.profile ? "true" : "false";
   context.settings["repetitions"] = std::to_string(runner.repetitions);
+  context.settings["throttle_threshold"] = std::to_string(runner.telemetry.throttle_threshold);
+  context.settings["discard_throttled"] = runner.telemetry.discard_throttled ? "true" : "false";
+  context.settings["soak_s"] = std::to_string(runner.telemetry.soak_s);
   if (!cli.config.empty()) context.settings["suite"] = cli.config;
   for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 
@@ -251,7 +270,13 @@ int command_run(const RunCli& cli, const CLI::App& run_app, const std::vector<st
                        [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
   };
   if (plan_uses(DeviceKind::cpu)) context.cpu_copy_gbps = measure_cpu_copy_gbps(threads_used);
-  if (plan_uses(DeviceKind::gpu)) measure_gpu_ceilings(context, cli.device);
+  if (plan_uses(DeviceKind::gpu)) {
+    measure_gpu_ceilings(context, cli.device);
+    for (const auto& note : telemetry_notes(context, cli.device)) {
+      context.notes.push_back(note);
+      std::cerr << "gpubench: " << note << "\n";
+    }
+  }
   auto results = run_plan(plan, backends, runner);
   annotate_roofline(context, results, cli.device);
 
@@ -384,6 +409,11 @@ int dispatch(int argc, char** argv) {
   run_app->add_option("--out", run.outs, "Write a report file (format from the extension: .json .csv .md .txt)");
   run_app->add_flag("--profile", run.profile, "Profiler session: few warm-ups and samples, capture range around measuring");
   run_app->add_flag("--quiet", run.quiet, "No progress and no console table when writing files");
+  run_app->add_option("--progress", run.progress, "Progress line on stderr: always, never or auto (a terminal, not --quiet)");
+  run_app->add_option("--throttle-threshold", run.throttle_threshold,
+                      "Flag GPU samples taken while the SM clock was below this fraction of its maximum (default 0.9)");
+  run_app->add_flag("--discard-throttled", run.discard_throttled, "Leave flagged GPU samples out of the statistics");
+  run_app->add_option("--soak", run.soak, "Run each case untimed up to this many seconds, until clocks and power settle");
   run_app->add_option("--baseline", run.baseline, "Compare against this JSON report after running");
   run_app->add_option("--threshold", run.threshold_percent, "Regression threshold in percent (with --baseline)");
   run_app->add_flag("--allow-missing", run.allow_missing, "With --baseline: cases missing from this run do not fail");

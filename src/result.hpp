@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "telemetry.hpp"
 #include "types.hpp"
 
 namespace gpb {
@@ -89,6 +90,12 @@ struct ResultRecord {
   Statistics stats;
   Statistics host_stats;
   std::vector<Phase> phases;     // e2e only
+  // What the timing of this case means beyond the numbers, e.g. for single cold launches
+  // near the timer's resolution; empty when nothing needs saying.
+  std::string timing_note;
+  std::optional<SoakSummary> soak;             // --soak only
+  std::optional<TelemetrySummary> telemetry;   // cases whose device reports telemetry
+  std::vector<TelemetryReading> telemetry_readings;  // in memory only: lets passes merge
 
   // Throughput from op_bytes/op_flops over stats.median
   double bytes = 0, flops = 0;
@@ -115,6 +122,7 @@ struct GpuInfo {
   // theoretical, from SM count x SM clock x flops per clock per SM of the architecture.
   double copy_gbps = 0;
   double peak_fp32_gflops = 0, peak_fp64_gflops = 0, peak_tf32_gflops = 0;
+  GpuManagement nvml;  // read-only management state from NVML (available = false without it)
 };
 
 struct Context {

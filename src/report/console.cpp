@@ -5,6 +5,7 @@
 
 #include "report/report.hpp"
 #include "report/report_model.hpp"
+#include "report/telemetry_render.hpp"
 
 namespace gpb {
 namespace {
@@ -137,6 +138,13 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   const std::size_t failure_width = std::max(table_width, kMinFailureWidth) - 4;
   for (const auto& failure : report_model::failure_lines(results))
     append_wrapped(out, "  ", 4, "failed: " + failure, failure_width, std::numeric_limits<std::size_t>::max());
+  const Table telemetry = report_model::telemetry_table(results);
+  if (!telemetry.rows.empty()) {
+    out << "\nGPU telemetry while measuring:\n";
+    append_table(out, telemetry);
+  }
+  for (const auto& footnote : report_model::telemetry_footnotes(results))
+    append_wrapped(out, "note: ", 6, footnote, failure_width, std::numeric_limits<std::size_t>::max());
   return out.str();
 }
 
