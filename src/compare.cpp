@@ -11,6 +11,7 @@
 
 #include "rank_statistics.hpp"
 #include "statistics.hpp"
+#include "telemetry.hpp"
 #include "types.hpp"
 
 namespace gpb {
@@ -270,6 +271,11 @@ CaseComparison judge_case(const ResultRecord* baseline, const ResultRecord* curr
     out.note = "no baseline measurement: " + not_run_reason(*baseline);
   } else {
     judge_samples(*baseline, *current, alpha, out);
+    if (baseline->telemetry && current->telemetry) {
+      out.telemetry_difference = telemetry_difference(*baseline->telemetry, *current->telemetry);
+      if (!out.telemetry_difference.empty())
+        out.note += (out.note.empty() ? "" : "; ") + std::string("clocks/power differ: ") + out.telemetry_difference;
+    }
   }
   return out;
 }
@@ -437,6 +443,7 @@ std::string render_json_document(const Comparison& comparison) {
                      {"verdict", to_string(c.verdict)},
                      {"noisy", c.noisy},
                      {"cross_machine", c.cross_machine},
+                     {"clocks_power_differ", c.telemetry_difference.empty() ? Json() : Json(c.telemetry_difference)},
                      {"label", c.label()},
                      {"baseline_median_s", optional_json(c.baseline_median_s)},
                      {"current_median_s", optional_json(c.current_median_s)},
@@ -500,6 +507,7 @@ std::string CaseComparison::label() const {
   std::string qualifiers;
   if (noisy) qualifiers = "noisy";
   if (cross_machine) qualifiers += (qualifiers.empty() ? "" : ", ") + std::string("cross-machine");
+  if (!telemetry_difference.empty()) qualifiers += (qualifiers.empty() ? "" : ", ") + std::string("clocks/power differ");
   return to_string(verdict) + (qualifiers.empty() ? "" : " (" + qualifiers + ")");
 }
 
