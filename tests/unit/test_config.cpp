@@ -59,6 +59,22 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
   EXPECT_NE(error_of(R"({"groups": [{"dtypes": ["f32"]}]})").find("ops"), std::string::npos);
 }
 
+TEST(Suite, TelemetrySettings) {
+  const Suite suite = parse_suite(
+      R"({"settings": {"throttle_threshold": 0.75, "discard_throttled": true, "soak": 30}, "groups": [{"ops": ["sin"]}]})",
+      "suite.json");
+  EXPECT_DOUBLE_EQ(*suite.settings.throttle_threshold, 0.75);
+  EXPECT_TRUE(*suite.settings.discard_throttled);
+  EXPECT_DOUBLE_EQ(*suite.settings.soak_s, 30);
+  const auto with_settings = [](const std::string& settings) {
+    return error_of(R"({"settings": )" + settings + R"(, "groups": [{"ops": ["sin"]}]})");
+  };
+  EXPECT_NE(with_settings(R"({"throttle_threshold": 1.5})").find("throttle_threshold"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"throttle_threshold": 0})").find("throttle_threshold"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"discard_throttled": "yes"})").find("discard_throttled"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"soak": -1})").find("soak"), std::string::npos);
+}
+
 TEST(Suite, MissingFile) {
   EXPECT_THROW(load_suite("/nonexistent/suite.json"), UsageError);
 }
