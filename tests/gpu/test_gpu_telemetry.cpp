@@ -62,8 +62,12 @@ TEST(GpuTelemetry, AGpuCaseRecordsClocksPowerAndFlags) {
   EXPECT_GT(telemetry.sm_clock_limit_mhz, 0);
   EXPECT_LE(telemetry.flagged_samples, record.samples_s.size());
   EXPECT_EQ(telemetry.discarded_samples, 0u);
-  if (std::isfinite(telemetry.power_mean_w)) EXPECT_GT(telemetry.power_mean_w, 0);
-  if (std::isfinite(telemetry.energy_per_op_j)) EXPECT_GT(telemetry.gflops_per_j, 0);
+  if (std::isfinite(telemetry.power_mean_w)) {
+    EXPECT_GT(telemetry.power_mean_w, 0);
+  }
+  if (std::isfinite(telemetry.energy_per_op_j)) {
+    EXPECT_GT(telemetry.gflops_per_j, 0);
+  }
 }
 
 TEST(GpuTelemetry, TheContextRecordsTheManagementState) {
