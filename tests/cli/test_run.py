@@ -3,7 +3,6 @@ import csv
 import io
 import json
 import os
-import time
 
 from gpubench_cli import FAST, SOURCE_DIR, CliTestCase, gpubench, main, run_json, write_file
 
@@ -131,14 +130,12 @@ class RunTests(CliTestCase):
         self.assertLessEqual(stats["median"], stats["max"])
         self.assertEqual(stats["count"], 7)
 
-    def test_default_suite_under_a_minute(self):
-        start = time.monotonic()
-        process = gpubench("run", timeout=120)
-        elapsed = time.monotonic() - start
+    def test_default_suite_runs_every_op(self):
+        # How long it takes depends on the machine's load: test_run_time.py (label perf) checks that.
+        process = gpubench("run", timeout=900)
         self.assertOk(process)
         for op in ("sin", "sqrt", "sum", "matmul", "spmv"):
             self.assertIn(op, process.stdout)
-        self.assertLess(elapsed, 60, f"default suite took {elapsed:.1f} s")
 
     def test_list(self):
         process = gpubench("list")
