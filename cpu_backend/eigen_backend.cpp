@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -164,9 +165,11 @@ class EigenBackend final : public Backend {
   }
   DeviceKind kind() const override { return DeviceKind::cpu; }
   Availability availability() const override { return {}; }
-  Support supports(Op, DType) const override { return {}; }
+  Support supports(Op op, DType) const override { return is_builtin(op) ? Support{} : no_kernel_for(name(), op); }
 
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
+    const Support support = supports(problem.op, problem.dtype);
+    if (!support.supported) throw std::runtime_error(support.reason);
     const int threads = apply_thread_count(settings.threads);
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       return std::make_unique<EigenPrepared<decltype(tag)>>(problem, threads);

@@ -99,7 +99,7 @@ class OpenBlasBackend final : public Backend {
       case Op::spmv:
         return {false, "openblas has no sparse routines (no CSR spmv); use eigen"};
     }
-    return {false, "unknown op"};
+    return no_kernel_for(name(), op);
   }
 
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {

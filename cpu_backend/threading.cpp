@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <string>
 
+#include "system.hpp"
 #include "types.hpp"
 
 namespace gpb {
@@ -13,8 +14,7 @@ namespace gpb {
 int resolve_thread_count(int requested) {
   if (requested < 0)
     throw UsageError("thread count must be 0 (all cores) or positive (got " + std::to_string(requested) + ")");
-  // omp_get_num_procs honours the process's CPU affinity mask (taskset, cgroups cpusets).
-  return requested == 0 ? omp_get_num_procs() : requested;
+  return worker_threads(requested);
 }
 
 int apply_thread_count(int requested) {

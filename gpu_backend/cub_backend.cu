@@ -98,17 +98,20 @@ class CubSpmvCase final : public GpuPrepared {
   DeviceBuffer<unsigned char> temp_;
 };
 
-class CubBackend final : public Backend {
+class CubBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cub"; }
-  std::string description() const override {
-    return "CUB device-wide primitives: DeviceTransform, DeviceReduce::Sum, DeviceSegmentedReduce for CSR SpMV";
-  }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
+  using GpuBackend::GpuBackend;
   Support supports(Op op, DType) const override {
-    if (op == Op::matmul) return {false, "CUB has no dense matrix product; use cublas or cuda"};
-    return {};
+    switch (op) {
+      case Op::sin:
+      case Op::sqrt:
+      case Op::sum:
+      case Op::spmv:
+        return {};
+      case Op::matmul:
+        return {false, "CUB has no dense matrix product; use cublas or cuda"};
+    }
+    return no_kernel_for(name(), op);
   }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
@@ -132,6 +135,8 @@ class CubBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cub_backend() { return std::make_unique<CubBackend>(); }
+std::unique_ptr<Backend> make_cub_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CubBackend>(entry);
+}
 
 }  // namespace gpb::cuda

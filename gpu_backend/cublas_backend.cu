@@ -1,10 +1,11 @@
-// The "cublas" backend: dense matmul through cublasSgemm / cublasDgemm.
+// The "cublas" backend: dense matmul through cublasGemmEx, with the element and compute types
+// of the dtype (gpu_backend/cuda_types.cuh).
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "gpu_backend/unique_handle.cuh"
@@ -29,24 +30,24 @@ class CublasGemmCase final : public GpuPrepared {
         m_(int_dimension(problem.shape.m, "matmul m")),
         n_(int_dimension(problem.shape.n, "matmul n")),
         k_(int_dimension(problem.shape.k, "matmul k")),
-        tf32_(std::is_same_v<T, float> && settings.tf32),
-        tf32_ignored_(!std::is_same_v<T, float> && settings.tf32),
+        tf32_(dtype_info(problem.dtype).tf32_eligible && settings.tf32),
+        tf32_ignored_(!dtype_info(problem.dtype).tf32_eligible && settings.tf32),
         handle_(create_cublas_handle()) {
     GPB_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
     GPB_CUBLAS_CHECK(cublasSetMathMode(handle_.get(), tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   }
 
   // Row-major C = A B is, read as column-major, C^T = B^T A^T: pass B first and swap
-  // m and n; no transposes and no copies.
+  // m and n; no transposes and no copies. --tf32 asks for TF32 tensor cores through the
+  // compute type (CUBLAS_COMPUTE_32F_FAST_TF32), and the math mode set above matches it.
   void run() override {
-    const T alpha = 1;
-    const T beta = 0;
-    if constexpr (std::is_same_v<T, float>)
-      GPB_CUBLAS_CHECK(cublasSgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, device_b<T>(), n_,
-                                   device_a<T>(), k_, &beta, device_output<T>(), n_));
-    else
-      GPB_CUBLAS_CHECK(cublasDgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, device_b<T>(), n_,
-                                   device_a<T>(), k_, &beta, device_output<T>(), n_));
+    using Types = CudaTypes<T>;
+    const typename Types::Scalar alpha = 1;
+    const typename Types::Scalar beta = 0;
+    const cublasComputeType_t compute = tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : Types::cublas_compute_type;
+    GPB_CUBLAS_CHECK(cublasGemmEx(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, device_b<T>(),
+                                  Types::data_type, n_, device_a<T>(), Types::data_type, k_, &beta, device_output<T>(),
+                                  Types::data_type, n_, compute, CUBLAS_GEMM_DEFAULT));
   }
 
   // TF32 keeps 10 explicit mantissa bits: unit roundoff 2^-11.
@@ -65,12 +66,9 @@ class CublasGemmCase final : public GpuPrepared {
   CublasHandle handle_;
 };
 
-class CublasBackend final : public Backend {
+class CublasBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cublas"; }
-  std::string description() const override { return "cuBLAS GEMM (cublasSgemm/cublasDgemm; TF32 tensor cores with --tf32)"; }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
+  using GpuBackend::GpuBackend;
   Support supports(Op op, DType) const override {
     if (op == Op::matmul) return {};
     return {false, "cublas runs matmul only; use cuda or cub for " + to_string(op)};
@@ -85,6 +83,8 @@ class CublasBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cublas_backend() { return std::make_unique<CublasBackend>(); }
+std::unique_ptr<Backend> make_cublas_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CublasBackend>(entry);
+}
 
 }  // namespace gpb::cuda

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "kernels/gemm.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
+#include "op_table.hpp"
 
 namespace gpb::cuda {
 namespace {
@@ -141,7 +141,7 @@ struct SpmvPlan {
   int threads_per_row = 1;  // csr_vector
   bool vector_loads = false;
   std::int32_t long_row_limit = 0;
-  bool forced = false;  // chosen by GPUBENCH_SPMV_KERNEL, not by the row lengths
+  bool forced = false;  // chosen by --spmv-kernel, not by the row lengths
 };
 
 // The spread of the row lengths, over all rows.
@@ -173,19 +173,6 @@ RowLengths row_lengths(const CsrMatrix& matrix) {
 // merge-path kernel, which splits by rows and nonzeros together, takes the matrix.
 constexpr double kMergePathMinVariation = 1.0;
 
-// GPUBENCH_SPMV_KERNEL=merge_path or row_split forces that choice (for A/B runs and tests);
-// unset, empty or auto: chosen from the row lengths.
-enum class SpmvChoice { automatic, merge_path, row_split };
-
-SpmvChoice spmv_choice_from_environment() {
-  const char* value = std::getenv("GPUBENCH_SPMV_KERNEL");
-  const std::string choice = value == nullptr ? "" : value;
-  if (choice.empty() || choice == "auto") return SpmvChoice::automatic;
-  if (choice == "merge_path") return SpmvChoice::merge_path;
-  if (choice == "row_split") return SpmvChoice::row_split;
-  throw std::invalid_argument("GPUBENCH_SPMV_KERNEL='" + choice + "': expected auto, merge_path or row_split");
-}
-
 // Splitting by rows. Lanes per row: the smallest power of two from 2 up to the cap that
 // leaves at most entries_per_lane entries per lane on an average row; rows averaging at
 // most one entry get a thread each (the scalar kernel). A row more than 32 times as long as
@@ -207,16 +194,17 @@ SpmvPlan plan_row_split(const CsrMatrix& matrix, double average_row_length) {
   return plan;
 }
 
+// --spmv-kernel merge_path or row_split forces that split (for A/B runs and tests); auto
+// chooses from the row lengths.
 template <class T>
-SpmvPlan plan_spmv(const CsrMatrix& matrix, const RowLengths& lengths) {
-  const SpmvChoice choice = spmv_choice_from_environment();
+SpmvPlan plan_spmv(const CsrMatrix& matrix, const RowLengths& lengths, SpmvKernelChoice choice) {
   SpmvPlan plan;
-  if (choice == SpmvChoice::merge_path ||
-      (choice == SpmvChoice::automatic && lengths.variation > kMergePathMinVariation))
+  if (choice == SpmvKernelChoice::merge_path ||
+      (choice == SpmvKernelChoice::automatic && lengths.variation > kMergePathMinVariation))
     plan.kernel = SpmvKernel::csr_merge_path;
   else
     plan = plan_row_split<T>(matrix, lengths.mean);
-  plan.forced = choice != SpmvChoice::automatic;
+  plan.forced = choice != SpmvKernelChoice::automatic;
   return plan;
 }
 
@@ -281,7 +269,7 @@ class SpmvCase final : public GpuPrepared {
       : GpuPrepared(problem, settings),
         matrix_{problem.csr->rows, device_row_ptr(), device_col_idx()},
         lengths_(row_lengths(*problem.csr)),
-        plan_(plan_spmv<T>(*problem.csr, lengths_)),
+        plan_(plan_spmv<T>(*problem.csr, lengths_, settings.spmv_kernel)),
         launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)) {
     switch (plan_.kernel) {
       case SpmvKernel::csr_scalar:
@@ -344,7 +332,7 @@ class SpmvCase final : public GpuPrepared {
         break;
       }
     }
-    return "kernel=" + kernel + (plan_.forced ? " (forced by GPUBENCH_SPMV_KERNEL)" : "") + row_stats + " " + launch;
+    return "kernel=" + kernel + (plan_.forced ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch;
   }
 
  private:
@@ -359,16 +347,10 @@ class SpmvCase final : public GpuPrepared {
   DeviceBuffer<T> tile_carries_;
 };
 
-class CudaKernelsBackend final : public Backend {
+class CudaKernelsBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cuda"; }
-  std::string description() const override {
-    return "gpubench's own CUDA kernels: vectorised elementwise, two-pass reduction, tiled GEMM, CSR "
-           "vector/scalar/merge-path SpMV";
-  }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
-  Support supports(Op, DType) const override { return {}; }
+  using GpuBackend::GpuBackend;
+  Support supports(Op op, DType) const override { return is_builtin(op) ? Support{} : no_kernel_for(name(), op); }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);
@@ -391,6 +373,8 @@ class CudaKernelsBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_kernels_backend() { return std::make_unique<CudaKernelsBackend>(); }
+std::unique_ptr<Backend> make_cuda_kernels_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CudaKernelsBackend>(entry);
+}
 
 }  // namespace gpb::cuda

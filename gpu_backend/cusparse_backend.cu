@@ -2,9 +2,9 @@
 // user would otherwise reach for; the reference the custom kernel is compared against.
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "gpu_backend/unique_handle.cuh"
@@ -28,9 +28,6 @@ using OutputVectorDescriptor = UniqueHandle<cusparseDnVecDescr_t, destroy_dense_
 
 constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG1;
 
-template <class T>
-constexpr cudaDataType kValueType = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
-
 CusparseHandle create_cusparse_handle(cudaStream_t stream) {
   cusparseHandle_t handle = nullptr;
   GPB_CUSPARSE_CHECK(cusparseCreate(&handle));
@@ -41,6 +38,8 @@ CusparseHandle create_cusparse_handle(cudaStream_t stream) {
 
 template <class T>
 class CusparseSpmvCase final : public GpuPrepared {
+  using Types = CudaTypes<T>;
+
  public:
   CusparseSpmvCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings), handle_(create_cusparse_handle(stream())) {
@@ -48,35 +47,37 @@ class CusparseSpmvCase final : public GpuPrepared {
     cusparseConstSpMatDescr_t matrix = nullptr;
     GPB_CUSPARSE_CHECK(cusparseCreateConstCsr(&matrix, csr.rows, csr.cols, csr.nnz(), device_row_ptr(), device_col_idx(),
                                               device_csr_values<T>(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                              CUSPARSE_INDEX_BASE_ZERO, kValueType<T>));
+                                              CUSPARSE_INDEX_BASE_ZERO, Types::data_type));
     matrix_ = SparseMatrixDescriptor(matrix);
     cusparseConstDnVecDescr_t x = nullptr;
-    GPB_CUSPARSE_CHECK(cusparseCreateConstDnVec(&x, csr.cols, device_x<T>(), kValueType<T>));
+    GPB_CUSPARSE_CHECK(cusparseCreateConstDnVec(&x, csr.cols, device_x<T>(), Types::data_type));
     x_ = InputVectorDescriptor(x);
     cusparseDnVecDescr_t y = nullptr;
-    GPB_CUSPARSE_CHECK(cusparseCreateDnVec(&y, csr.rows, device_output<T>(), kValueType<T>));
+    GPB_CUSPARSE_CHECK(cusparseCreateDnVec(&y, csr.rows, device_output<T>(), Types::data_type));
     y_ = OutputVectorDescriptor(y);
 
     std::size_t workspace_bytes = 0;
     GPB_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
-                                               x_.get(), &kZero, y_.get(), kValueType<T>, kAlgorithm, &workspace_bytes));
+                                               x_.get(), &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm,
+                                               &workspace_bytes));
     workspace_ = DeviceBuffer<unsigned char>(workspace_bytes, "cusparseSpMV workspace");
     GPB_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
-                                               x_.get(), &kZero, y_.get(), kValueType<T>, kAlgorithm, workspace_.data()));
+                                               x_.get(), &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm,
+                                               workspace_.data()));
     synchronize();
   }
 
   void run() override {
     GPB_CUSPARSE_CHECK(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(), x_.get(),
-                                    &kZero, y_.get(), kValueType<T>, kAlgorithm, workspace_.data()));
+                                    &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm, workspace_.data()));
   }
   std::string details() const override {
     return "algorithm=CUSPARSE_SPMV_CSR_ALG1 workspace_bytes=" + std::to_string(workspace_.bytes());
   }
 
  private:
-  static constexpr T kOne = 1;
-  static constexpr T kZero = 0;
+  static constexpr typename Types::Scalar kOne = 1;
+  static constexpr typename Types::Scalar kZero = 0;
   CusparseHandle handle_;
   SparseMatrixDescriptor matrix_;
   InputVectorDescriptor x_;
@@ -84,12 +85,9 @@ class CusparseSpmvCase final : public GpuPrepared {
   DeviceBuffer<unsigned char> workspace_;
 };
 
-class CusparseBackend final : public Backend {
+class CusparseBackend final : public GpuBackend {
  public:
-  std::string name() const override { return "cusparse"; }
-  std::string description() const override { return "cuSPARSE generic SpMV (CSR, 32-bit indices, CSR_ALG1)"; }
-  DeviceKind kind() const override { return DeviceKind::gpu; }
-  Availability availability() const override { return device_availability(); }
+  using GpuBackend::GpuBackend;
   Support supports(Op op, DType) const override {
     if (op == Op::spmv) return {};
     return {false, "cusparse runs spmv only; use cuda, cub or cublas for " + to_string(op)};
@@ -104,6 +102,8 @@ class CusparseBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cusparse_backend() { return std::make_unique<CusparseBackend>(); }
+std::unique_ptr<Backend> make_cusparse_backend(const GpuBackendEntry& entry) {
+  return std::make_unique<CusparseBackend>(entry);
+}
 
 }  // namespace gpb::cuda

@@ -1,15 +1,32 @@
-// Factories of the GPU backends; gpu_backends.cu registers them.
+// What the GPU backends share as backends (their name and description from the one list in
+// gpu_backend_list.hpp, the device's availability), and their factories; gpu_backends.cu
+// builds one of each list entry.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "backend.hpp"
+#include "gpu_backend/device.cuh"
+#include "gpu_backend_list.hpp"
 
 namespace gpb::cuda {
 
-std::unique_ptr<Backend> make_cuda_kernels_backend();
-std::unique_ptr<Backend> make_cublas_backend();
-std::unique_ptr<Backend> make_cub_backend();
-std::unique_ptr<Backend> make_cusparse_backend();
+class GpuBackend : public Backend {
+ public:
+  explicit GpuBackend(const GpuBackendEntry& entry) : entry_(entry) {}
+  std::string name() const final { return entry_.name; }
+  std::string description() const final { return entry_.description; }
+  DeviceKind kind() const final { return DeviceKind::gpu; }
+  Availability availability() const final { return device_availability(); }
+
+ private:
+  const GpuBackendEntry& entry_;
+};
+
+std::unique_ptr<Backend> make_cuda_kernels_backend(const GpuBackendEntry& entry);
+std::unique_ptr<Backend> make_cublas_backend(const GpuBackendEntry& entry);
+std::unique_ptr<Backend> make_cub_backend(const GpuBackendEntry& entry);
+std::unique_ptr<Backend> make_cusparse_backend(const GpuBackendEntry& entry);
 
 }  // namespace gpb::cuda

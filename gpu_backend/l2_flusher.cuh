@@ -3,7 +3,8 @@
 // memset would): a write leaves L2 full of dirty lines that the timed kernel then pays
 // to write back (about 5 % of a 256M-element sum on an H200, seen against ncu), while
 // reading leaves it full of clean lines that are simply dropped. Twice the size because
-// L2's replacement is not strictly least-recently-used.
+// L2's replacement is not strictly least-recently-used. The buffer is allocated on the
+// first flush, so a case measured with a warm L2 (--l2 warm) never holds one.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,7 @@ class L2Flusher {
   void flush(cudaStream_t stream);
 
  private:
+  std::size_t words_;  // of the buffer, once allocated
   DeviceBuffer<uint4> scratch_;
   DeviceBuffer<uint4> sink_;
   kernels::LaunchConfig config_;

@@ -1,6 +1,6 @@
 #include "kernels/elementwise.cuh"
 
-#include "gpu_backend/cuda_check.cuh"
+#include "kernels/launch_check.cuh"
 #include "kernels/vec16.cuh"
 
 namespace gpb::kernels {

@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-#include "gpu_backend/cuda_check.cuh"
+#include "kernels/launch_check.cuh"
 #include "kernels/vec16.cuh"
 
 namespace gpb::kernels {

@@ -1,5 +1,6 @@
-#include "gpu_backend/cuda_check.cuh"
 #include "kernels/l2_evict.cuh"
+
+#include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
 namespace {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gpu_backend/cuda_check.cuh"
+#include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
 namespace {

@@ -174,7 +174,7 @@ def peer_shape(np, op, shape, inputs):
 
 def check_output(np, op, dtype, inputs, output, rng, samples=4096):
     """Largest sampled error over its bound, against a float64 NumPy reference; the bounds
-    follow src/verify.cpp in spirit: a few ulps for sin/sqrt, a sqrt(length)-scaled
+    follow src/op_table.cpp in spirit: a few ulps for sin/sqrt, a sqrt(length)-scaled
     rounding bound for dot products, log2(n)-scaled for sum."""
     eps = float(np.finfo(np.float32 if dtype == "f32" else np.float64).eps)
     output = np.asarray(output)

@@ -32,6 +32,7 @@ class SampleTimer {
 struct BackendSettings {
   int threads = 0;       // CPU worker threads (0: all cores); recorded as the value used
   bool tf32 = false;     // cuBLAS f32 matmul on tensor cores (TF32)
+  SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // the cuda backend's SpMV kernel
   int device = 0;        // CUDA device ordinal
 };
 
@@ -48,8 +49,9 @@ class Prepared {
   virtual bool has_transfers() const { return false; }
   virtual void upload() {}
   virtual void download() {}
-  // Evicts the last-level cache that the op's inputs could sit in (GPU: a write over
-  // an L2-sized buffer). Called outside the timed region.
+  // Evicts the last-level cache that the op's inputs could sit in (GPU: a read over a
+  // buffer of twice the L2 size, allocated on the first call). Called outside the timed
+  // region, and never for a case measured with a warm cache.
   virtual void flush_cache() {}
   // Whether flush_cache() evicts anything. A case that flushes times single launches:
   // in a batch, every launch after the first would find the cache warm again.
@@ -78,6 +80,9 @@ struct Support {
   bool supported = true;
   std::string reason;  // why not, e.g. "openblas has no sin; use eigen"
 };
+
+// A backend's answer for an op it has no kernel for (one defined outside the core, say).
+Support no_kernel_for(const std::string& backend, Op op);
 
 class Backend {
  public:

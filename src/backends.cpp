@@ -2,6 +2,10 @@
 
 namespace gpb {
 
+Support no_kernel_for(const std::string& backend, Op op) {
+  return {false, backend + " has no " + to_string(op) + " kernel"};
+}
+
 std::vector<std::unique_ptr<Backend>> make_all_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
   append_cpu_backends(backends);

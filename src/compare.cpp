@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include "rank_statistics.hpp"
+#include "report/compare_render.hpp"
 #include "statistics.hpp"
 #include "telemetry.hpp"
 #include "types.hpp"
@@ -17,35 +16,12 @@
 namespace gpb {
 namespace {
 
-// Keys in the order they were written: the summary before the cases, for people reading it.
-using Json = nlohmann::ordered_json;
-
 constexpr int kExitNoRegression = 0;
 constexpr int kExitRegression = 1;
-
-std::string format_percent(double fraction, const char* printf_format) {
-  char text[32];
-  std::snprintf(text, sizeof text, printf_format, fraction * 100);
-  return text;
-}
-
-// Two significant digits: p-values, errors.
-std::string format_short(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2g", value);
-  return text;
-}
 
 // ---- Inputs -------------------------------------------------------------------------------
 
 bool inside_unit_interval(double value) { return value > 0 && value < 1; }
-
-// Shown in percent: the command line takes percent, suites take fractions.
-void require_threshold(double value, const std::string& what) {
-  if (!inside_unit_interval(value))
-    throw UsageError(what + " must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got " +
-                     format_percent(value, "%g%%"));
-}
 
 std::map<std::string, const ResultRecord*> index_by_id(const std::vector<ResultRecord>& results, const char* side) {
   std::map<std::string, const ResultRecord*> by_id;
@@ -115,6 +91,12 @@ std::string machine_mismatch(const Context& baseline, const Context& current) {
   return joined;
 }
 
+std::map<std::string, std::string> setting_texts(const std::map<std::string, SettingValue>& settings) {
+  std::map<std::string, std::string> texts;
+  for (const auto& [key, value] : settings) texts[key] = gpb::to_string(value);
+  return texts;
+}
+
 // Differences that can move timings but do not make the machines different ones.
 std::vector<std::string> context_warnings(const Context& baseline, const Context& current) {
   std::vector<std::string> warnings;
@@ -127,7 +109,7 @@ std::vector<std::string> context_warnings(const Context& baseline, const Context
   note_difference(warnings, "build type", baseline.build_type, current.build_type);
   note_difference(warnings, "tool version", baseline.tool_version, current.tool_version);
   note_map_differences(warnings, "library", baseline.libraries, current.libraries);
-  note_map_differences(warnings, "setting", baseline.settings, current.settings);
+  note_map_differences(warnings, "setting", setting_texts(baseline.settings), setting_texts(current.settings));
   return warnings;
 }
 
@@ -323,160 +305,6 @@ VerdictCounts count_verdicts(const std::vector<CaseComparison>& cases) {
 
 ReportOrigin origin_of(const Context& context) { return {context.git_sha, context.timestamp, context.hostname}; }
 
-// ---- Rendering ----------------------------------------------------------------------------
-
-std::string outcome(const Comparison& comparison) {
-  const int exit_code = comparison.exit_code();
-  return std::string(exit_code == kExitNoRegression ? "PASS" : "FAIL") + " (exit " + std::to_string(exit_code) + ")";
-}
-
-std::string verdict_counts(const Comparison& comparison) {
-  const VerdictCounts& n = comparison.counts;
-  return std::to_string(comparison.cases.size()) + " cases: " + std::to_string(n.slower) + " slower, " +
-         std::to_string(n.failed) + " failed, " + std::to_string(n.missing) + " missing" +
-         (comparison.allow_missing && n.missing > 0 ? " (allowed)" : "") + ", " + std::to_string(n.faster) +
-         " faster, " + std::to_string(n.same) + " same (" + std::to_string(n.noisy) + " noisy), " +
-         std::to_string(n.new_cases) + " new";
-}
-
-std::string format_ratio(const CaseComparison& c) {
-  if (!c.ratio || !c.ratio_bounds) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.3f [%.3f, %.3f]", *c.ratio, c.ratio_bounds->low, c.ratio_bounds->high);
-  return text;
-}
-
-std::string optional_seconds(const std::optional<double>& seconds) { return seconds ? format_seconds(*seconds) : "-"; }
-
-struct Table {
-  std::vector<std::string> header;
-  std::vector<bool> right_aligned;
-  std::vector<std::vector<std::string>> rows;
-};
-
-Table comparison_table(const Comparison& comparison) {
-  Table table{{"case", "baseline", "current", "ratio [95% bounds]", "p", "threshold", "verdict", "note"},
-              {false, true, true, true, true, true, false, false},
-              {}};
-  for (const CaseComparison& c : comparison.cases)
-    table.rows.push_back({c.id, optional_seconds(c.baseline_median_s), optional_seconds(c.current_median_s),
-                          format_ratio(c), c.p_value ? format_short(*c.p_value) : "-",
-                          format_percent(c.threshold, "%g%%"), c.label(), c.note});
-  return table;
-}
-
-std::string render_console_table(const Comparison& comparison) {
-  const Table table = comparison_table(comparison);
-  std::vector<std::size_t> widths(table.header.size());
-  for (std::size_t column = 0; column < widths.size(); ++column) {
-    widths[column] = table.header[column].size();
-    for (const auto& row : table.rows) widths[column] = std::max(widths[column], row[column].size());
-  }
-  const auto line = [&](const std::vector<std::string>& cells) {
-    std::string text;
-    for (std::size_t column = 0; column < cells.size(); ++column) {
-      const std::string padding(widths[column] - cells[column].size(), ' ');
-      const bool last = column + 1 == cells.size();
-      if (column > 0) text += "  ";
-      text += table.right_aligned[column] ? padding + cells[column] : cells[column] + (last ? "" : padding);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    return text + "\n";
-  };
-  std::string text = line(table.header);
-  for (const auto& row : table.rows) text += line(row);
-  return text + "\n" + outcome(comparison) + ": " + verdict_counts(comparison) + "\n";
-}
-
-std::string markdown_cell(const std::string& text) {
-  std::string escaped;
-  for (const char ch : text) escaped += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  return escaped;
-}
-
-std::string describe_origin(const ReportOrigin& origin) {
-  std::string text = "`" + (origin.git_sha.empty() ? std::string("unknown") : origin.git_sha) + "`";
-  if (!origin.timestamp.empty()) text += " " + origin.timestamp;
-  if (!origin.hostname.empty()) text += " on " + origin.hostname;
-  return text;
-}
-
-std::string render_markdown_table(const Comparison& comparison) {
-  std::string text = "### gpubench compare: " + outcome(comparison) + "\n\n" + verdict_counts(comparison) + "\n\n";
-  text +=
-      "Baseline " + describe_origin(comparison.baseline) + "; current " + describe_origin(comparison.current) + ".\n\n";
-  if (!comparison.machine_mismatch.empty())
-    text += "> **Cross-machine comparison:** " + markdown_cell(comparison.machine_mismatch) + "\n\n";
-  for (const std::string& warning : comparison.warnings) text += "> **Warning:** " + markdown_cell(warning) + "\n";
-  if (!comparison.warnings.empty()) text += "\n";
-
-  const Table table = comparison_table(comparison);
-  const auto line = [](const std::vector<std::string>& cells) {
-    std::string row = "|";
-    for (const std::string& cell : cells) row += " " + markdown_cell(cell) + " |";
-    return row + "\n";
-  };
-  text += line(table.header) + "|";
-  for (const bool right : table.right_aligned) text += right ? " ---: |" : " --- |";
-  text += "\n";
-  for (const auto& row : table.rows) text += line(row);
-  return text;
-}
-
-Json optional_json(const std::optional<double>& value) { return value ? Json(*value) : Json(); }
-
-Json interval_json(const std::optional<Interval>& interval) {
-  return interval ? Json::array({interval->low, interval->high}) : Json();
-}
-
-Json origin_json(const ReportOrigin& origin) {
-  return {{"git_sha", origin.git_sha}, {"timestamp", origin.timestamp}, {"hostname", origin.hostname}};
-}
-
-std::string render_json_document(const Comparison& comparison) {
-  const VerdictCounts& n = comparison.counts;
-  Json cases = Json::array();
-  for (const CaseComparison& c : comparison.cases)
-    cases.push_back({{"id", c.id},
-                     {"op", to_string(c.op)},
-                     {"backend", c.backend},
-                     {"verdict", to_string(c.verdict)},
-                     {"noisy", c.noisy},
-                     {"cross_machine", c.cross_machine},
-                     {"clocks_power_differ", c.telemetry_difference.empty() ? Json() : Json(c.telemetry_difference)},
-                     {"label", c.label()},
-                     {"baseline_median_s", optional_json(c.baseline_median_s)},
-                     {"current_median_s", optional_json(c.current_median_s)},
-                     {"baseline_median_ci_s", interval_json(c.baseline_median_ci_s)},
-                     {"current_median_ci_s", interval_json(c.current_median_ci_s)},
-                     {"ratio", optional_json(c.ratio)},
-                     {"ratio_bounds", interval_json(c.ratio_bounds)},
-                     {"p_value", optional_json(c.p_value)},
-                     {"threshold", c.threshold},
-                     {"note", c.note}});
-  const Json document = {
-      {"schema_version", kReportSchemaVersion},
-      {"exit_code", comparison.exit_code()},
-      {"passed", comparison.exit_code() == kExitNoRegression},
-      {"alpha", comparison.alpha},
-      {"allow_missing", comparison.allow_missing},
-      {"baseline", origin_json(comparison.baseline)},
-      {"current", origin_json(comparison.current)},
-      {"machine_mismatch", comparison.machine_mismatch.empty() ? Json() : Json(comparison.machine_mismatch)},
-      {"warnings", comparison.warnings},
-      {"summary",
-       {{"cases", comparison.cases.size()},
-        {"failed", n.failed},
-        {"slower", n.slower},
-        {"missing", n.missing},
-        {"same", n.same},
-        {"noisy", n.noisy},
-        {"faster", n.faster},
-        {"new", n.new_cases}}},
-      {"cases", cases}};
-  return document.dump(2) + "\n";
-}
-
 int report_comparison(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options,
                       ReportFormat format, std::ostream& out, std::ostream& err) {
   const Comparison comparison = compare_reports(baseline, current, options);
@@ -516,6 +344,15 @@ int Comparison::exit_code() const {
   return regressed ? kExitRegression : kExitNoRegression;
 }
 
+// Shown in percent: the command line takes percent, suites take fractions.
+void require_threshold(double fraction, const std::string& what) {
+  if (!inside_unit_interval(fraction))
+    throw UsageError(what + " must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got " +
+                     format_percent(fraction, "%g%%"));
+}
+
+bool Comparison::passed() const { return exit_code() == kExitNoRegression; }
+
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options) {
   if (!inside_unit_interval(options.alpha))
     throw UsageError("alpha must be between 0 and 1, got " + format_short(options.alpha));
@@ -553,22 +390,15 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   return comparison;
 }
 
-std::string render_comparison(const Comparison& comparison, ReportFormat format) {
-  if (format == ReportFormat::console) return render_console_table(comparison);
-  if (format == ReportFormat::markdown) return render_markdown_table(comparison);
-  if (format == ReportFormat::json) return render_json_document(comparison);
-  throw UsageError("compare writes console, markdown or json output, not " + to_string(format));
-}
-
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err) {
   return report_comparison(read_json_report(baseline_path), read_json_report(current_path), options, format, out, err);
 }
 
-int compare_with_baseline(const std::string& baseline_path, const Context& context,
+int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err) {
-  return report_comparison(read_json_report(baseline_path), LoadedReport{context, results}, options, format, out, err);
+  return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
 }
 
 }  // namespace gpb

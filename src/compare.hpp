@@ -84,24 +84,26 @@ struct Comparison {
 
   // 0 when nothing regressed; 1 when a case is slower or failed, or missing unless allowed.
   int exit_code() const;
+  bool passed() const;  // exit code 0
 };
+
+// The one rule for a regression threshold, a fraction: above 0 and below 1 (finite). Suites,
+// --threshold and compare hold thresholds to it; UsageError names `what`.
+void require_threshold(double fraction, const std::string& what);
 
 // Matches cases by CaseSpec::id() and judges each. Throws UsageError when the GPU or CPU
 // models differ (unless allowed), on a case listed twice in one report, and on thresholds
 // or alpha outside (0, 1).
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
 
-// Console table (sorted, with a summary line), Markdown (for job summaries) or JSON.
-// CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr.
-std::string render_comparison(const Comparison& comparison, ReportFormat format);
-
-// `gpubench compare`: reads both JSON reports, writes the comparison to out and the
-// warnings to err, and returns the exit code. UsageError (exit 2) propagates.
+// `gpubench compare`: reads both JSON reports, writes the comparison (rendered by
+// report/compare_render.hpp) to out and the warnings to err, and returns the exit code.
+// UsageError (exit 2) propagates.
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err);
 
-// `gpubench run --baseline`: compares results just measured against a JSON report.
-int compare_with_baseline(const std::string& baseline_path, const Context& context,
+// `gpubench run --baseline`: compares results just measured against a report read before the run.
+int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err);
 

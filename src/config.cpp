@@ -5,6 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "compare.hpp"
+#include "run_config.hpp"
+
 namespace gpb {
 namespace {
 
@@ -44,50 +47,34 @@ T number(const json& value, const std::string& where) {
   return value.get<T>();
 }
 
-double positive_fraction(const json& value, const std::string& where) {
-  const double v = number<double>(value, where);
-  if (!(v > 0 && v < 10)) throw UsageError(where + ": expected a fraction such as 0.05");
-  return v;
+double threshold(const json& value, const std::string& where) {
+  const double fraction = number<double>(value, where);
+  require_threshold(fraction, where);
+  return fraction;
 }
 
-SuiteSettings parse_settings(const json& object, const std::string& where) {
-  reject_unknown_keys(object, {"warmup", "min_samples", "max_samples", "max_noise", "min_time", "max_time", "seed", "l2", "threads",
-                               "repetitions", "throttle_threshold", "discard_throttled", "soak"},
-                      where);
-  SuiteSettings settings;
-  if (object.contains("warmup")) settings.warmup = number<int>(object["warmup"], where + ".warmup");
-  if (object.contains("min_samples")) settings.min_samples = number<std::size_t>(object["min_samples"], where + ".min_samples");
-  if (object.contains("max_samples")) settings.max_samples = number<std::size_t>(object["max_samples"], where + ".max_samples");
-  if (object.contains("max_noise")) settings.max_noise = positive_fraction(object["max_noise"], where + ".max_noise");
-  if (object.contains("min_time")) settings.min_time_s = number<double>(object["min_time"], where + ".min_time");
-  if (object.contains("max_time")) settings.max_time_s = number<double>(object["max_time"], where + ".max_time");
-  if (object.contains("seed")) settings.seed = number<std::uint64_t>(object["seed"], where + ".seed");
-  if (object.contains("l2")) settings.l2 = parse_l2_mode(string_list(object["l2"], where + ".l2").at(0));
-  if (object.contains("threads")) settings.threads = number<int>(object["threads"], where + ".threads");
-  if (object.contains("repetitions")) {
-    settings.repetitions = number<int>(object["repetitions"], where + ".repetitions");
-    if (*settings.repetitions < 1) throw UsageError(where + ".repetitions: must be at least 1");
-  }
-  if (object.contains("throttle_threshold")) {
-    settings.throttle_threshold = number<double>(object["throttle_threshold"], where + ".throttle_threshold");
-    if (!(*settings.throttle_threshold > 0 && *settings.throttle_threshold <= 1))
-      throw UsageError(where + ".throttle_threshold: expected a fraction above 0 and at most 1, such as 0.9");
-  }
-  if (object.contains("discard_throttled")) {
-    if (!object["discard_throttled"].is_boolean()) throw UsageError(where + ".discard_throttled: expected true or false");
-    settings.discard_throttled = object["discard_throttled"].get<bool>();
-  }
-  if (object.contains("soak")) {
-    settings.soak_s = number<double>(object["soak"], where + ".soak");
-    if (!(*settings.soak_s >= 0 && *settings.soak_s <= 3600)) throw UsageError(where + ".soak: expected 0 to 3600 seconds");
-  }
+// A JSON scalar as a setting's value; check_suite_setting decides whether it fits.
+SettingValue setting_value(const json& value, const std::string& where) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_unsigned()) return integer_setting(value.get<std::uint64_t>());
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (value.is_number_float()) return value.get<double>();
+  if (value.is_string()) return value.get<std::string>();
+  throw UsageError(where + ": expected a number, a string or true/false, got " + value.type_name());
+}
+
+std::map<std::string, SettingValue> parse_settings(const json& object, const std::string& where) {
+  if (!object.is_object()) throw UsageError(where + ": expected an object");
+  std::map<std::string, SettingValue> settings;
+  for (const auto& item : object.items())
+    settings[item.key()] = check_suite_setting(item.key(), setting_value(item.value(), where + "." + item.key()), where);
   return settings;
 }
 
 SuiteGroup parse_group(const json& object, const std::string& where) {
   if (!object.is_object()) throw UsageError(where + ": expected an object");
   reject_unknown_keys(object, {"ops", "dtypes", "sizes", "backends", "timing", "shapes", "rows", "nnz_per_row", "pattern",
-                               "matrix", "tf32", "threshold"},
+                               "matrix", "spmv_kernel", "tf32", "threshold"},
                       where);
   if (!object.contains("ops")) throw UsageError(where + ": missing 'ops'");
   SuiteGroup group;
@@ -114,11 +101,13 @@ SuiteGroup parse_group(const json& object, const std::string& where) {
   if (options.nnz_per_row <= 0) throw UsageError(where + ".nnz_per_row: must be positive");
   if (object.contains("pattern")) options.pattern = parse_pattern(string_list(object["pattern"], where + ".pattern").at(0));
   if (object.contains("matrix")) options.matrix_path = string_list(object["matrix"], where + ".matrix").at(0);
+  if (object.contains("spmv_kernel"))
+    options.spmv_kernel = parse_spmv_kernel(string_list(object["spmv_kernel"], where + ".spmv_kernel").at(0));
   if (object.contains("tf32")) {
     if (!object["tf32"].is_boolean()) throw UsageError(where + ".tf32: expected true or false");
     options.tf32 = object["tf32"].get<bool>();
   }
-  if (object.contains("threshold")) group.threshold = positive_fraction(object["threshold"], where + ".threshold");
+  if (object.contains("threshold")) group.threshold = threshold(object["threshold"], where + ".threshold");
   return group;
 }
 
@@ -140,7 +129,7 @@ Suite parse_suite(const std::string& text, const std::string& origin) {
     if (document.contains("settings")) suite.settings = parse_settings(document["settings"], origin + ": settings");
     if (document.contains("thresholds")) {
       for (const auto& item : document["thresholds"].items())
-        suite.thresholds[item.key()] = positive_fraction(item.value(), origin + ": thresholds." + item.key());
+        suite.thresholds[item.key()] = threshold(item.value(), origin + ": thresholds." + item.key());
     }
     if (!document.contains("groups") || !document["groups"].is_array() || document["groups"].empty())
       throw UsageError(origin + ": 'groups' must be a non-empty list");

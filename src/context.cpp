@@ -8,9 +8,9 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "build_info.hpp"
+#include "system.hpp"
 
 namespace gpb {
 namespace {
@@ -51,12 +51,9 @@ Context collect_context(const std::vector<std::string>& argv, int threads_used) 
   utsname system{};
   if (uname(&system) == 0) context.os = std::string(system.sysname) + " " + system.release + " " + system.machine;
   context.cpu_model = read_cpu_model();
-  context.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
+  context.cpu_cores = usable_cores();
   context.threads = threads_used;
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page_size > 0)
-    context.memory_gib = static_cast<double>(pages) * static_cast<double>(page_size) / (1024.0 * 1024.0 * 1024.0);
+  context.memory_gib = physical_memory_bytes() / (1024.0 * 1024.0 * 1024.0);
   context.libraries["nlohmann_json"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
                                        std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
                                        std::to_string(NLOHMANN_JSON_VERSION_PATCH);

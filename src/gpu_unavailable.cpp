@@ -5,34 +5,31 @@
 
 #include "backend.hpp"
 #include "context.hpp"
+#include "gpu_backend_list.hpp"
 
 namespace gpb {
 namespace {
 
 class UnbuiltGpuBackend final : public Backend {
  public:
-  UnbuiltGpuBackend(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {}
-  std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
+  explicit UnbuiltGpuBackend(const GpuBackendEntry& entry) : entry_(entry) {}
+  std::string name() const override { return entry_.name; }
+  std::string description() const override { return entry_.description; }
   DeviceKind kind() const override { return DeviceKind::gpu; }
   Availability availability() const override { return {false, "built without the CUDA toolkit"}; }
   Support supports(Op, DType) const override { return {false, "built without the CUDA toolkit"}; }
   std::unique_ptr<Prepared> prepare(const Problem&, const BackendSettings&) override {
-    throw std::runtime_error(name_ + ": built without the CUDA toolkit");
+    throw std::runtime_error(name() + ": built without the CUDA toolkit");
   }
 
  private:
-  std::string name_;
-  std::string description_;
+  const GpuBackendEntry& entry_;
 };
 
 }  // namespace
 
 void append_gpu_backends(std::vector<std::unique_ptr<Backend>>& out) {
-  out.push_back(std::make_unique<UnbuiltGpuBackend>("cuda", "gpubench's own CUDA kernels"));
-  out.push_back(std::make_unique<UnbuiltGpuBackend>("cublas", "cuBLAS GEMM"));
-  out.push_back(std::make_unique<UnbuiltGpuBackend>("cub", "CUB device-wide primitives"));
-  out.push_back(std::make_unique<UnbuiltGpuBackend>("cusparse", "cuSPARSE generic SpMV"));
+  for (const GpuBackendEntry& entry : kGpuBackends) out.push_back(std::make_unique<UnbuiltGpuBackend>(entry));
 }
 
 void append_gpu_context(Context& context) { context.notes.push_back("GPU backends unavailable: built without the CUDA toolkit"); }

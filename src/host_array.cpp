@@ -3,10 +3,7 @@
 namespace gpb {
 
 HostArray::HostArray(DType dtype, std::size_t size) {
-  if (dtype == DType::f32)
-    data_ = std::vector<float>(size);
-  else
-    data_ = std::vector<double>(size);
+  dispatch_dtype(dtype, [&](auto tag) { data_ = std::vector<decltype(tag)>(size); });
 }
 
 std::size_t HostArray::size() const {

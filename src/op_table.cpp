@@ -1,78 +1,377 @@
+// The built-in ops' entries and the registry that holds them.
+//
+// Tolerances. With u the unit roundoff of the arithmetic used (2^-24 f32, 2^-53 f64, 2^-11
+// for TF32; Rounding says which), entry i passes when |y - ref| <= tol * scale_i, where
+//   sqrt:   tol = 2u,               scale = |ref|              IEEE sqrt is correctly rounded.
+//   sin:    tol = 4u,               scale = |ref| + 1/4        a few ulps, plus an absolute u
+//                                                              for results near zero (|sin| <= 1).
+//   matmul: tol = u (2 sqrt(k) + 16), scale = sum_p |a_ip||b_pj|
+//   spmv:   tol = u,                scale = (2 sqrt(L) + 16) sum |a_ij||x_j|, L = the row's nnz
+//           Dot products: the probabilistic rounding-error bound for random-sign data grows
+//           like sqrt(L) u (Higham & Mary 2019); sum |a||x| is the componentwise condition
+//           scale; 16u absorbs short rows and fused or reordered accumulation. A row's length
+//           varies in spmv, so it moves into the scale and the tolerance is plain u.
+//   sum:    tol = u (8 log2(n) + 64), scale = sum |x|
+//           The inputs are positive and every backend sums as a tree of short sequential
+//           chains, so the error grows with the tree's depth, not with n.
+// Sums and dot products take u of the accumulation type; where that is finer than the
+// output's, the final rounding to the output adds the output's u (accumulated_tolerance).
 #include "op_table.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "problem.hpp"
+#include "random.hpp"
 
 namespace gpb {
 namespace {
 
-const OpInfo kOpInfos[] = {
-    {Op::sin, "y = sin(x)", "n", "x uniform[-pi,pi)", true},
-    {Op::sqrt, "y = sqrt(x)", "n", "x uniform[0,1000)", true},
-    {Op::sum, "s = sum(x)", "n", "x uniform[0,1)", true},
-    {Op::matmul, "C = A B (row-major)", "m x n x k", "A, B uniform[-1,1)", false},
-    {Op::spmv, "y = A x (CSR)", "rows, nnz/row, pattern | .mtx",
-     "values and x uniform[-1,1) (a .mtx file keeps its own values)", true},
+constexpr double kPi = 3.141592653589793;
+
+// Stream labels under a problem's input_key: each input gets its own stream.
+enum InputStream : std::uint64_t { kInput = 1, kMatrixA = 2, kMatrixB = 3, kSparseMatrix = 4, kDenseVector = 5 };
+
+double as_double(std::int64_t value) { return static_cast<double>(value); }
+double element_bytes(DType dtype) { return static_cast<double>(dtype_size(dtype)); }
+
+OpDef named_op(std::string name, std::string description, std::string listed_distribution, ShapeKind shape_kind) {
+  OpDef def;
+  def.name = std::move(name);
+  def.description = std::move(description);
+  def.input_distribution = std::move(listed_distribution);
+  def.shape_kind = shape_kind;
+  return def;
+}
+
+double accumulated_tolerance(const Rounding& rounding, double growth) {
+  return rounding.accumulation * growth + (rounding.output > rounding.accumulation ? rounding.output : 0);
+}
+
+// ---- elementwise ops and reductions over x (n elements) ----
+
+// x uniform in [low, high); the footprint is the input and the output.
+std::function<void(Problem&)> uniform_x(double low, double high, std::string distribution) {
+  return [low, high, distribution](Problem& problem) {
+    problem.input_distribution = distribution;
+    const std::int64_t n = problem.shape.n;
+    require_positive(n, to_string(problem.op) + " size n");
+    const double elements = as_double(n) + as_double(op_output_size(problem.op, problem.shape));
+    check_fits_in_memory(problem, elements * element_bytes(problem.dtype));
+    problem.x = uniform_array(problem.dtype, n, derive_key(input_key(problem), kInput), low, high);
+  };
+}
+
+// f of each checked entry's input; the scale is |f(x)| + floor.
+template <class Function>
+decltype(OpDef::references) elementwise_references(Function function, double floor) {
+  return [function, floor](const Problem& problem, const std::vector<std::int64_t>& entries) {
+    std::vector<Reference> references(entries.size());
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      const double value = function(problem.x.at(static_cast<std::size_t>(entries[e])));
+      references[e] = {value, std::abs(value) + floor};
+    }
+    return references;
+  };
+}
+
+OpDef elementwise_op(std::string name, std::string description, std::string listed_distribution) {
+  OpDef def = named_op(std::move(name), std::move(description), std::move(listed_distribution), ShapeKind::elements);
+  def.shows_flop_rate = false;
+  def.bytes = [](const Shape& shape, DType dtype) { return 2 * as_double(shape.n) * element_bytes(dtype); };
+  def.flops = [](const Shape& shape) { return as_double(shape.n); };
+  def.output_size = [](const Shape& shape) { return shape.n; };
+  return def;
+}
+
+OpDef sin_op() {
+  OpDef def = elementwise_op("sin", "y = sin(x)", "x uniform[-pi,pi)");
+  def.build_inputs = uniform_x(-kPi, kPi, "uniform[-pi,pi)");
+  def.references = elementwise_references([](double x) { return std::sin(x); }, 0.25);
+  def.tolerance = [](const Problem&, const Rounding& rounding) { return 4 * rounding.output; };
+  def.error_scale = "error / (|ref| + 1/4)";
+  return def;
+}
+
+OpDef sqrt_op() {
+  OpDef def = elementwise_op("sqrt", "y = sqrt(x)", "x uniform[0,1000)");
+  def.build_inputs = uniform_x(0, 1000, "uniform[0,1000)");
+  def.references = elementwise_references([](double x) { return std::sqrt(x); }, 0);
+  def.tolerance = [](const Problem&, const Rounding& rounding) { return 2 * rounding.output; };
+  def.error_scale = "error / |ref|";
+  return def;
+}
+
+// Kahan-Babuska-Neumaier summation: error about 2u|sum| independent of the count.
+class CompensatedSum {
+ public:
+  void add(double value) {
+    const double total = sum_ + value;
+    compensation_ += std::abs(sum_) >= std::abs(value) ? (sum_ - total) + value : (value - total) + sum_;
+    sum_ = total;
+  }
+  void add(const CompensatedSum& other) {
+    add(other.sum_);
+    add(other.compensation_);
+  }
+  double value() const { return sum_ + compensation_; }
+
+ private:
+  double sum_ = 0;
+  double compensation_ = 0;
 };
 
-// Sizes are counted in double: products like m*n*k overflow 64-bit integers long before
-// they stop being meaningful as rates.
-double as_double(std::int64_t value) { return static_cast<double>(value); }
+// Fixed-size chunks summed in parallel and combined in order: the reference does not
+// depend on the thread count.
+template <class T>
+Reference sum_reference(const std::vector<T>& x) {
+  constexpr std::int64_t kChunk = 1 << 16;
+  const auto size = static_cast<std::int64_t>(x.size());
+  const std::int64_t chunks = (size + kChunk - 1) / kChunk;
+  std::vector<CompensatedSum> sums(static_cast<std::size_t>(chunks));
+  std::vector<double> magnitudes(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+    CompensatedSum sum;
+    double magnitude = 0;
+    for (std::int64_t i = chunk * kChunk; i < std::min(size, (chunk + 1) * kChunk); ++i) {
+      const auto value = static_cast<double>(x[static_cast<std::size_t>(i)]);
+      sum.add(value);
+      magnitude += std::abs(value);
+    }
+    sums[static_cast<std::size_t>(chunk)] = sum;
+    magnitudes[static_cast<std::size_t>(chunk)] = magnitude;
+  }
+  CompensatedSum total;
+  for (const auto& sum : sums) total.add(sum);
+  return {total.value(), std::accumulate(magnitudes.begin(), magnitudes.end(), 0.0)};
+}
+
+OpDef sum_op() {
+  OpDef def = named_op("sum", "s = sum(x)", "x uniform[0,1)", ShapeKind::elements);
+  def.shows_flop_rate = false;
+  def.bytes = [](const Shape& shape, DType dtype) { return (as_double(shape.n) + 1) * element_bytes(dtype); };
+  def.flops = [](const Shape& shape) { return as_double(shape.n); };  // n-1 adds, counted as n
+  def.output_size = [](const Shape&) { return std::int64_t{1}; };
+  def.build_inputs = uniform_x(0, 1, "uniform[0,1)");
+  def.references = [](const Problem& problem, const std::vector<std::int64_t>&) {
+    return dispatch_dtype(problem.dtype, [&](auto tag) {
+      return std::vector<Reference>(1, sum_reference(problem.x.as<decltype(tag)>()));
+    });
+  };
+  def.tolerance = [](const Problem& problem, const Rounding& rounding) {
+    return accumulated_tolerance(rounding, 8 * std::log2(as_double(std::max<std::int64_t>(problem.shape.n, 1))) + 64);
+  };
+  def.error_scale = "error / sum|x| (reference: compensated fp64 sum)";
+  return def;
+}
+
+// ---- matmul: C (m x n) = A (m x k) B (k x n), row-major ----
+
+void build_matmul_inputs(Problem& problem) {
+  problem.input_distribution = "A, B uniform[-1,1)";
+  const Shape& shape = problem.shape;
+  for (const auto& [value, name] : {std::pair{shape.m, "m"}, std::pair{shape.n, "n"}, std::pair{shape.k, "k"}}) {
+    require_positive(value, std::string("matmul ") + name);
+    if (value > std::numeric_limits<std::int32_t>::max())
+      throw UsageError(std::string("matmul ") + name + " = " + std::to_string(value) +
+                       " does not fit a 32-bit integer (BLAS takes int dimensions)");
+  }
+  check_fits_in_memory(problem, op_bytes(problem.op, shape, problem.dtype));
+  const std::uint64_t key = input_key(problem);
+  problem.a = uniform_array(problem.dtype, shape.m * shape.k, derive_key(key, kMatrixA), -1, 1);
+  problem.b = uniform_array(problem.dtype, shape.k * shape.n, derive_key(key, kMatrixB), -1, 1);
+}
+
+// Sampled entries sit in scattered rows of A and columns of B. The inner dimension is
+// walked in tiles of kTile rows of B: a tile stays in cache while every entry takes its
+// kTile products from it, and A is read once along each entry's row, so the whole
+// computation reads A's sampled rows and B about once. Each entry still sums in order of
+// the inner index, so the split over threads does not change the result.
+template <class T>
+std::vector<Reference> matmul_references(const Problem& problem, const std::vector<std::int64_t>& indices) {
+  constexpr std::size_t kTile = 16;
+  const T* a = problem.a.as<T>().data();
+  const T* b = problem.b.as<T>().data();
+  const auto n = static_cast<std::size_t>(problem.shape.n);
+  const auto k = static_cast<std::size_t>(problem.shape.k);
+  const std::size_t count = indices.size();
+  std::vector<Reference> references(count);
+  const auto chunks = static_cast<std::int64_t>(std::min<std::size_t>(count, static_cast<std::size_t>(omp_get_max_threads())));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const std::size_t begin = count * static_cast<std::size_t>(chunk) / static_cast<std::size_t>(chunks);
+    const std::size_t end = count * static_cast<std::size_t>(chunk + 1) / static_cast<std::size_t>(chunks);
+    for (std::size_t tile = 0; tile < k; tile += kTile) {
+      const std::size_t tile_end = std::min(k, tile + kTile);
+      for (std::size_t e = begin; e < end; ++e) {
+        const auto entry = static_cast<std::size_t>(indices[e]);
+        const T* a_row = a + entry / n * k;
+        const T* b_column = b + entry % n;
+        Reference reference = references[e];
+        for (std::size_t p = tile; p < tile_end; ++p) {
+          const double product = static_cast<double>(a_row[p]) * static_cast<double>(b_column[p * n]);
+          reference.value += product;
+          reference.scale += std::abs(product);
+        }
+        references[e] = reference;
+      }
+    }
+  }
+  return references;
+}
+
+OpDef matmul_op() {
+  OpDef def = named_op("matmul", "C = A B (row-major)", "A, B uniform[-1,1)", ShapeKind::dense_matrix);
+  def.bound = Bound::compute;
+  def.shows_bandwidth = false;
+  def.accepts_tf32 = true;
+  def.bytes = [](const Shape& shape, DType dtype) {
+    return (as_double(shape.m) * as_double(shape.k) + as_double(shape.k) * as_double(shape.n) +
+            as_double(shape.m) * as_double(shape.n)) *
+           element_bytes(dtype);
+  };
+  def.flops = [](const Shape& shape) { return 2 * as_double(shape.m) * as_double(shape.n) * as_double(shape.k); };
+  def.output_size = [](const Shape& shape) { return shape.m * shape.n; };
+  def.build_inputs = build_matmul_inputs;
+  def.references = [](const Problem& problem, const std::vector<std::int64_t>& entries) {
+    return dispatch_dtype(problem.dtype, [&](auto tag) { return matmul_references<decltype(tag)>(problem, entries); });
+  };
+  def.tolerance = [](const Problem& problem, const Rounding& rounding) {
+    return accumulated_tolerance(rounding, 2 * std::sqrt(as_double(std::max<std::int64_t>(problem.shape.k, 1))) + 16);
+  };
+  def.error_scale = "error / sum_p |a_ip||b_pj|";
+  return def;
+}
+
+// ---- spmv: y = A x, A in CSR with 32-bit indices ----
+
+void build_spmv_inputs(Problem& problem) {
+  Shape& shape = problem.shape;
+  const double element = element_bytes(problem.dtype);
+  if (shape.pattern == SpmvPattern::file) {
+    if (shape.matrix_path.empty()) throw UsageError("spmv from a file needs a matrix path");
+    problem.csr = load_matrix_cached(shape.matrix_path);
+    problem.input_distribution = "matrix values from the file; x uniform[-1,1)";
+  } else {
+    // Before generating: the fp64 matrix, its indices and the dtype's values, x and y.
+    const double nnz_estimate = as_double(shape.rows) * as_double(shape.nnz_per_row);
+    check_fits_in_memory(problem, nnz_estimate * (8 + 4 + element) + as_double(shape.rows) * (8 + 2 * element));
+    const std::uint64_t matrix_seed = derive_key(input_key(problem), kSparseMatrix);
+    problem.csr = std::make_shared<const CsrMatrix>(generate_csr(shape.rows, shape.nnz_per_row, shape.pattern, matrix_seed));
+    problem.input_distribution = "values and x uniform[-1,1)";
+  }
+  const CsrMatrix& matrix = *problem.csr;
+  shape.rows = matrix.rows;
+  shape.cols = matrix.cols;
+  shape.nnz = matrix.nnz();
+  if (shape.pattern == SpmvPattern::file)
+    check_fits_in_memory(problem, as_double(shape.nnz) * element + as_double(shape.rows + shape.cols) * element);
+  problem.csr_values = converted_values(problem.dtype, matrix.values);
+  problem.x = uniform_array(problem.dtype, shape.cols, derive_key(input_key(problem), kDenseVector), -1, 1);
+}
+
+template <class T>
+std::vector<Reference> spmv_references(const Problem& problem, const std::vector<std::int64_t>& rows) {
+  const CsrMatrix& matrix = *problem.csr;
+  const std::vector<T>& values = problem.csr_values.as<T>();
+  const std::vector<T>& x = problem.x.as<T>();
+  std::vector<Reference> references(rows.size());
+  const auto count = static_cast<std::int64_t>(rows.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::int64_t e = 0; e < count; ++e) {
+    const auto row = static_cast<std::size_t>(rows[static_cast<std::size_t>(e)]);
+    const auto begin = static_cast<std::size_t>(matrix.row_ptr[row]);
+    const auto end = static_cast<std::size_t>(matrix.row_ptr[row + 1]);
+    Reference reference;
+    for (std::size_t position = begin; position < end; ++position) {
+      const double product = static_cast<double>(values[position]) *
+                             static_cast<double>(x[static_cast<std::size_t>(matrix.col_idx[position])]);
+      reference.value += product;
+      reference.scale += std::abs(product);
+    }
+    const auto length = static_cast<double>(end - begin);
+    reference.scale *= 2 * std::sqrt(length) + 16;
+    references[static_cast<std::size_t>(e)] = reference;
+  }
+  return references;
+}
+
+OpDef spmv_op() {
+  OpDef def = named_op("spmv", "y = A x (CSR)", "values and x uniform[-1,1) (a .mtx file keeps its own values)",
+                       ShapeKind::sparse_matrix);
+  // The standard CSR byte model: values + column indices + row pointers + one x read per
+  // nonzero (gathers are not assumed to hit cache) + y written. Needs shape.nnz.
+  def.bytes = [](const Shape& shape, DType dtype) {
+    constexpr double index = 4;  // 32-bit CSR indices
+    const double element = element_bytes(dtype);
+    const double nnz = as_double(shape.nnz);
+    const double rows = as_double(shape.rows);
+    return nnz * (element + index) + (rows + 1) * index + nnz * element + rows * element;
+  };
+  def.flops = [](const Shape& shape) { return 2 * as_double(shape.nnz); };
+  def.output_size = [](const Shape& shape) { return shape.rows; };
+  def.build_inputs = build_spmv_inputs;
+  def.references = [](const Problem& problem, const std::vector<std::int64_t>& rows) {
+    return dispatch_dtype(problem.dtype, [&](auto tag) { return spmv_references<decltype(tag)>(problem, rows); });
+  };
+  def.tolerance = [](const Problem&, const Rounding& rounding) { return accumulated_tolerance(rounding, 1); };
+  def.error_scale = "error / ((2 sqrt(row nnz) + 16) sum|a||x|)";
+  return def;
+}
+
+// Indexed by the Op value: the built-in ops in enumerator order, then registered ones. A
+// deque, so that entries handed out by op_def stay where they are when one is added.
+struct Registry {
+  std::deque<OpDef> ops{sin_op(), sqrt_op(), sum_op(), matmul_op(), spmv_op()};
+  std::size_t builtin_count = ops.size();
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
 
 }  // namespace
 
-const OpInfo& op_info(Op op) {
-  for (const auto& info : kOpInfos)
-    if (info.op == op) return info;
-  throw std::logic_error("op_info: unknown op");
+
+const OpDef& op_def(Op op) {
+  const auto index = static_cast<std::size_t>(op);
+  const std::deque<OpDef>& ops = registry().ops;
+  if (index >= ops.size()) throw std::logic_error("no op table entry for op " + std::to_string(index));
+  return ops[index];
 }
 
-double op_bytes(Op op, const Shape& shape, DType dtype) {
-  const auto element = static_cast<double>(dtype_size(dtype));
-  constexpr double index = 4;  // 32-bit CSR indices
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-      return 2 * as_double(shape.n) * element;
-    case Op::sum:
-      return (as_double(shape.n) + 1) * element;
-    case Op::matmul:
-      return (as_double(shape.m) * as_double(shape.k) + as_double(shape.k) * as_double(shape.n) +
-              as_double(shape.m) * as_double(shape.n)) *
-             element;
-    case Op::spmv: {
-      const double nnz = as_double(shape.nnz);
-      const double rows = as_double(shape.rows);
-      return nnz * (element + index) + (rows + 1) * index + nnz * element + rows * element;
-    }
-  }
-  throw std::logic_error("op_bytes: unknown op");
+Op register_op(OpDef def) {
+  if (def.name.empty()) throw std::invalid_argument("register_op: an op needs a name");
+  for (Op op : all_ops())
+    if (op_def(op).name == def.name) throw std::invalid_argument("register_op: op '" + def.name + "' exists already");
+  if (!def.bytes || !def.flops || !def.output_size || !def.build_inputs || !def.references || !def.tolerance)
+    throw std::invalid_argument("register_op: op '" + def.name +
+                                "' lacks a rule (bytes, flops, output_size, build_inputs, references, tolerance)");
+  std::deque<OpDef>& ops = registry().ops;
+  ops.push_back(std::move(def));
+  return static_cast<Op>(ops.size() - 1);
 }
 
-double op_flops(Op op, const Shape& shape) {
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
-      return as_double(shape.n);
-    case Op::matmul:
-      return 2 * as_double(shape.m) * as_double(shape.n) * as_double(shape.k);
-    case Op::spmv:
-      return 2 * as_double(shape.nnz);
-  }
-  throw std::logic_error("op_flops: unknown op");
+std::vector<Op> all_ops() {
+  std::vector<Op> ops(registry().ops.size());
+  for (std::size_t index = 0; index < ops.size(); ++index) ops[index] = static_cast<Op>(index);
+  return ops;
 }
 
-std::int64_t op_output_size(Op op, const Shape& shape) {
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-      return shape.n;
-    case Op::sum:
-      return 1;
-    case Op::matmul:
-      return shape.m * shape.n;
-    case Op::spmv:
-      return shape.rows;
-  }
-  throw std::logic_error("op_output_size: unknown op");
-}
+bool is_builtin(Op op) { return static_cast<std::size_t>(op) < registry().builtin_count; }
+
+ShapeKind shape_kind(Op op) { return op_def(op).shape_kind; }
+
+double op_bytes(Op op, const Shape& shape, DType dtype) { return op_def(op).bytes(shape, dtype); }
+double op_flops(Op op, const Shape& shape) { return op_def(op).flops(shape); }
+std::int64_t op_output_size(Op op, const Shape& shape) { return op_def(op).output_size(shape); }
 
 }  // namespace gpb

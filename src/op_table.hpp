@@ -1,34 +1,85 @@
-// The workload table: per op, what it computes, how many bytes it must move and how
-// many flops it does. GB/s and GFLOP/s everywhere come from these two functions.
+// The op table: one entry per op, the one home of an op's rules -- what it computes, its
+// shape kind, how many bytes it must move and how many flops it does (GB/s and GFLOP/s
+// everywhere come from these), its output, how its inputs are built, its fp64 reference and
+// tolerance, which rates mean something and what bounds it. Problems, verification, the
+// roofline, the summary, the reports and the CLI's help read it from here; only backends'
+// kernels name specific ops. A new op is an entry plus kernels (docs/DESIGN.md, "How to add
+// an op"); register_op adds one at run time, which is how tests prove that.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "types.hpp"
 
 namespace gpb {
 
-struct OpInfo {
-  Op op;
-  std::string description;      // "y = sin(x)"
-  std::string shape_parameters; // "n", "m x n x k", "rows, nnz/row, pattern | .mtx"
-  std::string input_distribution;
-  bool memory_bound;            // true: judged against bandwidth; false: against flop rate
+struct Problem;
+
+// What the roofline holds an op against: bandwidth (GB/s) or the flop rate (GFLOP/s).
+
+// The fp64 reference of one checked output entry, and the scale its error is divided by.
+struct Reference {
+  double value = 0;
+  double scale = 0;
 };
 
-const OpInfo& op_info(Op op);
+// Unit roundoffs of the arithmetic a result came from (dtype_table.hpp): of the stored
+// output and of the sums inside it. Both are the same for f32 and f64; a coarser arithmetic
+// (TF32 matmul: 2^-11) replaces both.
+struct Rounding {
+  double output = 0;
+  double accumulation = 0;
+};
 
-// The fewest bytes the op must move through memory: every input read once, every output
-// written once. For spmv this is the standard CSR byte model: values + column indices +
-// row pointers + one x read per nonzero (gathers are not assumed to hit cache) + y written.
-// Needs shape.nnz to be known for spmv.
+struct OpDef {
+  std::string name;                // "sin": the CLI, case ids, every report
+  std::string description;         // "y = sin(x)"
+  std::string input_distribution;  // for `gpubench list`; the builder records each problem's own
+  ShapeKind shape_kind = ShapeKind::elements;
+  Bound bound = Bound::memory;
+  // Which rates reports show: a matmul moves far more than its minimum byte count, so its
+  // GB/s says nothing; elementwise ops count one "flop" per element by convention, so a
+  // flop rate says nothing about them.
+  bool shows_bandwidth = true;
+  bool shows_flop_rate = true;
+  bool accepts_tf32 = false;  // --tf32 applies (to dtypes that are tf32_eligible)
+
+  // The fewest bytes the op must move through memory: every input read once, every output
+  // written once. Sizes are counted in double: products like m*n*k overflow 64-bit integers
+  // long before they stop being meaningful as rates.
+  std::function<double(const Shape&, DType)> bytes;
+  std::function<double(const Shape&)> flops;
+  std::function<std::int64_t(const Shape&)> output_size;  // output entries
+  // Fills the problem's inputs (and input_distribution) from its op, dtype, shape and seed,
+  // deterministically; may complete the shape (spmv's nnz). Throws UsageError for shapes
+  // that are empty or too large. problem.hpp has the helpers.
+  std::function<void(Problem&)> build_inputs;
+  // The fp64 references of the given output entries (sorted, distinct), from the typed
+  // inputs the backends saw.
+  std::function<std::vector<Reference>(const Problem&, const std::vector<std::int64_t>& entries)> references;
+  // The bound on |y - ref| / scale for this problem.
+  std::function<double(const Problem&, const Rounding&)> tolerance;
+  std::string error_scale;  // how the error is normalised, for the report: "error / |ref|"
+};
+
+// Throws std::logic_error for a value that names no entry.
+const OpDef& op_def(Op op);
+
+// Adds an op defined outside the core (a test's) and returns its new value, which parse_op,
+// all_ops and to_string then know. Throws std::invalid_argument when the name is empty or
+// taken or a rule is missing.
+Op register_op(OpDef def);
+
+// Whether the op is one of the Op enumerators rather than one register_op added: what a
+// backend with a kernel for each of them answers to supports().
+bool is_builtin(Op op);
+
+// The entry's rules, for callers that hold an op and a shape.
 double op_bytes(Op op, const Shape& shape, DType dtype);
-
-// Floating-point operations: sin/sqrt n (one "op" per element, a convention we state),
-// sum n-1 adds (counted as n), matmul 2mnk, spmv 2 nnz.
 double op_flops(Op op, const Shape& shape);
-
-// Number of output elements (sum: 1).
 std::int64_t op_output_size(Op op, const Shape& shape);
 
 }  // namespace gpb

@@ -1,12 +1,16 @@
 #include "plan.hpp"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
 
+#include "backend.hpp"
+#include "gpu_backend_list.hpp"
 #include "op_table.hpp"
+#include "problem.hpp"
+#include "run_config.hpp"
+#include "system.hpp"
 
 namespace gpb {
 namespace {
@@ -30,26 +34,24 @@ constexpr std::int64_t kDefaultSpmvRows = std::int64_t{1} << 20;
 // "--op sin,spmv --size 256M" does not ask for a 256M-row matrix). A sweep -- several ops
 // sharing a list of several sizes -- reads each size as a footprint in elements instead,
 // so the ops scale together: matmul n = sqrt(size) (matrices of about `size` entries)
-// and spmv rows = size / nnz_per_row (about `size` nonzeros).
+// and spmv rows = size / nnz_per_row (about `size` nonzeros). What applies is the op's shape kind.
 std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
   const bool footprint = options.ops.size() > 1 && options.sizes.size() > 1;
   const bool spmv_sized = options.ops.size() == 1 || footprint;
   std::vector<Shape> shapes;
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       for (auto n : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultElements} : options.sizes)
         shapes.push_back(elementwise_shape(n));
       break;
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       if (!options.matmul_shapes.empty()) return options.matmul_shapes;
       for (auto size : options.sizes.empty() ? std::vector<std::int64_t>{kDefaultMatmul} : options.sizes) {
         const auto n = footprint ? std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(size)))) : size;
         shapes.push_back(matmul_shape(n, n, n));
       }
       break;
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       if (!options.matrix_path.empty()) {
         shapes.push_back(spmv_file_shape(options.matrix_path));
       } else if (options.spmv_rows > 0) {
@@ -66,7 +68,88 @@ std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
   return shapes;
 }
 
+void add_note(Plan& plan, const std::string& note) {
+  if (std::find(plan.notes.begin(), plan.notes.end(), note) == plan.notes.end()) plan.notes.push_back(note);
+}
+
+// The backends that run a group: the named ones (an unavailable one is skipped with a note,
+// or a usage error when --backend named it), else every available one (a note says once
+// when the GPU backends are not).
+std::vector<std::string> choose_backends(const RunOptions& options, std::vector<std::unique_ptr<Backend>>& backends,
+                                         bool unavailable_is_error, Plan& plan) {
+  std::vector<std::string> names;
+  if (!options.backends.empty()) {
+    for (const auto& name : options.backends) {
+      const Availability availability = find_backend(backends, name).availability();
+      if (availability.available)
+        names.push_back(name);
+      else if (unavailable_is_error)
+        throw UsageError("backend '" + name + "' is unavailable: " + availability.reason);
+      else
+        add_note(plan, "backend " + name + " skipped: " + availability.reason);
+    }
+    return names;
+  }
+  for (auto& backend : backends) {
+    const Availability availability = backend->availability();
+    if (availability.available)
+      names.push_back(backend->name());
+    else if (backend->kind() == DeviceKind::gpu)
+      add_note(plan, "GPU backends unavailable: " + availability.reason);
+  }
+  return names;
+}
+
+// Expands one group into the plan: named backends run every case, chosen ones only those
+// they implement.
+void plan_group(Plan& plan, const RunOptions& options, std::vector<std::unique_ptr<Backend>>& backends,
+                bool unavailable_is_error) {
+  const bool named = !options.backends.empty();
+  for (auto& spec : expand_cases(options, choose_backends(options, backends, unavailable_is_error, plan)))
+    if (named || find_backend(backends, spec.backend).supports(spec.op, spec.dtype).supported)
+      plan.cases.push_back(std::move(spec));
+}
+
 }  // namespace
+
+Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name) {
+  std::string known;
+  for (auto& backend : backends) {
+    if (backend->name() == name) return *backend;
+    known += (known.empty() ? "" : ", ") + backend->name();
+  }
+  throw UsageError("unknown backend '" + name + "' (expected one of: " + known + ")");
+}
+
+bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind) {
+  return std::any_of(plan.cases.begin(), plan.cases.end(),
+                     [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
+}
+
+Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends) {
+  Plan plan;
+  plan.thresholds = config.thresholds;
+  for (const auto& group : config.groups) {
+    RunOptions options = group.options;
+    options.seed = config.settings.seed;
+    options.l2 = config.settings.l2;
+    options.threads = static_cast<int>(config.settings.threads);
+    const std::size_t first = plan.cases.size();
+    plan_group(plan, options, backends, config.backends_named);
+    if (group.threshold)
+      for (std::size_t i = first; i < plan.cases.size(); ++i) plan.thresholds[plan.cases[i].id()] = *group.threshold;
+  }
+  if (config.threshold) plan.thresholds["*"] = *config.threshold;
+  if (config.relative_to) find_backend(backends, *config.relative_to);
+  if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
+  check_plan_fits_memory(plan);
+  // Matrix files are read (and cached) now, so a bad file is a usage error up front rather
+  // than a failure halfway through a suite.
+  for (const auto& spec : plan.cases)
+    if (shape_kind(spec.op) == ShapeKind::sparse_matrix && spec.shape.pattern == SpmvPattern::file)
+      load_matrix_cached(spec.shape.matrix_path);
+  return plan;
+}
 
 std::vector<std::string> split_list(const std::string& text, char sep) {
   std::vector<std::string> items;
@@ -163,7 +246,10 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             spec.shape = shape;
             spec.timing = timing;
             spec.l2 = options.l2;
-            spec.tf32 = options.tf32 && op == Op::matmul && dtype == DType::f32;
+            spec.tf32 = options.tf32 && op_def(op).accepts_tf32 && dtype_info(dtype).tf32_eligible;
+            // Only where the backend runs the forced kernel: a cuSPARSE case measures the
+            // same thing with or without the option, so its id does not change.
+            if (shape_kind(op) == ShapeKind::sparse_matrix && takes_spmv_kernel(backend)) spec.spmv_kernel = options.spmv_kernel;
             spec.threads = options.threads;
             spec.seed = options.seed;
             cases.push_back(std::move(spec));
@@ -172,18 +258,17 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
 }
 
 void check_plan_fits_memory(const Plan& plan) {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return;
-  const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
+  const double memory = physical_memory_bytes();
+  if (memory <= 0) return;
   for (const auto& spec : plan.cases) {
     Shape shape = spec.shape;
-    if (spec.op == Op::spmv && shape.pattern != SpmvPattern::file) {
+    const bool sparse = shape_kind(spec.op) == ShapeKind::sparse_matrix;
+    if (sparse && shape.pattern != SpmvPattern::file) {
       shape.nnz = shape.rows * shape.nnz_per_row;
       // The generator keeps fp64 values beside the typed copy.
       shape.nnz += shape.nnz / 2;
     }
-    if (spec.op == Op::spmv && shape.pattern == SpmvPattern::file) continue;  // sized by the file
+    if (sparse && shape.pattern == SpmvPattern::file) continue;  // sized by the file
     // Inputs and output once, plus a backend's copy of the output: op_bytes counts the
     // traffic, which is at least the footprint.
     const double needed = op_bytes(spec.op, shape, spec.dtype) * 1.5;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "types.hpp"
 
 namespace gpb {
+
+class Backend;
+struct RunConfig;
 
 // Parses "4096", "4K", "16M", "1G" (powers of two), lists "1M,16M" and ranges
 // "1K..256M:x4" (geometric, factor after x) or "1K..8K:+1K" (arithmetic).
@@ -33,17 +37,17 @@ struct RunOptions {
   std::int64_t nnz_per_row = 16;
   SpmvPattern pattern = SpmvPattern::random;
   std::string matrix_path;
+  SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // cuda spmv cases only
   std::vector<TimingMode> timings{TimingMode::kernel};
   L2Mode l2 = L2Mode::flush;
   bool tf32 = false;
   int threads = 0;
-  int device = 0;
   std::uint64_t seed = 42;
 };
 
 struct Plan {
   std::vector<CaseSpec> cases;
-  std::vector<std::string> notes;  // e.g. which default backends do not implement an op
+  std::vector<std::string> notes;  // e.g. "backend cuda skipped: no CUDA device", once each
   // Regression thresholds from a suite (compare uses them): "*", op name or case id.
   std::map<std::string, double> thresholds;
 };
@@ -54,6 +58,18 @@ struct Plan {
 // ops it is a footprint in elements (matmul n = sqrt(size), spmv rows = size/nnz_per_row).
 std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names);
 
+// The plan of a run: chooses the backends of every group and expands its cases. Backends
+// named in a group or by --backend run every case (an unsupported one is a skipped row with
+// its reason); with none named, every available backend that implements the op and dtype
+// runs. Everything that can fail before measuring fails here, as a UsageError: nothing to
+// run, an unknown or unavailable named backend, inputs that do not fit in memory, an
+// unreadable matrix file, an unknown --relative-to backend.
+Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends);
+
+// The backend of that name; UsageError listing the known ones.
+Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name);
+// Whether a case of the plan runs on a backend of that kind.
+bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind);
 
 // Refuses plans whose host inputs cannot fit in this machine's memory (UsageError naming
 // the case), before anything runs.

@@ -26,13 +26,31 @@ struct Problem {
   HostArray csr_values; // spmv values converted to dtype (what backends use)
 };
 
-// Builds the inputs. Input ranges (documented in the README):
-//   sin: uniform [-pi, pi)    sqrt: uniform [0, 1000)    sum: uniform [0, 1)
-//   matmul A, B: uniform [-1, 1)    spmv values and x: uniform [-1, 1)
-// Throws UsageError for shapes that are empty or too large to allocate.
+// Builds the inputs with the op table's input builder (op_table.cpp has each op's ranges,
+// the README documents them). Throws UsageError for shapes that are empty or too large to allocate.
 Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed);
 
 // Loaded .mtx files are shared across dtypes; the cache keeps one parse per path.
 std::shared_ptr<const CsrMatrix> load_matrix_cached(const std::string& path);
+
+// ---- for the op table's input builders ----
+
+// The key of a problem's inputs: seed, op and the fields of the shape that matter for its
+// shape kind. The dtype is left out on purpose, so f32 and f64 problems hold the same draws,
+// rounded. Each input draws from its own stream under it (random.hpp's derive_key).
+std::uint64_t input_key(const Problem& problem);
+
+// `count` values uniform in [low, high), drawn in double and rounded to the dtype. Each entry
+// is a function of its index alone, so the fill is parallel and the same for every thread count.
+HostArray uniform_array(DType dtype, std::int64_t count, std::uint64_t key, double low, double high);
+
+// The values rounded to the dtype.
+HostArray converted_values(DType dtype, const std::vector<double>& values);
+
+void require_positive(std::int64_t value, const std::string& what);
+
+// Refuses a problem whose host footprint of `bytes` cannot fit in physical memory: failing
+// here, with a clear line, beats being killed by the OOM killer halfway through a suite.
+void check_fits_in_memory(const Problem& problem, double bytes);
 
 }  // namespace gpb

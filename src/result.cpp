@@ -1,15 +1,74 @@
 #include "result.hpp"
 
-namespace gpb {
+#include <charconv>
+#include <limits>
+#include <type_traits>
 
-std::string CaseSpec::id() const {
-  std::string id = to_string(op) + "/" + backend + "/" + to_string(dtype) + "/" + shape.label(op);
-  // Only the non-default settings are appended, so the common case reads as plainly as possible.
-  if (timing == TimingMode::e2e) id += "/e2e";
-  if (tf32) id += "/tf32";
-  if (l2 == L2Mode::warm) id += "/l2warm";
+namespace gpb {
+namespace {
+
+// Names in enum order.
+const char* const kPhaseNames[] = {"h2d", "op", "d2h"};
+const char* const kStopReasonNames[] = {"converged", "max_time", "max_samples"};
+
+// The id, or without the backend and its tags the case that every backend runs.
+std::string identity(const CaseSpec& spec, bool with_backend) {
+  std::string id = to_string(spec.op) + (with_backend ? "/" + spec.backend : "") + "/" + to_string(spec.dtype) + "/" +
+                   spec.shape.label(spec.op);
+  if (spec.timing == TimingMode::e2e) id += "/" + to_string(spec.timing);
+  for (const auto& tag : spec.variant_tags()) id += "/" + tag;
+  if (with_backend)
+    for (const auto& tag : spec.backend_tags()) id += "/" + tag;
   return id;
 }
+
+}  // namespace
+
+// Only the non-default settings, so the common case reads as plainly as possible.
+std::vector<std::string> CaseSpec::variant_tags() const {
+  std::vector<std::string> tags;
+  if (tf32) tags.push_back("tf32");
+  if (l2 == L2Mode::warm) tags.push_back("l2warm");
+  return tags;
+}
+
+std::vector<std::string> CaseSpec::backend_tags() const {
+  std::vector<std::string> tags;
+  if (spmv_kernel != SpmvKernelChoice::automatic) tags.push_back(to_string(spmv_kernel));
+  return tags;
+}
+
+std::string CaseSpec::backend_label() const {
+  std::string label = backend;
+  for (const auto& tag : backend_tags()) label += "/" + tag;
+  return label;
+}
+
+std::string CaseSpec::id() const { return identity(*this, true); }
+
+bool same_case_apart_from_backend(const CaseSpec& a, const CaseSpec& b) { return identity(a, false) == identity(b, false); }
+
+std::string to_string(PhaseKind kind) { return kPhaseNames[static_cast<std::size_t>(kind)]; }
+
+const std::vector<PhaseKind>& all_phase_kinds() {
+  static const std::vector<PhaseKind> kinds{PhaseKind::h2d, PhaseKind::op, PhaseKind::d2h};
+  return kinds;
+}
+
+std::string to_string(StopReason reason) { return kStopReasonNames[static_cast<std::size_t>(reason)]; }
+
+const std::vector<StopReason>& all_stop_reasons() {
+  static const std::vector<StopReason> reasons{StopReason::converged, StopReason::max_time, StopReason::max_samples};
+  return reasons;
+}
+
+std::string to_string(const StopReasons& reasons) {
+  std::string text;
+  for (StopReason reason : all_stop_reasons())
+    if (reasons.contains(reason)) text += (text.empty() ? "" : "+") + to_string(reason);
+  return text;
+}
+
 
 std::string to_string(Status status) {
   switch (status) {
@@ -21,6 +80,28 @@ std::string to_string(Status status) {
       return "failed";
   }
   return "?";
+}
+
+SettingValue integer_setting(std::uint64_t value) {
+  if (value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(value);
+  return value;
+}
+
+std::string to_string(const SettingValue& value) {
+  return std::visit(
+      [](const auto& held) -> std::string {
+        using T = std::decay_t<decltype(held)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return held ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return held;
+        } else {
+          char text[32];
+          const auto result = std::to_chars(text, text + sizeof text, held);
+          return std::string(text, result.ptr);
+        }
+      },
+      value);
 }
 
 }  // namespace gpb

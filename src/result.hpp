@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "telemetry.hpp"
@@ -31,13 +32,31 @@ struct CaseSpec {
   TimingMode timing = TimingMode::kernel;
   L2Mode l2 = L2Mode::flush;
   bool tf32 = false;
+  SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // set on the cases that honour it (plan.cpp)
   int threads = 0;  // requested (0 = all)
   std::uint64_t seed = 0;
 
-  // "matmul/cublas/f32/4096x4096x4096" (+ "/e2e", "/tf32", "/l2warm" where they apply):
-  // the NVTX range name and the key compare matches on.
+  // The one definition of what tells cases apart beyond op, backend, dtype, shape and
+  // timing, as tags, each only where its setting is not the default. The id, compare's
+  // matching, the speed-up column and the CPU-versus-GPU summary's groups derive from them.
+  // Variant tags change what every backend measures: "tf32", "l2warm".
+  std::vector<std::string> variant_tags() const;
+  // Backend tags are settings that only the case's backend acts on, a part of how that
+  // backend ran: the forced SpMV kernel ("merge_path").
+  std::vector<std::string> backend_tags() const;
+
+  // The backend with its tags: "cuda", "cuda/merge_path".
+  std::string backend_label() const;
+
+  // "matmul/cublas/f32/4096x4096x4096", then "/e2e" where timed end to end, then "/" and
+  // each variant tag, then each backend tag: the NVTX range name and the key compare
+  // matches on.
   std::string id() const;
 };
+
+// Whether two specs name the same case, each on its own backend (as that backend ran it):
+// everything in the id but the backend and its tags agrees.
+bool same_case_apart_from_backend(const CaseSpec& a, const CaseSpec& b);
 
 enum class Status { ok, skipped, failed };
 std::string to_string(Status status);
@@ -51,18 +70,51 @@ struct Verification {
   std::string method;     // "all 1000 entries" / "4096 sampled entries"; how the error is normalised
 };
 
+// The timed phases of a sample, in the order they run: end to end all three, in kernel
+// mode the op alone.
+enum class PhaseKind { h2d, op, d2h };  // result.cpp names them in this order
+std::string to_string(PhaseKind kind);  // "h2d", "op", "d2h"
+const std::vector<PhaseKind>& all_phase_kinds();
+
 // Samples of one timed phase (e2e mode: h2d, op, d2h).
 struct Phase {
-  std::string name;
+  PhaseKind kind = PhaseKind::op;
   std::vector<double> samples_s;
   Statistics stats;
 };
+
+// Why sampling stopped (the stopping rule in statistics.hpp).
+enum class StopReason { converged, max_time, max_samples };  // result.cpp names them in this order
+std::string to_string(StopReason reason);  // "converged", "max_time", "max_samples"
+const std::vector<StopReason>& all_stop_reasons();
+
+// The reasons sampling stopped for one case: one per pass, so several where passes
+// (--repetitions) stopped differently; none where the case took no samples.
+class StopReasons {
+ public:
+  StopReasons() = default;
+  explicit StopReasons(StopReason reason) { add(reason); }
+  void add(StopReason reason) { bits_ |= bit(reason); }
+  void add(const StopReasons& other) { bits_ |= other.bits_; }
+  bool contains(StopReason reason) const { return (bits_ & bit(reason)) != 0; }
+  bool operator==(const StopReasons& other) const { return bits_ == other.bits_; }
+
+ private:
+  static unsigned bit(StopReason reason) { return 1u << static_cast<unsigned>(reason); }
+  unsigned bits_ = 0;
+};
+// In StopReason order, joined by '+': "converged", "converged+max_time"; "" for none.
+std::string to_string(const StopReasons& reasons);
+
+// Where a result sits against the device's ceilings. Memory-bound ops are held against
+// bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and
+// so is a fraction of 0: reports show "-" rather than a made-up percentage.
 
 // Where a result sits against the device's ceilings. Memory-bound ops are held against
 // bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and
 // so is a fraction of 0: reports show "-" rather than a made-up percentage.
 struct Roofline {
-  std::string bound;                // "memory" or "compute"; empty for a record without measurements
+  std::optional<Bound> bound;  // none for a record without measurements
   std::string ceiling_name;         // "measured copy", "FP32 peak", "TF32 peak", ...
   double ceiling = 0;               // GB/s (memory) or GFLOP/s (compute)
   double fraction = 0;              // achieved / ceiling
@@ -83,7 +135,7 @@ struct ResultRecord {
   std::string timer;             // "steady_clock" / "cuda_event"
   int warmup = 0;
   std::int64_t batch = 1;        // launches per sample; samples are per launch
-  std::string stop_reason;       // "converged", "max_time", "max_samples"
+  StopReasons stop_reasons;      // why sampling stopped, in each pass
   double measure_seconds = 0;    // wall time spent taking samples
   std::vector<double> samples_s;       // the reported figure per sample (op, or h2d+op+d2h in e2e)
   std::vector<double> host_samples_s;  // host-observed wall time per sample
@@ -125,6 +177,15 @@ struct GpuInfo {
   GpuManagement nvml;  // read-only management state from NVML (available = false without it)
 };
 
+// A run-wide setting as the report holds it, so that numbers stay numbers. Integers are
+// held as std::int64_t whenever they fit; std::uint64_t only above that (a seed may be up
+// to 2^64 - 1). integer_setting builds that form, and equal values then compare equal.
+using SettingValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
+SettingValue integer_setting(std::uint64_t value);
+// "true", "42", "0.005", "flush": integers in decimal, reals in the shortest form that reads
+// back exactly.
+std::string to_string(const SettingValue& value);
+
 struct Context {
   int schema_version = kReportSchemaVersion;
   std::string tool_version, git_sha, build_type, compiler;
@@ -136,7 +197,7 @@ struct Context {
   double memory_gib = 0;
   double cpu_copy_gbps = 0;     // measured parallel host copy, counted like GpuInfo::copy_gbps (0 = not measured)
   std::map<std::string, std::string> libraries;  // name -> version
-  std::map<std::string, std::string> settings;   // run-wide settings (seed, l2, stopping rule...)
+  std::map<std::string, SettingValue> settings;  // run-wide settings (seed, l2, stopping rule...)
   // Regression thresholds from the suite, as fractions: key "*" is the global one, an op
   // name ("matmul") applies to that op, a case id to that case. compare uses the most specific.
   std::map<std::string, double> thresholds;

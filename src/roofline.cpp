@@ -29,6 +29,26 @@ constexpr FlopsPerClock kFlopsPerClock[] = {
     {"10.0", 256, 256, 2048},
 };
 
+// Which of GpuInfo's theoretical peaks a compute-bound case of each dtype is held to.
+struct ComputePeak {
+  DType dtype;
+  const char* name;
+  double GpuInfo::*gflops;
+};
+
+constexpr ComputePeak kComputePeaks[] = {
+    {DType::f32, "FP32 peak", &GpuInfo::peak_fp32_gflops},
+    {DType::f64, "FP64 peak", &GpuInfo::peak_fp64_gflops},
+};
+// Cases that ran with --tf32 (tf32_eligible dtypes only).
+constexpr ComputePeak kTf32Peak = {DType::f32, "TF32 peak", &GpuInfo::peak_tf32_gflops};
+
+const ComputePeak* find_peak(DType dtype) {
+  const auto found = std::find_if(std::begin(kComputePeaks), std::end(kComputePeaks),
+                                  [dtype](const ComputePeak& peak) { return peak.dtype == dtype; });
+  return found == std::end(kComputePeaks) ? nullptr : found;
+}
+
 double ratio(double achieved, double ceiling) { return ceiling > 0 ? achieved / ceiling : 0; }
 
 const GpuInfo* find_gpu(const Context& context, int device) {
@@ -52,8 +72,9 @@ void set_theoretical_peaks(GpuInfo& gpu) {
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device) {
   Roofline roofline;
   if (record.stats.count == 0) return roofline;
-  const bool memory_bound = op_info(record.spec.op).memory_bound;
-  roofline.bound = memory_bound ? "memory" : "compute";
+  const Bound bound = op_def(record.spec.op).bound;
+  const bool memory_bound = bound == Bound::memory;
+  roofline.bound = bound;
   if (record.spec.timing == TimingMode::e2e) return roofline;
 
   const bool gpu_record = record.device == DeviceKind::gpu;
@@ -69,16 +90,11 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
     return roofline;
   }
   if (!gpu) return roofline;  // no theoretical peak is known for a host CPU
-  if (record.spec.dtype == DType::f64) {
-    roofline.ceiling_name = "FP64 peak";
-    roofline.ceiling = gpu->peak_fp64_gflops;
-  } else if (record.spec.tf32) {
-    roofline.ceiling_name = "TF32 peak";
-    roofline.ceiling = gpu->peak_tf32_gflops;
-  } else {
-    roofline.ceiling_name = "FP32 peak";
-    roofline.ceiling = gpu->peak_fp32_gflops;
-  }
+  const DType dtype = record.spec.dtype;
+  const ComputePeak* peak = record.spec.tf32 && dtype_info(dtype).tf32_eligible ? &kTf32Peak : find_peak(dtype);
+  if (!peak) return roofline;
+  roofline.ceiling_name = peak->name;
+  roofline.ceiling = gpu->*peak->gflops;
   roofline.theoretical_ceiling = roofline.ceiling;
   roofline.fraction = roofline.theoretical_fraction = ratio(record.gflops, roofline.ceiling);
   return roofline;

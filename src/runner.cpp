@@ -38,7 +38,7 @@ ResultRecord skeleton(const CaseSpec& spec, const Problem& problem, const Backen
 
 // One timed phase of a sample (e2e: h2d, op, d2h; kernel mode: op alone).
 struct TimedPhase {
-  const char* name;
+  PhaseKind kind;
   std::function<void()> body;
   std::unique_ptr<SampleTimer> timer;
   std::vector<double> samples;
@@ -73,14 +73,17 @@ std::string cold_timing_note(double median_s, double resolution_s) {
 void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, const RunnerOptions& options) {
   const bool end_to_end = spec.timing == TimingMode::e2e && prepared.has_transfers();
   std::vector<TimedPhase> phases;
-  if (end_to_end) phases.push_back({"h2d", [&] { prepared.upload(); }, prepared.make_timer(), {}});
-  phases.push_back({"op", [&] { prepared.run(); }, prepared.make_timer(), {}});
-  if (end_to_end) phases.push_back({"d2h", [&] { prepared.download(); }, prepared.make_timer(), {}});
+  if (end_to_end) phases.push_back({PhaseKind::h2d, [&] { prepared.upload(); }, prepared.make_timer(), {}});
+  phases.push_back({PhaseKind::op, [&] { prepared.run(); }, prepared.make_timer(), {}});
+  if (end_to_end) phases.push_back({PhaseKind::d2h, [&] { prepared.download(); }, prepared.make_timer(), {}});
   record.timer = phases.front().timer->name();
 
   const int warmup = options.profile ? std::min(options.warmup, 2) : options.warmup;
   {
     nvtx::ScopedRange range("warmup");
+    // The first flush sets the flusher up (a GPU case allocates its buffer then): here,
+    // rather than in the first sample.
+    if (spec.l2 == L2Mode::flush) prepared.flush_cache();
     for (int i = 0; i < std::max(warmup, 1); ++i)
       for (auto& phase : phases) phase.body();
     prepared.synchronize();
@@ -127,8 +130,8 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     if (options.profile) profiler_capture_start();
     telemetry.start_measuring();
     const auto measure_start = Clock::now();
-    StopDecision decision = StopDecision::go_on;
-    while (decision == StopDecision::go_on) {
+    std::optional<StopReason> stop;
+    while (!stop) {
       if (spec.l2 == L2Mode::flush) {
         prepared.flush_cache();
       }
@@ -136,7 +139,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       for (auto& phase : phases) {
         // Transfer phases get their own ranges so a profile shows h2d/op/d2h per sample.
         std::optional<nvtx::ScopedRange> phase_range;
-        if (end_to_end) phase_range.emplace(phase.name);
+        if (end_to_end) phase_range.emplace(to_string(phase.kind));
         phase.timer->start();
         for (std::int64_t b = 0; b < batch; ++b) phase.body();
         phase.timer->stop();
@@ -152,14 +155,13 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       flagged.push_back(telemetry.throttled(clock_seconds(host_start), clock_seconds(host_end)));
       if (!flagged.back()) kept.push_back(total);
       const double elapsed = seconds_since(measure_start);
-      decision = should_stop(rule, discarding ? kept : record.samples_s, elapsed);
+      stop = should_stop(rule, discarding ? kept : record.samples_s, elapsed);
       // Discarding must not stretch the time budget: it stays a hard limit on all samples.
-      if (decision == StopDecision::go_on && discarding && elapsed >= rule.max_time_s && record.samples_s.size() >= 3)
-        decision = StopDecision::max_time;
+      if (!stop && discarding && elapsed >= rule.max_time_s && record.samples_s.size() >= 3) stop = StopReason::max_time;
     }
     record.measure_seconds = seconds_since(measure_start);
     if (options.profile) profiler_capture_stop();
-    record.stop_reason = to_string(decision);
+    record.stop_reasons = StopReasons(*stop);
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);
   if (record.telemetry) {
@@ -178,7 +180,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   record.stats = compute_statistics(record.samples_s);
   record.host_stats = compute_statistics(record.host_samples_s);
   if (end_to_end)
-    for (auto& phase : phases) record.phases.push_back({phase.name, phase.samples, compute_statistics(phase.samples)});
+    for (auto& phase : phases) record.phases.push_back({phase.kind, phase.samples, compute_statistics(phase.samples)});
   if (record.stats.median > 0) {
     record.gbps = record.bytes / record.stats.median / 1e9;
     record.gflops = record.flops / record.stats.median / 1e9;
@@ -207,6 +209,7 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
   BackendSettings settings;
   settings.threads = spec.threads;
   settings.tf32 = spec.tf32;
+  settings.spmv_kernel = spec.spmv_kernel;
   settings.device = options.device;
   record.threads_used = backend.threads_used(settings);
 
@@ -323,7 +326,7 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
     }
     if (merged.timing_note.empty()) merged.timing_note = pass.timing_note;
     merged.batch = std::max(merged.batch, pass.batch);
-    if (merged.stop_reason.find(pass.stop_reason) == std::string::npos) merged.stop_reason += "+" + pass.stop_reason;
+    merged.stop_reasons.add(pass.stop_reasons);
     if (pass.verification.max_error > merged.verification.max_error) merged.verification = pass.verification;
   }
   if (merged.status != Status::ok) return merged;

@@ -70,29 +70,19 @@ double median_relative_halfwidth(const Statistics& stats) {
   return (stats.median_ci_high - stats.median_ci_low) / 2.0 / stats.median;
 }
 
-const char* to_string(StopDecision decision) {
-  switch (decision) {
-    case StopDecision::go_on: return "running";
-    case StopDecision::converged: return "converged";
-    case StopDecision::max_time: return "max_time";
-    case StopDecision::max_samples: return "max_samples";
-  }
-  return "?";
-}
-
-StopDecision should_stop(const StoppingRule& rule, const std::vector<double>& samples, double elapsed_s) {
+std::optional<StopReason> should_stop(const StoppingRule& rule, const std::vector<double>& samples, double elapsed_s) {
   const std::size_t n = samples.size();
-  if (n >= rule.max_samples) return StopDecision::max_samples;
+  if (n >= rule.max_samples) return StopReason::max_samples;
   // The noise check sorts the samples; doing it at every ~6 % growth step keeps long
   // runs of short samples linear-ish instead of quadratic.
   const bool checkpoint = n == rule.min_samples || n % std::max<std::size_t>(1, n / 16) == 0;
   const bool enough = n >= rule.min_samples && elapsed_s >= rule.min_time_s;
   if (enough && checkpoint && median_relative_halfwidth(compute_statistics(samples)) <= rule.max_noise)
-    return StopDecision::converged;
+    return StopReason::converged;
   // The time budget is a hard limit once a spread can be computed at all (3 samples), so
   // one slow case cannot hold a suite hostage; the report shows the sample count.
-  if (elapsed_s >= rule.max_time_s && n >= std::min<std::size_t>(3, rule.min_samples)) return StopDecision::max_time;
-  return StopDecision::go_on;
+  if (elapsed_s >= rule.max_time_s && n >= std::min<std::size_t>(3, rule.min_samples)) return StopReason::max_time;
+  return std::nullopt;
 }
 
 }  // namespace gpb

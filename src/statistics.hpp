@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "result.hpp"
@@ -25,10 +26,8 @@ struct StoppingRule {
   double max_time_s = 2.0;    // and at most this long (a hard limit once 3 samples exist)
 };
 
-enum class StopDecision { go_on, converged, max_time, max_samples };
-const char* to_string(StopDecision decision);
-
-// Decides after each sample; elapsed_s is the wall time spent measuring so far.
-StopDecision should_stop(const StoppingRule& rule, const std::vector<double>& samples, double elapsed_s);
+// Decides after each sample: why to stop, or nothing to go on; elapsed_s is the wall time
+// spent measuring so far.
+std::optional<StopReason> should_stop(const StoppingRule& rule, const std::vector<double>& samples, double elapsed_s);
 
 }  // namespace gpb

@@ -8,10 +8,10 @@
 namespace gpb {
 namespace {
 
-// The phase an e2e record names "op" is its kernel-only time.
+// An e2e record's op phase is its kernel-only time.
 std::optional<double> op_phase_median(const ResultRecord& record) {
   for (const auto& phase : record.phases)
-    if (phase.name == "op" && phase.stats.count > 0) return phase.stats.median;
+    if (phase.kind == PhaseKind::op && phase.stats.count > 0) return phase.stats.median;
   return std::nullopt;
 }
 
@@ -22,12 +22,12 @@ void keep_best(std::optional<BestBackend>& best, const std::string& backend, dou
 void add_record(SpeedupRow& row, const ResultRecord& record) {
   const double median = record.stats.median;
   if (record.device == DeviceKind::cpu) {
-    keep_best(row.cpu, record.spec.backend, median);
+    keep_best(row.cpu, record.spec.backend_label(), median);
   } else if (record.spec.timing == TimingMode::kernel) {
-    keep_best(row.kernel.gpu, record.spec.backend, median);
+    keep_best(row.kernel.gpu, record.spec.backend_label(), median);
   } else {
-    keep_best(row.e2e.gpu, record.spec.backend, median);
-    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, record.spec.backend, *op);
+    keep_best(row.e2e.gpu, record.spec.backend_label(), median);
+    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, record.spec.backend_label(), *op);
   }
 }
 
@@ -81,24 +81,20 @@ Crossover find_crossover(const std::vector<SpeedupRow>& rows, TimingMode timing)
 }  // namespace
 
 std::int64_t footprint_elements(Op op, const Shape& shape) {
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       return shape.n;
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       return shape.m * shape.n;
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       return shape.nnz > 0 ? shape.nnz : shape.rows * shape.nnz_per_row;
   }
   return 0;
 }
 
 std::string comparison_variant(const CaseSpec& spec) {
-  std::vector<std::string> parts;
-  if (spec.op == Op::spmv) parts.push_back(to_string(spec.shape.pattern));
-  if (spec.tf32) parts.push_back("tf32");
-  if (spec.l2 == L2Mode::warm) parts.push_back("l2warm");
+  std::vector<std::string> parts = spec.variant_tags();
+  if (shape_kind(spec.op) == ShapeKind::sparse_matrix) parts.insert(parts.begin(), to_string(spec.shape.pattern));
   std::string variant;
   for (const auto& part : parts) variant += (variant.empty() ? "" : "+") + part;
   return variant;

@@ -12,19 +12,21 @@
 
 namespace gpb {
 
-// The op's size in elements, comparable across ops: n for sin, sqrt and sum, m*n for
-// matmul, nnz for spmv (rows * nnz_per_row while the actual count is unknown).
+// The op's size in elements, comparable across ops, by its shape kind: n for elementwise
+// ops (sin, sqrt, sum), m*n for a dense matrix (matmul), nnz for a sparse one (spmv;
+// rows * nnz_per_row while the actual count is unknown).
 std::int64_t footprint_elements(Op op, const Shape& shape);
 
 // What separates cases of one op and dtype that must not be compared with each other:
-// the spmv pattern, TF32 and a warm L2, joined by '+' ("" for a plain case, "random+l2warm").
+// the spmv pattern and the case's variant tags (CaseSpec::variant_tags), joined by '+'
+// ("" for a plain case, "random+l2warm").
 std::string comparison_variant(const CaseSpec& spec);
 
 // Records that take part in the comparison: ok, verified and with a positive median.
 bool is_comparable(const ResultRecord& record);
 
 struct BestBackend {
-  std::string backend;
+  std::string backend;  // CaseSpec::backend_label: "cuda", "cuda/merge_path"
   double median_s = 0;
 };
 

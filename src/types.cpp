@@ -1,6 +1,6 @@
 #include "types.hpp"
 
-#include <limits>
+#include "op_table.hpp"
 
 namespace gpb {
 namespace {
@@ -11,22 +11,25 @@ struct Names {
   const char* name;
 };
 
-const Names<Op> kOps[] = {{Op::sin, "sin"}, {Op::sqrt, "sqrt"}, {Op::sum, "sum"}, {Op::matmul, "matmul"}, {Op::spmv, "spmv"}};
-const Names<DType> kDTypes[] = {{DType::f32, "f32"}, {DType::f64, "f64"}};
 const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMode::e2e, "e2e"}};
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
 const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"}, {SpmvPattern::powerlaw, "powerlaw"}, {SpmvPattern::file, "file"}};
+const Names<ShapeKind> kShapeParameters[] = {{ShapeKind::elements, "n"},
+                                             {ShapeKind::dense_matrix, "m x n x k"},
+                                             {ShapeKind::sparse_matrix, "rows, nnz/row, pattern | .mtx"}};
+const Names<SpmvKernelChoice> kSpmvKernels[] = {
+    {SpmvKernelChoice::automatic, "auto"}, {SpmvKernelChoice::row_split, "row_split"}, {SpmvKernelChoice::merge_path, "merge_path"}};
 
-template <class E, std::size_t N>
-std::string name_of(const Names<E> (&table)[N], E value) {
+template <class E, class Table>
+std::string name_of(const Table& table, E value) {
   for (const auto& entry : table)
     if (entry.value == value) return entry.name;
   return "?";
 }
 
-template <class E, std::size_t N>
-E parse_name(const Names<E> (&table)[N], std::string_view text, const char* what) {
+template <class Table>
+auto parse_name(const Table& table, std::string_view text, const char* what) {
   std::string accepted;
   for (const auto& entry : table) {
     if (text == entry.name) return entry.value;
@@ -36,48 +39,60 @@ E parse_name(const Names<E> (&table)[N], std::string_view text, const char* what
   throw UsageError("unknown " + std::string(what) + " '" + std::string(text) + "' (expected one of: " + accepted + ")");
 }
 
+// The op names as the op table holds them now (registered ops included).
+std::vector<Names<Op>> op_names() {
+  std::vector<Names<Op>> names;
+  for (Op op : all_ops()) names.push_back({op, op_def(op).name.c_str()});
+  return names;
+}
+
+std::vector<Names<DType>> dtype_names() {
+  std::vector<Names<DType>> names;
+  for (const DTypeInfo& info : kDTypeTable) names.push_back({info.dtype, info.name});
+  return names;
+}
+
 }  // namespace
 
-const std::vector<Op>& all_ops() {
-  static const std::vector<Op> ops{Op::sin, Op::sqrt, Op::sum, Op::matmul, Op::spmv};
-  return ops;
-}
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> dtypes{DType::f32, DType::f64};
+  static const std::vector<DType> dtypes = [] {
+    std::vector<DType> values;
+    for (const DTypeInfo& info : kDTypeTable) values.push_back(info.dtype);
+    return values;
+  }();
   return dtypes;
 }
 
-std::string to_string(Op op) { return name_of(kOps, op); }
-std::string to_string(DType dtype) { return name_of(kDTypes, dtype); }
+std::string to_string(Op op) { return op_def(op).name; }
+std::string to_string(DType dtype) { return dtype_info(dtype).name; }
 std::string to_string(TimingMode mode) { return name_of(kTimings, mode); }
 std::string to_string(L2Mode mode) { return name_of(kL2Modes, mode); }
 std::string to_string(SpmvPattern pattern) { return name_of(kPatterns, pattern); }
+std::string to_string(SpmvKernelChoice choice) { return name_of(kSpmvKernels, choice); }
 std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
+std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
 
-Op parse_op(std::string_view text) { return parse_name(kOps, text, "op"); }
-DType parse_dtype(std::string_view text) { return parse_name(kDTypes, text, "dtype"); }
+Op parse_op(std::string_view text) { return parse_name(op_names(), text, "op"); }
+DType parse_dtype(std::string_view text) { return parse_name(dtype_names(), text, "dtype"); }
 TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }
 L2Mode parse_l2_mode(std::string_view text) { return parse_name(kL2Modes, text, "L2 mode"); }
 SpmvPattern parse_pattern(std::string_view text) {
   if (text == "file") throw UsageError("pattern 'file' is set by --matrix, not --pattern");
   return parse_name(kPatterns, text, "pattern");
 }
+SpmvKernelChoice parse_spmv_kernel(std::string_view text) { return parse_name(kSpmvKernels, text, "SpMV kernel"); }
 
-std::size_t dtype_size(DType dtype) { return dtype == DType::f32 ? 4 : 8; }
+std::size_t dtype_size(DType dtype) { return dtype_info(dtype).size; }
 
-double unit_roundoff(DType dtype) {
-  return dtype == DType::f32 ? std::numeric_limits<float>::epsilon() / 2 : std::numeric_limits<double>::epsilon() / 2;
-}
+double unit_roundoff(DType dtype) { return dtype_info(dtype).unit_roundoff; }
 
 std::string Shape::label(Op op) const {
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       return std::to_string(n);
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       if (pattern == SpmvPattern::file) {
         const auto slash = matrix_path.find_last_of('/');
         return "file:" + (slash == std::string::npos ? matrix_path : matrix_path.substr(slash + 1));
@@ -86,6 +101,8 @@ std::string Shape::label(Op op) const {
   }
   return "?";
 }
+
+std::string shape_parameters(ShapeKind kind) { return name_of(kShapeParameters, kind); }
 
 Shape elementwise_shape(std::int64_t n) {
   Shape s;

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dtype_table.hpp"
+
 namespace gpb {
 
 // A user error (bad flag, bad file, bad size): reported as one line, exit code 2.
@@ -15,22 +17,34 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Op { sin, sqrt, sum, matmul, spmv };
-enum class DType { f32, f64 };
+// The built-in ops. Op is open: the op table (op_table.hpp) holds an entry for each, and
+// register_op hands out further values for ops defined elsewhere (tests).
+enum class Op : int { sin, sqrt, sum, matmul, spmv };
+// What a case's shape holds (see Shape).
+enum class ShapeKind { elements, dense_matrix, sparse_matrix };
 enum class TimingMode { kernel, e2e };
 enum class L2Mode { flush, warm };
 enum class SpmvPattern { random, banded, powerlaw, file };
+// Which SpMV kernel the cuda backend runs: chosen from the matrix's row lengths ("auto"),
+// or forced (--spmv-kernel) to split by rows or along the merge path of rows and nonzeros.
+enum class SpmvKernelChoice { automatic, row_split, merge_path };
 enum class DeviceKind { cpu, gpu };
+// What bounds an op: memory bandwidth (judged in GB/s) or arithmetic (GFLOP/s).
+enum class Bound { memory, compute };
 
-const std::vector<Op>& all_ops();
+// Built-in ops in enumerator order, then registered ones.
+std::vector<Op> all_ops();
 const std::vector<DType>& all_dtypes();
+ShapeKind shape_kind(Op op);
 
 std::string to_string(Op op);
 std::string to_string(DType dtype);
 std::string to_string(TimingMode mode);
 std::string to_string(L2Mode mode);
 std::string to_string(SpmvPattern pattern);
+std::string to_string(SpmvKernelChoice choice);  // "auto", "row_split", "merge_path"
 std::string to_string(DeviceKind kind);
+std::string to_string(Bound bound);  // "memory", "compute"
 
 // Parsers throw UsageError naming the bad value and the accepted ones.
 Op parse_op(std::string_view text);
@@ -38,16 +52,17 @@ DType parse_dtype(std::string_view text);
 TimingMode parse_timing_mode(std::string_view text);
 L2Mode parse_l2_mode(std::string_view text);
 SpmvPattern parse_pattern(std::string_view text);
+SpmvKernelChoice parse_spmv_kernel(std::string_view text);
 
 std::size_t dtype_size(DType dtype);
 // Unit roundoff of the dtype's arithmetic (2^-24 for f32, 2^-53 for f64).
 double unit_roundoff(DType dtype);
 
-// The shape of one case. Which fields matter depends on the op:
-//   sin, sqrt, sum: n elements
-//   matmul: C (m x n) = A (m x k) * B (k x n), all row-major
-//   spmv: a rows x cols CSR matrix, generated (pattern, nnz_per_row) or read from matrix_path;
-//         nnz is the actual count once the problem is built (0 before).
+// The shape of one case. Which fields matter depends on the op's shape kind:
+//   elements (sin, sqrt, sum): n elements
+//   dense_matrix (matmul): C (m x n) = A (m x k) * B (k x n), all row-major
+//   sparse_matrix (spmv): a rows x cols CSR matrix, generated (pattern, nnz_per_row) or read
+//         from matrix_path; nnz is the actual count once the problem is built (0 before).
 struct Shape {
   std::int64_t n = 0;
   std::int64_t m = 0;
@@ -63,6 +78,9 @@ struct Shape {
   // "16777216", "4096x4096x4096" (m x n x k), "1048576x1048576/16/random", "file:name.mtx".
   std::string label(Op op) const;
 };
+
+// What a shape kind's sizes are called in help text: "n", "m x n x k", "rows, nnz/row, pattern | .mtx".
+std::string shape_parameters(ShapeKind kind);
 
 Shape elementwise_shape(std::int64_t n);
 Shape matmul_shape(std::int64_t m, std::int64_t n, std::int64_t k);

@@ -14,9 +14,10 @@ namespace gpb {
 inline constexpr std::int64_t kVerifyAllUpTo = 1 << 16;
 inline constexpr std::int64_t kVerifySampleCount = 4096;
 
-// Tolerance for the op at the case's precision; `unit` is the unit roundoff of the
-// arithmetic actually used (TF32 matmul passes 2^-11). See verify.cpp for the reasoning.
-double tolerance(Op op, const Problem& problem, double unit, std::int64_t entry_length);
+// The op table's tolerance for the problem; `unit` is the unit roundoff of the arithmetic
+// actually used where it is coarser than the dtype's (TF32 matmul passes 2^-11), 0 for the
+// dtype's own. op_table.cpp gives the reasoning.
+double tolerance(const Problem& problem, double unit = 0);
 
 // Checks `output` (the op's result in the problem's dtype) against the reference.
 // `unit` defaults to the dtype's unit roundoff.

@@ -1,5 +1,6 @@
 // The CSV report: one flat row per record, RFC 4180 quoting, empty fields where a value
 // does not apply, numbers in the shortest form that reads back exactly.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -31,9 +32,9 @@ std::string number(std::int64_t value) { return std::to_string(value); }
 
 std::string boolean(bool value) { return value ? "true" : "false"; }
 
-const Phase* find_phase(const ResultRecord& record, const std::string& name) {
+const Phase* find_phase(const ResultRecord& record, PhaseKind kind) {
   for (const auto& phase : record.phases)
-    if (phase.name == name) return &phase;
+    if (phase.kind == kind) return &phase;
   return nullptr;
 }
 
@@ -58,9 +59,10 @@ class CsvRow {
 CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
   const CaseSpec& spec = record.spec;
   const Shape& shape = spec.shape;
-  const bool elementwise = spec.op == Op::sin || spec.op == Op::sqrt || spec.op == Op::sum;
-  const bool matmul = spec.op == Op::matmul;
-  const bool spmv = spec.op == Op::spmv;
+  const ShapeKind kind = shape_kind(spec.op);
+  const bool elementwise = kind == ShapeKind::elements;
+  const bool matmul = kind == ShapeKind::dense_matrix;
+  const bool spmv = kind == ShapeKind::sparse_matrix;
   const bool measured = report_model::has_measurements(record);
   const bool host_measured = measured && record.host_stats.count > 0;
   const bool checked = record.verification.checked;
@@ -82,6 +84,11 @@ CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& resu
   row.add("timing", to_string(spec.timing));
   row.add("l2", to_string(spec.l2));
   row.add("tf32", boolean(spec.tf32));
+  // Only in reports with a forced SpMV kernel, which other reports' readers never see.
+  const bool kernel_forced = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) {
+    return r.spec.spmv_kernel != SpmvKernelChoice::automatic;
+  });
+  if (kernel_forced) row.add("spmv_kernel", to_string(spec.spmv_kernel));
   row.add("threads", number(std::int64_t{record.threads_used}));
   row.add("status", to_string(record.status));
   row.add("reason", record.reason);
@@ -102,16 +109,16 @@ CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& resu
   row.add_if(measured, "gbps", number(record.gbps));
   row.add_if(measured, "gflops", number(record.gflops));
   const Roofline& roofline = record.roofline;
-  row.add_if(measured, "roofline_bound", roofline.bound);
+  row.add_if(measured, "roofline_bound", roofline.bound ? to_string(*roofline.bound) : "");
   row.add_if(roofline.ceiling > 0, "roofline_ceiling", number(roofline.ceiling));
   row.add_if(roofline.ceiling > 0, "roofline_fraction", number(roofline.fraction));
   row.add_if(roofline.theoretical_ceiling > 0, "theoretical_fraction", number(roofline.theoretical_fraction));
   row.add_if(checked, "verified", boolean(record.verification.passed));
   row.add_if(checked, "max_error", number(record.verification.max_error));
   row.add_if(checked, "tolerance", number(record.verification.tolerance));
-  for (const char* name : {"h2d", "op", "d2h"}) {
-    const Phase* phase = find_phase(record, name);
-    row.add_if(phase != nullptr, std::string(name) + "_median_s", phase ? number(phase->stats.median) : "");
+  for (PhaseKind phase_kind : all_phase_kinds()) {
+    const Phase* phase = find_phase(record, phase_kind);
+    row.add_if(phase != nullptr, to_string(phase_kind) + "_median_s", phase ? number(phase->stats.median) : "");
   }
   row.add("timing_note", record.timing_note);
   // Telemetry: empty without it (CPU cases, no NVML) and where the device lacks a sensor.

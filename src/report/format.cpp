@@ -111,6 +111,18 @@ std::string format_rate(double value, const char* unit) {
   return format_in_units(value, kPrefixes, 1000, unit);
 }
 
+std::string format_percent(double fraction, const char* printf_format) {
+  char text[32];
+  std::snprintf(text, sizeof text, printf_format, fraction * 100);
+  return text;
+}
+
+std::string format_short(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", value);
+  return text;
+}
+
 std::string render_report(ReportFormat format, const Context& context, const std::vector<ResultRecord>& results,
                           const ReportOptions& options) {
   switch (format) {

@@ -289,7 +289,7 @@ class Colours {
  public:
   explicit Colours(const std::vector<ResultRecord>& results) {
     std::set<std::string> names;
-    for (const auto& record : results) names.insert(record.spec.backend);
+    for (const auto& record : results) names.insert(record.spec.backend_label());
     for (const auto& name : names) by_backend_[name] = kPalette[by_backend_.size() % std::size(kPalette)];
   }
   const std::string& of(const std::string& backend) const { return by_backend_.at(backend); }
@@ -298,8 +298,10 @@ class Colours {
   std::map<std::string, std::string> by_backend_;
 };
 
+bool memory_bound(Op op) { return op_def(op).bound == Bound::memory; }
+
 // Throughput in the unit that judges the op: bytes per second for memory-bound ops, flops per second otherwise.
-double throughput_of(const ResultRecord& record) { return (op_info(record.spec.op).memory_bound ? record.gbps : record.gflops) * 1e9; }
+double throughput_of(const ResultRecord& record) { return (memory_bound(record.spec.op) ? record.gbps : record.gflops) * 1e9; }
 
 std::string series_label(const std::string& backend, TimingMode timing) {
   return timing == TimingMode::e2e ? backend + " (e2e)" : backend;
@@ -328,11 +330,12 @@ std::vector<Series> record_series(const SpeedupGroup& group, const std::vector<R
         point.low = point.y * stats.median / stats.p95;
         point.high = point.y * stats.median / stats.p5;
       }
-      value = format_rate(point.y, op_info(record.spec.op).memory_bound ? "B/s" : "FLOP/s");
+      value = format_rate(point.y, memory_bound(record.spec.op) ? "B/s" : "FLOP/s");
     }
-    point.tooltip = series_label(record.spec.backend, record.spec.timing) + ", " + record.spec.shape.label(record.spec.op) + ": " + value;
-    Series& series = by_key[{record.spec.backend, record.spec.timing}];
-    series.backend = record.spec.backend;
+    const std::string backend = record.spec.backend_label();
+    point.tooltip = series_label(backend, record.spec.timing) + ", " + record.spec.shape.label(record.spec.op) + ": " + value;
+    Series& series = by_key[{backend, record.spec.timing}];
+    series.backend = backend;
     series.timing = record.spec.timing;
     series.label = series_label(series.backend, series.timing);
     series.colour = colours.of(series.backend);
@@ -369,7 +372,7 @@ std::vector<Plot> group_plots(const Context& context, const SpeedupGroup& group,
                               const Colours& colours) {
   std::vector<double> sizes;
   for (const auto& row : group.rows) sizes.push_back(static_cast<double>(row.size));
-  const bool memory_bound = op_info(group.op).memory_bound;
+  const bool bandwidth_bound = memory_bound(group.op);
 
   const auto make_plot = [&](PlotKind kind, std::string title, std::string y_unit) {
     Plot plot;
@@ -382,8 +385,9 @@ std::vector<Plot> group_plots(const Context& context, const SpeedupGroup& group,
     return plot;
   };
   const Plot time = make_plot(PlotKind::time, "time per run (median, p5\u2013p95)", "s");
-  Plot throughput = make_plot(PlotKind::throughput, memory_bound ? "bandwidth" : "flop rate", memory_bound ? "B/s" : "FLOP/s");
-  if (memory_bound) throughput.ceilings = bandwidth_ceilings(context);
+  Plot throughput =
+      make_plot(PlotKind::throughput, bandwidth_bound ? "bandwidth" : "flop rate", bandwidth_bound ? "B/s" : "FLOP/s");
+  if (bandwidth_bound) throughput.ceilings = bandwidth_ceilings(context);
 
   Plot speedup = make_plot(PlotKind::speedup, "GPU speed-up over CPU (best of each)", "");
   speedup.empty_message = describe_crossover(group, TimingMode::kernel);
@@ -480,7 +484,7 @@ void append_context(std::ostringstream& out, const Context& context) {
   }
   if (!context.settings.empty()) {
     std::string settings;
-    for (const auto& [key, value] : context.settings) settings += (settings.empty() ? "" : ", ") + key + "=" + value;
+    for (const auto& [key, value] : context.settings) settings += (settings.empty() ? "" : ", ") + key + "=" + gpb::to_string(value);
     out << "<li>Settings: <span class=\"mono\">" << escape(settings) << "</span></li>";
   }
   out << "</ul>";

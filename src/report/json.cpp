@@ -2,12 +2,15 @@
 // Every raw sample is kept; doubles are written in the shortest form that reads back
 // exactly, and non-finite values as null, so parse(render(x)) reproduces x.
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <type_traits>
+#include <variant>
 
 #include "report/report.hpp"
 #include "report/report_model.hpp"
@@ -28,6 +31,18 @@ Json reals(const std::vector<double>& values) {
   Json array = Json::array();
   for (double value : values) array.push_back(real(value));
   return array;
+}
+
+// Settings keep their type: numbers as numbers, flags as booleans.
+Json setting_json(const SettingValue& value) {
+  return std::visit(
+      [](const auto& held) -> Json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, double>)
+          return real(held);
+        else
+          return Json(held);
+      },
+      value);
 }
 
 Json statistics_json(const Statistics& stats) {
@@ -94,21 +109,19 @@ Json soak_json(const std::optional<SoakSummary>& soak) {
   return {{"requested_s", real(soak->requested_s)}, {"seconds", real(soak->seconds)}, {"settled", optional_bool(soak->settled)}};
 }
 
-// Only the fields that describe the op's shape.
+// Only the fields that describe the op's shape (those of its shape kind).
 Json shape_json(Op op, const Shape& shape) {
   Json json = {{"label", shape.label(op)}};
-  switch (op) {
-    case Op::sin:
-    case Op::sqrt:
-    case Op::sum:
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
       json["n"] = shape.n;
       break;
-    case Op::matmul:
+    case ShapeKind::dense_matrix:
       json["m"] = shape.m;
       json["n"] = shape.n;
       json["k"] = shape.k;
       break;
-    case Op::spmv:
+    case ShapeKind::sparse_matrix:
       json["rows"] = shape.rows;
       json["cols"] = shape.cols;
       json["nnz"] = shape.nnz;
@@ -142,6 +155,8 @@ Json context_json(const Context& context) {
                     {"runtime_version", gpu.runtime_version},
                     {"nvml", management_json(gpu.nvml)}});
   }
+  Json settings = Json::object();
+  for (const auto& [key, value] : context.settings) settings[key] = setting_json(value);
   Json thresholds = Json::object();
   for (const auto& [key, value] : context.thresholds) thresholds[key] = real(value);
   return {{"tool_version", context.tool_version},
@@ -158,7 +173,7 @@ Json context_json(const Context& context) {
           {"memory_gib", real(context.memory_gib)},
           {"cpu_copy_gbps", real(context.cpu_copy_gbps)},
           {"libraries", context.libraries},
-          {"settings", context.settings},
+          {"settings", settings},
           {"thresholds", thresholds},
           {"gpus", gpus},
           {"notes", context.notes}};
@@ -168,7 +183,8 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
   const CaseSpec& spec = record.spec;
   Json phases = Json::array();
   for (const auto& phase : record.phases)
-    phases.push_back({{"name", phase.name}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
+    phases.push_back(
+        {{"name", to_string(phase.kind)}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
   const Verification& verification = record.verification;
   const Roofline& roofline = record.roofline;
   Json json = {{"id", spec.id()},
@@ -187,7 +203,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                  {"warmup", record.warmup},
                  {"batch", record.batch},
                  {"timer", record.timer},
-                 {"stop_reason", record.stop_reason},
+                 {"stop_reason", to_string(record.stop_reasons)},
                  {"measure_seconds", real(record.measure_seconds)},
                  {"timing_note", record.timing_note}}},
                {"status", to_string(record.status)},
@@ -202,7 +218,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                {"throughput",
                 {{"bytes", real(record.bytes)}, {"flops", real(record.flops)}, {"gbps", real(record.gbps)}, {"gflops", real(record.gflops)}}},
                {"roofline",
-                {{"bound", roofline.bound},
+                {{"bound", roofline.bound ? to_string(*roofline.bound) : ""},
                  {"ceiling_name", roofline.ceiling_name},
                  {"ceiling", real(roofline.ceiling)},
                  {"fraction", real(roofline.fraction)},
@@ -217,6 +233,8 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                  {"method", verification.method}}},
                {"soak", soak_json(record.soak)},
                {"telemetry", telemetry_json(record.telemetry)}};
+  // Only where it was forced, which only cuda spmv cases can be (plan.cpp).
+  if (spec.spmv_kernel != SpmvKernelChoice::automatic) json["settings"]["spmv_kernel"] = to_string(spec.spmv_kernel);
   if (options.relative_to) {
     const auto speedup = report_model::speedup(record, results, *options.relative_to);
     json["speedup"] = speedup ? real(*speedup) : Json(nullptr);
@@ -266,7 +284,10 @@ class Node {
 void read(const Node& node, std::string& out);
 void read(const Node& node, bool& out);
 void read(const Node& node, double& out);
+void read(const Node& node, SettingValue& out);
 void read(const Node& node, Statistics& out);
+void read(const Node& node, StopReasons& out);
+void read(const Node& node, std::optional<Bound>& out);
 void read(const Node& node, Phase& out);
 void read(const Node& node, Verification& out);
 void read(const Node& node, Roofline& out);
@@ -331,18 +352,20 @@ void read_member(const Node& object, const char* key, T& out) {
 
 // Enums are matched against their to_string names, so reading accepts exactly what writing produces.
 template <class E>
-void read_enum(const Node& node, E& out, const std::vector<E>& values) {
-  std::string text;
-  read(node, text);
+E enum_named(const Node& node, const std::string& text, const std::vector<E>& values) {
   std::string accepted;
   for (E value : values) {
-    if (to_string(value) == text) {
-      out = value;
-      return;
-    }
+    if (to_string(value) == text) return value;
     accepted += (accepted.empty() ? "" : ", ") + to_string(value);
   }
   node.fail("unknown value '" + text + "' (expected one of: " + accepted + ")");
+}
+
+template <class E>
+void read_enum(const Node& node, E& out, const std::vector<E>& values) {
+  std::string text;
+  read(node, text);
+  out = enum_named(node, text, values);
 }
 
 template <class E>
@@ -365,6 +388,49 @@ void read(const Node& node, double& out) {
   out = node.value().is_null() ? std::numeric_limits<double>::quiet_NaN() : node.value().get<double>();
 }
 
+void read(const Node& node, SettingValue& out) {
+  const Json& value = node.value();
+  if (value.is_boolean()) {
+    out = value.get<bool>();
+  } else if (value.is_number_unsigned()) {
+    out = integer_setting(value.get<std::uint64_t>());
+  } else if (value.is_number_integer()) {
+    out = value.get<std::int64_t>();
+  } else if (value.is_string()) {
+    out = value.get<std::string>();
+  } else {
+    double number = 0;
+    read(node, number);  // a real, or null for a value that was not finite
+    out = number;
+  }
+}
+
+// Reports written before settings were typed hold every setting as a string, numbers as
+// std::to_string wrote them ("2.000000"). The settings that are numbers or flags now are
+// read as such, so that an old baseline compares with a new run without a warning for
+// every setting. A text that does not parse stays text.
+void read_legacy_settings(std::map<std::string, SettingValue>& settings) {
+  static const std::set<std::string> integers = {"seed", "warmup", "min_samples", "max_samples", "repetitions"};
+  static const std::set<std::string> reals = {"max_noise", "min_time_s", "max_time_s", "min_sample_s"};
+  for (auto& [key, value] : settings) {
+    const std::string* text = std::get_if<std::string>(&value);
+    if (!text) continue;
+    const char* first = text->data();
+    const char* last = first + text->size();
+    if (integers.count(key) != 0) {
+      std::uint64_t number = 0;
+      const auto parsed = std::from_chars(first, last, number);
+      if (parsed.ec == std::errc() && parsed.ptr == last) value = integer_setting(number);
+    } else if (reals.count(key) != 0) {
+      double number = 0;
+      const auto parsed = std::from_chars(first, last, number);
+      if (parsed.ec == std::errc() && parsed.ptr == last) value = number;
+    } else if (key == "profile" && (*text == "true" || *text == "false")) {
+      value = *text == "true";
+    }
+  }
+}
+
 void read(const Node& node, Statistics& out) {
   read_member(node, "count", out.count);
   read_member(node, "min", out.min);
@@ -381,8 +447,29 @@ void read(const Node& node, Statistics& out) {
   read_member(node, "median_ci_high", out.median_ci_high);
 }
 
+// "converged+max_time"; "" for a case that took no samples.
+void read(const Node& node, StopReasons& out) {
+  std::string text;
+  read(node, text);
+  out = StopReasons();
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('+', start), text.size());
+    out.add(enum_named(node, text.substr(start, end - start), all_stop_reasons()));
+    start = end + 1;
+  }
+}
+
+// "" for a record without measurements.
+void read(const Node& node, std::optional<Bound>& out) {
+  std::string text;
+  read(node, text);
+  out.reset();
+  if (!text.empty()) out = enum_named<Bound>(node, text, {Bound::memory, Bound::compute});
+}
+
 void read(const Node& node, Phase& out) {
-  read(node.required("name"), out.name);
+  read_enum(node.required("name"), out.kind, all_phase_kinds());
   read_member(node, "samples_s", out.samples_s);
   read_member(node, "statistics", out.stats);
 }
@@ -498,13 +585,15 @@ void read(const Node& node, ResultRecord& out) {
     read_enum_member(*settings, "timing", spec.timing, {TimingMode::kernel, TimingMode::e2e});
     read_enum_member(*settings, "l2", spec.l2, {L2Mode::flush, L2Mode::warm});
     read_member(*settings, "tf32", spec.tf32);
+    read_enum_member(*settings, "spmv_kernel", spec.spmv_kernel,
+                     {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path});
     read_member(*settings, "threads", spec.threads);
     read_member(*settings, "threads_used", out.threads_used);
     read_member(*settings, "seed", spec.seed);
     read_member(*settings, "warmup", out.warmup);
     read_member(*settings, "batch", out.batch);
     read_member(*settings, "timer", out.timer);
-    read_member(*settings, "stop_reason", out.stop_reason);
+    read_member(*settings, "stop_reason", out.stop_reasons);
     read_member(*settings, "measure_seconds", out.measure_seconds);
     read_member(*settings, "timing_note", out.timing_note);
   }
@@ -544,6 +633,7 @@ void read(const Node& node, Context& out) {
   read_member(node, "cpu_copy_gbps", out.cpu_copy_gbps);
   read_member(node, "libraries", out.libraries);
   read_member(node, "settings", out.settings);
+  read_legacy_settings(out.settings);
   read_member(node, "thresholds", out.thresholds);
   read_member(node, "gpus", out.gpus);
   read_member(node, "notes", out.notes);

@@ -19,8 +19,8 @@ ReportFormat parse_report_format(std::string_view text);  // throws UsageError
 ReportFormat report_format_for_path(const std::string& path);
 
 struct ReportOptions {
-  // Adds a speed-up column against this backend for the same case (same op, dtype,
-  // shape, timing mode), where that backend ran it.
+  // Adds a speed-up column against this backend for the same case (the same id but for
+  // the backend), where that backend ran it.
   std::optional<std::string> relative_to;
 };
 
@@ -50,5 +50,8 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // Value formatting shared by the human-readable formats.
 std::string format_seconds(double seconds);   // "812 ns", "12.3 us", "4.56 ms", "1.23 s"
 std::string format_rate(double value, const char* unit);  // "123 GB/s", "1.23 TB/s" for unit "B/s"
+// A fraction in percent through a printf format: (0.05, "%g%%") -> "5%", (0.123, "%+.1f%%") -> "+12.3%".
+std::string format_percent(double fraction, const char* printf_format);
+std::string format_short(double value);  // two significant digits: "0.0022", "3.1e-05"
 
 }  // namespace gpb

@@ -4,18 +4,11 @@
 #include <cstdio>
 #include <string_view>
 
+#include "op_table.hpp"
+
 namespace gpb::report_model {
 namespace {
 
-// sin and sqrt count one "flop" per element by convention, so a flop rate says nothing
-// about them; a matmul moves far more than its minimum byte count, so its GB/s says nothing.
-bool bandwidth_is_meaningful(Op op) { return op != Op::matmul; }
-bool flop_rate_is_meaningful(Op op) { return op == Op::matmul || op == Op::spmv; }
-
-bool same_case(const CaseSpec& a, const CaseSpec& b) {
-  return a.op == b.op && a.dtype == b.dtype && a.shape.label(a.op) == b.shape.label(b.op) && a.timing == b.timing &&
-         a.l2 == b.l2 && a.tf32 == b.tf32;
-}
 
 // Table cells hold one line each.
 std::string single_line(std::string text) {
@@ -75,7 +68,8 @@ std::string samples_cell(const ResultRecord& record) {
 // "h2d 5.61 ms, op 61.3 us, d2h 2.10 us"; empty outside e2e mode.
 std::string phases_cell(const ResultRecord& record) {
   std::string cell;
-  for (const auto& phase : record.phases) cell += (cell.empty() ? "" : ", ") + phase.name + " " + format_seconds(phase.stats.median);
+  for (const auto& phase : record.phases)
+    cell += (cell.empty() ? "" : ", ") + to_string(phase.kind) + " " + format_seconds(phase.stats.median);
   return cell;
 }
 
@@ -99,7 +93,8 @@ std::optional<double> speedup(const ResultRecord& record, const std::vector<Resu
                               const std::string& reference_backend) {
   if (!has_measurements(record) || record.stats.median <= 0) return std::nullopt;
   for (const auto& reference : results) {
-    if (reference.spec.backend == reference_backend && same_case(reference.spec, record.spec) && has_measurements(reference))
+    if (reference.spec.backend == reference_backend && same_case_apart_from_backend(reference.spec, record.spec) &&
+        has_measurements(reference))
       return reference.stats.median / record.stats.median;
   }
   return std::nullopt;
@@ -181,13 +176,13 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
   if (show_phases) table.columns.push_back({"e2e phases", Align::left, true});
 
   for (const auto& record : results) {
-    const Op op = record.spec.op;
+    const OpDef& op = op_def(record.spec.op);
     Row row;
     row.cells = {record.spec.id()};
     if (has_measurements(record)) {
       row.cells.insert(row.cells.end(), {format_seconds(record.stats.median), spread_cell(record.stats), samples_cell(record),
-                                         rate_cell(bandwidth_is_meaningful(op), record.gbps),
-                                         rate_cell(flop_rate_is_meaningful(op), record.gflops), roofline_cell(record.roofline)});
+                                         rate_cell(op.shows_bandwidth, record.gbps), rate_cell(op.shows_flop_rate, record.gflops),
+                                         roofline_cell(record.roofline)});
       if (options.relative_to) row.cells.push_back(speedup_cell(record, results, *options.relative_to));
       row.cells.push_back(verification_cell(record.verification));
       if (show_phases) row.cells.push_back(phases_cell(record));

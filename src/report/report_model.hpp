@@ -19,9 +19,8 @@ std::string format_significant(double value, int digits);
 // A record has measurements when it took samples (a failed verification still did).
 bool has_measurements(const ResultRecord& record);
 
-// How many times faster `record` ran than `reference_backend` on the same case (same op,
-// dtype, shape, timing, L2 mode, TF32): reference median / this median. nullopt when
-// either did not measure it.
+// How many times faster `record` ran than `reference_backend` on the same case (its id but
+// for the backend): reference median / this median. nullopt when either did not measure it.
 std::optional<double> speedup(const ResultRecord& record, const std::vector<ResultRecord>& results,
                               const std::string& reference_backend);
 
@@ -59,6 +58,19 @@ struct Table {
 
 // Terminal columns taken by UTF-8 text without wide characters ("±" is one).
 std::size_t display_width(const std::string& text);
+
+// A line for the terminal, without trailing blanks.
+void append_console_line(std::ostream& out, std::string line);
+
+// Text word-wrapped to `width` columns: the first line after `first`, the others indented
+// by `indent` columns; beyond max_lines lines the last one ends in "...".
+void append_wrapped(std::ostream& out, const std::string& first, std::size_t indent, const std::string& text, std::size_t width,
+                    std::size_t max_lines);
+
+// An aligned table for the terminal, every line after `indent`: the header, a rule, then
+// the rows. A row's message wraps within the measurement columns; a below_row column's
+// cell goes on a line of its own under the row. Returns the table's width in columns.
+std::size_t append_console_table(std::ostream& out, const Table& table, const std::string& indent = "");
 
 // Backslash-escapes what GitHub would read as markup: '|' would split a table cell,
 // '<' start an HTML tag, '*' and '_' emphasis.

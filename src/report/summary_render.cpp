@@ -10,7 +10,6 @@ namespace gpb {
 namespace {
 
 using report_model::Align;
-using report_model::display_width;
 using report_model::escape_markdown;
 using report_model::Table;
 using Json = nlohmann::ordered_json;
@@ -38,31 +37,6 @@ std::pair<std::int64_t, std::int64_t> compared_range(const SpeedupGroup& group, 
 bool has_e2e_figures(const SpeedupGroup& group) {
   return std::any_of(group.rows.begin(), group.rows.end(), [](const SpeedupRow& row) { return row.e2e.gpu.has_value(); });
 }
-
-void append_aligned(std::ostringstream& out, const Table& table, const std::string& indent) {
-  std::vector<std::size_t> widths;
-  for (const auto& column : table.columns) widths.push_back(display_width(column.header));
-  for (const auto& row : table.rows)
-    for (std::size_t i = 0; i < row.cells.size(); ++i) widths[i] = std::max(widths[i], display_width(row.cells[i]));
-  const auto append_line = [&](const std::vector<std::string>& cells) {
-    std::string line = indent;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      const std::string fill(widths[i] - display_width(cells[i]), ' ');
-      line += (i ? "  " : "") + (table.columns[i].align == Align::left ? cells[i] + fill : fill + cells[i]);
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out << line << '\n';
-  };
-  std::vector<std::string> headers, rules;
-  for (std::size_t i = 0; i < table.columns.size(); ++i) {
-    headers.push_back(table.columns[i].header);
-    rules.push_back(std::string(widths[i], '-'));
-  }
-  append_line(headers);
-  append_line(rules);
-  for (const auto& row : table.rows) append_line(row.cells);
-}
-
 
 Json real_or_null(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? Json(*value) : Json(nullptr);
@@ -156,7 +130,7 @@ std::string render_speedups_console(const SpeedupSummary& summary) {
     out << '\n' << group.name() << '\n';
     for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e})
       out << "  crossover, " << timing_title(timing) << ": " << describe_crossover(group, timing) << '\n';
-    append_aligned(out, speedup_table(group), "  ");
+    report_model::append_console_table(out, speedup_table(group), "  ");
   }
   const auto unpaired = unpaired_groups(summary);
   if (!unpaired.empty()) {

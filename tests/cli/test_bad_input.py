@@ -70,6 +70,11 @@ class BadInputTests(CliTestCase):
         self.run_bad("--op", "spmv", "--pattern", "diagonal", fragments=("diagonal",))
         self.run_bad("--op", "spmv", "--nnz-per-row", "0")
 
+    def test_bad_spmv_kernel(self):
+        self.run_bad("--op", "spmv", "--spmv-kernel", "fastest", fragments=("fastest", "merge_path"))
+        # A group setting, like --pattern: a suite sets it per group.
+        self.run_bad("--spmv-kernel", "merge_path", fragments=("--spmv-kernel", "suite"))
+
     def test_missing_config(self):
         self.run_bad("--config", os.path.join(self.dir, "nope.json"), fragments=("nope.json",))
 

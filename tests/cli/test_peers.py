@@ -52,6 +52,17 @@ class PeersTests(CliTestCase):
         self.assertIn("sin/eigen/f32/65536", text)
         self.assertIn("numpy", text)
         self.assertNotIn("## Telemetry", text)  # CPU cases carry none
+        # Settings are numbers in the report and print as such: FAST stops at 0.2 s.
+        self.assertIn("stopped at 0.5 % noise or 0.2 s |", text)
+        # Reports written before settings were typed hold strings; they print the same.
+        with open(report, encoding="utf-8") as handle:
+            old = json.load(handle)
+        old["context"]["settings"].update(max_noise="0.005000", max_time_s="2.000000")
+        old_report = write_file(self.dir, "old.json", json.dumps(old))
+        process = script("performance_report.py", old_report, "--out", markdown)
+        self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
+        with open(markdown, encoding="utf-8") as handle:
+            self.assertIn("stopped at 0.5 % noise or 2 s |", handle.read())
 
     def test_performance_report_shows_gpu_telemetry(self):
         # The golden report's cuBLAS case carries telemetry and a soak.

@@ -3,8 +3,9 @@ import csv
 import io
 import json
 import os
+import subprocess
 
-from gpubench_cli import FAST, SOURCE_DIR, CliTestCase, gpubench, main, run_json, write_file
+from gpubench_cli import FAST, GPUBENCH, SOURCE_DIR, CliTestCase, gpubench, main, run_json, write_file
 
 SMALL_MTX = """%%MatrixMarket matrix coordinate real symmetric
 % a small symmetric matrix with an empty row (row 3)
@@ -54,6 +55,14 @@ class RunTests(CliTestCase):
             self.assertEqual(result["status"], "ok", result)
             self.assertEqual(result["shape"]["pattern"], pattern)
             self.assertGreater(result["shape"]["nnz"], 0)
+
+    def test_spmv_kernel_tags_only_the_cases_that_run_it(self):
+        # eigen chooses its own algorithm: the forced cuda kernel leaves its case as it was.
+        process, report = run_json("--op", "spmv", "--rows", "4K", "--backend", "eigen", "--spmv-kernel", "merge_path", *FAST)
+        self.assertOk(process)
+        result = report["results"][0]
+        self.assertEqual(result["id"], "spmv/eigen/f32/4096x4096/16/random")
+        self.assertNotIn("spmv_kernel", result["settings"])
 
     def test_spmv_matrix_market_file(self):
         path = write_file(self.dir, "small.mtx", SMALL_MTX)
@@ -118,6 +127,28 @@ class RunTests(CliTestCase):
         self.assertOk(process)
         self.assertEqual(report["results"][0]["settings"]["threads_used"], 1)
         self.assertEqual(report["context"]["threads"], 1)
+
+    def test_threads_zero_means_the_cores_this_process_may_use(self):
+        # As `taskset -c N gpubench ...`: one CPU in the affinity mask is one worker thread.
+        cpu = min(os.sched_getaffinity(0))
+        process = subprocess.run([GPUBENCH, "run", "--op", "sum", "--size", "4K", "--backend", "eigen", "--threads", "0",
+                                  "--format", "json", *FAST], capture_output=True, text=True, timeout=300,
+                                 stdin=subprocess.DEVNULL, preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        self.assertOk(process)
+        report = json.loads(process.stdout)
+        self.assertEqual(report["context"]["threads"], 1)
+        self.assertEqual(report["context"]["cpu_cores"], 1)
+        self.assertEqual(report["results"][0]["settings"]["threads_used"], 1)
+
+    def test_settings_are_numbers_in_the_report(self):
+        process, report = run_json("--op", "sum", "--size", "4K", "--backend", "eigen", *FAST)
+        self.assertOk(process)
+        settings = report["context"]["settings"]
+        self.assertEqual(settings["max_time_s"], 0.2)
+        self.assertEqual(settings["min_samples"], 3)
+        self.assertEqual(settings["seed"], 42)
+        self.assertIs(settings["profile"], False)
+        self.assertEqual(settings["l2"], "flush")
 
     def test_samples_and_statistics_kept(self):
         process, report = run_json("--op", "sin", "--size", "4K", "--backend", "eigen", "--min-samples", "7",

@@ -24,8 +24,10 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "plan.hpp"
 #include "problem.hpp"
 #include "random.hpp"
+#include "runner.hpp"
 #include "verify.hpp"
 
 namespace gpb {
@@ -320,29 +322,27 @@ INSTANTIATE_TEST_SUITE_P(AllGpuBackends, GpuBackendCase, ::testing::ValuesIn(all
                            return identifier(c.backend + "_" + to_string(c.op) + "_" + to_string(c.dtype) + "_" + c.label);
                          });
 
-// Sets GPUBENCH_SPMV_KERNEL (the cuda backend's SpMV kernel choice) for one scope.
-class ScopedSpmvKernel {
- public:
-  explicit ScopedSpmvKernel(const char* choice) { setenv("GPUBENCH_SPMV_KERNEL", choice, 1); }
-  ~ScopedSpmvKernel() { unsetenv("GPUBENCH_SPMV_KERNEL"); }
-  ScopedSpmvKernel(const ScopedSpmvKernel&) = delete;
-  ScopedSpmvKernel& operator=(const ScopedSpmvKernel&) = delete;
-};
+// Settings that force the cuda backend's SpMV kernel (--spmv-kernel).
+BackendSettings forcing(SpmvKernelChoice choice) {
+  BackendSettings settings;
+  settings.spmv_kernel = choice;
+  return settings;
+}
 
 // One SpMV matrix under a forced choice of the cuda backend's kernel.
 struct ForcedSpmvCase {
-  std::string choice;  // GPUBENCH_SPMV_KERNEL
+  SpmvKernelChoice choice;
   GpuCase matrix;
 };
 
 void PrintTo(const ForcedSpmvCase& test_case, std::ostream* out) {
-  *out << test_case.choice << " ";
+  *out << to_string(test_case.choice) << " ";
   PrintTo(test_case.matrix, out);
 }
 
 std::vector<ForcedSpmvCase> forced_spmv_cases() {
   std::vector<ForcedSpmvCase> cases;
-  for (const std::string choice : {"merge_path", "row_split"})
+  for (SpmvKernelChoice choice : {SpmvKernelChoice::merge_path, SpmvKernelChoice::row_split})
     for (DType dtype : all_dtypes())
       for (const ShapeCase& shape : shapes_for(Op::spmv))
         cases.push_back({choice, {"cuda", Op::spmv, dtype, shape.shape, shape.matrix, shape.label}});
@@ -360,11 +360,11 @@ TEST_P(CudaForcedSpmvCase, ComputesVerifiedResult) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   const Problem problem = build_problem(test_case.matrix);
-  const ScopedSpmvKernel forced(test_case.choice.c_str());
-  auto prepared = backend.prepare(problem, BackendSettings{});
+  auto prepared = backend.prepare(problem, forcing(test_case.choice));
   const std::string details = prepared->details();
-  EXPECT_NE(details.find("(forced by GPUBENCH_SPMV_KERNEL)"), std::string::npos) << details;
-  EXPECT_EQ(details.find("kernel=csr_merge_path") != std::string::npos, test_case.choice == "merge_path") << details;
+  EXPECT_NE(details.find("(forced by --spmv-kernel)"), std::string::npos) << details;
+  EXPECT_EQ(details.find("kernel=csr_merge_path") != std::string::npos, test_case.choice == SpmvKernelChoice::merge_path)
+      << details;
   prepared->run();
   prepared->synchronize();
   const Verification verification = verify(problem, prepared->result());
@@ -375,8 +375,44 @@ TEST_P(CudaForcedSpmvCase, ComputesVerifiedResult) {
 INSTANTIATE_TEST_SUITE_P(ForcedSpmvKernel, CudaForcedSpmvCase, ::testing::ValuesIn(forced_spmv_cases()),
                          [](const ::testing::TestParamInfo<ForcedSpmvCase>& param_info) {
                            const ForcedSpmvCase& c = param_info.param;
-                           return identifier(c.choice + "_spmv_" + to_string(c.matrix.dtype) + "_" + c.matrix.label);
+                           return identifier(to_string(c.choice) + "_spmv_" + to_string(c.matrix.dtype) + "_" + c.matrix.label);
                          });
+
+// --spmv-kernel through the plan and the runner: the forced cuda case verifies and says so
+// in its id and details; CUB's case is the one it would be without the option. (Not
+// cuSPARSE: its own kernel trips racecheck, which runs the *Spmv* tests.)
+TEST(GpuBackends, ForcedSpmvKernelVerifiesAndShowsInTheIdAndDetails) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  RunOptions options;
+  options.ops = {Op::spmv};
+  options.spmv_rows = 100000;
+  options.pattern = SpmvPattern::powerlaw;
+  RunnerOptions runner;
+  runner.warmup = 1;
+  runner.stopping.min_samples = 3;
+  runner.stopping.max_samples = 5;
+  runner.stopping.min_time_s = 0;
+  runner.stopping.max_time_s = 1;
+  for (SpmvKernelChoice choice : {SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path}) {
+    options.spmv_kernel = choice;
+    const auto cases = expand_cases(options, {"cuda", "cub"});
+    ASSERT_EQ(cases.size(), 2u);
+    const Problem problem = make_problem(Op::spmv, DType::f32, cases[0].shape, kSeed);
+    for (const CaseSpec& spec : cases) {
+      const ResultRecord record = run_case(spec, problem, backend_named(spec.backend), runner);
+      EXPECT_EQ(record.status, Status::ok) << spec.id() << ": " << record.reason;
+      EXPECT_TRUE(record.verification.passed) << spec.id() << ": " << describe(record.verification);
+      if (spec.backend == "cuda") {
+        EXPECT_EQ(record.spec.id(), "spmv/cuda/f32/100000x100000/16/powerlaw/" + to_string(choice));
+        EXPECT_NE(record.details.find("(forced by --spmv-kernel)"), std::string::npos) << record.details;
+        EXPECT_EQ(record.details.find("kernel=csr_merge_path") != std::string::npos, choice == SpmvKernelChoice::merge_path)
+            << record.details;
+      } else {
+        EXPECT_EQ(record.spec.id(), "spmv/cub/f32/100000x100000/16/powerlaw");
+      }
+    }
+  }
+}
 
 TEST(GpuBackends, AllFourAreRegisteredAsGpuBackends) {
   for (const std::string name : {"cuda", "cublas", "cub", "cusparse"}) {
@@ -511,16 +547,9 @@ TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
     EXPECT_EQ(details.find("forced"), std::string::npos) << details;
   }
   const Problem powerlaw = make_problem(Op::spmv, DType::f64, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
-  {
-    const ScopedSpmvKernel row_split("row_split");
-    const std::string details = backend.prepare(powerlaw, BackendSettings{})->details();
-    EXPECT_NE(details.find("kernel=csr_vector"), std::string::npos) << details;
-    EXPECT_NE(details.find("(forced by GPUBENCH_SPMV_KERNEL)"), std::string::npos) << details;
-  }
-  {
-    const ScopedSpmvKernel unknown("fastest");
-    EXPECT_THROW(backend.prepare(powerlaw, BackendSettings{}), std::invalid_argument);
-  }
+  const std::string forced_details = backend.prepare(powerlaw, forcing(SpmvKernelChoice::row_split))->details();
+  EXPECT_NE(forced_details.find("kernel=csr_vector"), std::string::npos) << forced_details;
+  EXPECT_NE(forced_details.find("(forced by --spmv-kernel)"), std::string::npos) << forced_details;
   const Problem rows_of_12 = make_problem(Op::spmv, DType::f32, spmv_shape(20000, 12, SpmvPattern::random), kSeed);
   const std::string random_details = backend.prepare(rows_of_12, BackendSettings{})->details();
   EXPECT_NE(random_details.find("kernel=csr_vector threads_per_row=4"), std::string::npos) << random_details;

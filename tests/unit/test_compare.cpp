@@ -10,6 +10,7 @@
 #include "compare.hpp"
 #include "random.hpp"
 #include "rank_statistics.hpp"
+#include "report/compare_render.hpp"
 #include "statistics.hpp"
 
 namespace gpb {
@@ -621,7 +622,7 @@ TEST(CompareRender, MarkdownCarriesVerdictsAndWarnings) {
   EXPECT_EQ(text.rfind("### gpubench compare: FAIL (exit 1)\n\n6 cases: 1 slower, 1 failed, 1 missing", 0), 0u) << text;
   EXPECT_NE(text.find("> **Warning:** different GPU driver"), std::string::npos);
   EXPECT_NE(text.find("| case | baseline | current |"), std::string::npos);
-  EXPECT_NE(text.find("| --- | ---: | ---: |"), std::string::npos);
+  EXPECT_NE(text.find("| :--- | ---: | ---: |"), std::string::npos);
   for (const char* verdict : {"| failed |", "| slower |", "| missing |", "| faster |", "| same |"})
     EXPECT_NE(text.find(verdict), std::string::npos) << verdict;
   EXPECT_LT(position_of(text, kSinId), position_of(text, kSqrtId));
@@ -670,8 +671,8 @@ TEST(CompareEntryPoints, RunCompareReadsReportsAndWarnsOnStderr) {
   EXPECT_EQ(err.str(), "gpubench: warning: different GPU driver: baseline '550.54.15', current '555.42.02'\n");
 
   std::ostringstream run_out, run_err;
-  EXPECT_EQ(compare_with_baseline(baseline_path, current.context, current.results, {}, ReportFormat::console, run_out,
-                                  run_err),
+  EXPECT_EQ(compare_with_baseline(read_json_report(baseline_path), current.context, current.results, {},
+                                  ReportFormat::console, run_out, run_err),
             1);
   std::ostringstream expected_out, expected_err;
   run_compare(baseline_path, current_path, {}, ReportFormat::console, expected_out, expected_err);

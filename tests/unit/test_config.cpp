@@ -26,14 +26,16 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
     "groups": [
       {"ops": ["sin", "sqrt"], "dtypes": ["f32", "f64"], "sizes": ["1M", 4096, "1K..4K:x2"], "backends": ["eigen"]},
       {"ops": ["matmul"], "shapes": ["100x33x7"], "timing": ["kernel", "e2e"], "tf32": true, "threshold": 0.1},
-      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded"}]})",
+      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded", "spmv_kernel": "row_split"}]})",
                                   "suite.json");
   EXPECT_EQ(suite.name, "t");
-  EXPECT_EQ(*suite.settings.warmup, 5);
-  EXPECT_EQ(*suite.settings.min_samples, 20u);
-  EXPECT_DOUBLE_EQ(*suite.settings.max_time_s, 4);
-  EXPECT_EQ(*suite.settings.seed, 7u);
-  EXPECT_EQ(*suite.settings.l2, L2Mode::warm);
+  // Each setting in its type: the integer 4 of "max_time" is a number of seconds.
+  EXPECT_EQ(suite.settings.at("warmup"), SettingValue(std::int64_t{5}));
+  EXPECT_EQ(suite.settings.at("min_samples"), SettingValue(std::int64_t{20}));
+  EXPECT_EQ(suite.settings.at("max_noise"), SettingValue(0.01));
+  EXPECT_EQ(suite.settings.at("max_time"), SettingValue(4.0));
+  EXPECT_EQ(suite.settings.at("seed"), SettingValue(std::int64_t{7}));
+  EXPECT_EQ(suite.settings.at("l2"), SettingValue(std::string("warm")));
   EXPECT_DOUBLE_EQ(suite.thresholds.at("spmv"), 0.08);
   ASSERT_EQ(suite.groups.size(), 3u);
   EXPECT_EQ(suite.groups[0].options.sizes, (std::vector<std::int64_t>{1 << 20, 4096, 1024, 2048, 4096}));
@@ -44,6 +46,8 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
   EXPECT_DOUBLE_EQ(*suite.groups[1].threshold, 0.1);
   EXPECT_EQ(suite.groups[2].options.spmv_rows, 1 << 20);
   EXPECT_EQ(suite.groups[2].options.pattern, SpmvPattern::banded);
+  EXPECT_EQ(suite.groups[2].options.spmv_kernel, SpmvKernelChoice::row_split);
+  EXPECT_EQ(suite.groups[0].options.spmv_kernel, SpmvKernelChoice::automatic);
 }
 
 TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
@@ -57,6 +61,7 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
   EXPECT_NE(error_of(R"({"settings": {"warmup": "x"}, "groups": [{"ops": ["sin"]}]})").find("warmup"), std::string::npos);
   EXPECT_NE(error_of(R"({"thresholds": {"*": -1}, "groups": [{"ops": ["sin"]}]})").find("thresholds"), std::string::npos);
   EXPECT_NE(error_of(R"({"groups": [{"dtypes": ["f32"]}]})").find("ops"), std::string::npos);
+  EXPECT_NE(error_of(R"({"groups": [{"ops": ["spmv"], "spmv_kernel": "fastest"}]})").find("'fastest'"), std::string::npos);
 }
 
 TEST(Suite, TelemetrySettings) {

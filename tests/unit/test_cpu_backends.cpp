@@ -10,6 +10,7 @@
 
 #include "backend.hpp"
 #include "cpu_backend/cpu_backends.hpp"
+#include "gpu_backend_list.hpp"
 #include "problem.hpp"
 #include "verify.hpp"
 
@@ -78,6 +79,25 @@ TEST(CpuBackends, RegistersEigenThenOpenblas) {
   }
   EXPECT_NE(backends[0]->description().find("Eigen 3."), std::string::npos) << backends[0]->description();
   EXPECT_NE(backends[1]->description().find("OpenBLAS"), std::string::npos) << backends[1]->description();
+}
+
+// Either build lists the GPU backends of the one list, after the CPU ones; a build without
+// CUDA lists them as unavailable, with the reason.
+TEST(Backends, EveryBuildListsTheGpuBackendsOfTheOneList) {
+  const auto backends = make_all_backends();
+  ASSERT_EQ(backends.size(), 2 + std::size(kGpuBackends));
+  for (std::size_t i = 0; i < std::size(kGpuBackends); ++i) {
+    const Backend& backend = *backends[2 + i];
+    EXPECT_EQ(backend.name(), kGpuBackends[i].name);
+    EXPECT_EQ(backend.description(), kGpuBackends[i].description);
+    EXPECT_EQ(backend.kind(), DeviceKind::gpu);
+#if !GPUBENCH_HAVE_CUDA
+    EXPECT_EQ(backend.availability().reason, "built without the CUDA toolkit");
+#endif
+  }
+  EXPECT_TRUE(takes_spmv_kernel("cuda"));
+  EXPECT_FALSE(takes_spmv_kernel("cusparse"));
+  EXPECT_FALSE(takes_spmv_kernel("eigen"));
 }
 
 TEST(CpuBackends, EverySupportedCaseVerifiesWithOneAndTwoThreads) {

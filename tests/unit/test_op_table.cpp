@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <stdexcept>
+
+#include "host_array.hpp"
 #include "op_table.hpp"
 
 namespace gpb {
@@ -47,16 +51,73 @@ TEST(OpTable, SpmvFollowsTheCsrByteModel) {
   EXPECT_EQ(op_output_size(Op::spmv, shape), 10);
 }
 
-TEST(OpTable, InfoDescribesEveryOp) {
+TEST(OpTable, EntriesSitAtTheirEnumerators) {
+  const std::vector<Op> builtin{Op::sin, Op::sqrt, Op::sum, Op::matmul, Op::spmv};
+  EXPECT_EQ(all_ops(), builtin);  // no test registers ops in this executable
+  EXPECT_EQ(to_string(Op::sin), "sin");
+  EXPECT_EQ(to_string(Op::sqrt), "sqrt");
+  EXPECT_EQ(to_string(Op::sum), "sum");
+  EXPECT_EQ(to_string(Op::matmul), "matmul");
+  EXPECT_EQ(to_string(Op::spmv), "spmv");
   for (Op op : all_ops()) {
-    const OpInfo& info = op_info(op);
-    EXPECT_EQ(info.op, op);
-    EXPECT_FALSE(info.description.empty());
-    EXPECT_FALSE(info.shape_parameters.empty());
-    EXPECT_FALSE(info.input_distribution.empty());
-    EXPECT_EQ(info.memory_bound, op != Op::matmul) << to_string(op);
+    EXPECT_EQ(parse_op(to_string(op)), op);
+    EXPECT_TRUE(is_builtin(op));
   }
-  EXPECT_EQ(op_info(Op::sin).input_distribution, "x uniform[-pi,pi)");
+}
+
+TEST(OpTable, EntriesDescribeEveryOp) {
+  for (Op op : all_ops()) {
+    const OpDef& def = op_def(op);
+    EXPECT_FALSE(def.description.empty()) << def.name;
+    EXPECT_FALSE(def.input_distribution.empty()) << def.name;
+    EXPECT_FALSE(def.error_scale.empty()) << def.name;
+    EXPECT_EQ(def.bound, op == Op::matmul ? Bound::compute : Bound::memory) << def.name;
+    EXPECT_EQ(def.shows_bandwidth, op != Op::matmul) << def.name;
+    EXPECT_EQ(def.shows_flop_rate, op == Op::matmul || op == Op::spmv) << def.name;
+    EXPECT_EQ(def.accepts_tf32, op == Op::matmul) << def.name;
+  }
+  EXPECT_EQ(op_def(Op::sin).input_distribution, "x uniform[-pi,pi)");
+  EXPECT_EQ(shape_kind(Op::sum), ShapeKind::elements);
+  EXPECT_EQ(shape_kind(Op::matmul), ShapeKind::dense_matrix);
+  EXPECT_EQ(shape_kind(Op::spmv), ShapeKind::sparse_matrix);
+  EXPECT_EQ(shape_parameters(ShapeKind::dense_matrix), "m x n x k");
+  EXPECT_EQ(to_string(Bound::memory), "memory");
+  EXPECT_EQ(to_string(Bound::compute), "compute");
+}
+
+TEST(OpTable, UnknownOpValuesAreAProgrammingError) {
+  EXPECT_THROW(op_def(static_cast<Op>(1000)), std::logic_error);
+  EXPECT_THROW(parse_op("negate"), UsageError);
+}
+
+TEST(DTypeTable, EntriesHoldSizeRoundoffAndAccumulation) {
+  EXPECT_EQ(all_dtypes(), (std::vector<DType>{DType::f32, DType::f64}));
+  EXPECT_EQ(dtype_size(DType::f32), 4u);
+  EXPECT_EQ(dtype_size(DType::f64), 8u);
+  EXPECT_EQ(unit_roundoff(DType::f32), std::ldexp(1.0, -24));
+  EXPECT_EQ(unit_roundoff(DType::f64), std::ldexp(1.0, -53));
+  EXPECT_EQ(dtype_info(DType::f32).accumulation, DType::f32);
+  EXPECT_EQ(dtype_info(DType::f64).accumulation, DType::f64);
+  EXPECT_TRUE(dtype_info(DType::f32).tf32_eligible);
+  EXPECT_FALSE(dtype_info(DType::f64).tf32_eligible);
+  for (DType dtype : all_dtypes()) EXPECT_EQ(parse_dtype(to_string(dtype)), dtype);
+  try {
+    parse_dtype("f16");
+    ADD_FAILURE() << "f16 parsed";
+  } catch (const UsageError& error) {
+    EXPECT_STREQ(error.what(), "unknown dtype 'f16' (expected one of: f32, f64)");
+  }
+}
+
+TEST(DTypeTable, HostArraysFollowTheTable) {
+  for (DType dtype : all_dtypes()) {
+    const HostArray array(dtype, 3);
+    EXPECT_EQ(array.dtype(), dtype);
+    EXPECT_EQ(array.bytes(), 3 * dtype_size(dtype));
+    EXPECT_EQ(dispatch_dtype(dtype, [](auto tag) { return sizeof(tag); }), dtype_size(dtype));
+  }
+  EXPECT_EQ(HostArray(std::vector<double>{1, 2}).dtype(), DType::f64);
+  EXPECT_EQ(HostArray().dtype(), DType::f32);
 }
 
 }  // namespace

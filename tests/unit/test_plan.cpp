@@ -103,6 +103,25 @@ TEST(ExpandCases, Tf32OnlyForF32Matmul) {
     EXPECT_EQ(spec.tf32, spec.op == Op::matmul && spec.dtype == DType::f32) << spec.id();
 }
 
+// The forced kernel is the cuda backend's: only its spmv cases measure something else, so
+// only their ids carry the tag.
+TEST(ExpandCases, SpmvKernelTagsTheCudaSpmvCasesOnly) {
+  RunOptions options;
+  options.ops = {Op::spmv, Op::sum};
+  options.sizes = {4096};
+  options.spmv_rows = 256;
+  options.spmv_kernel = SpmvKernelChoice::merge_path;
+  const auto cases = expand_cases(options, {"eigen", "cuda", "cusparse"});
+  ASSERT_EQ(cases.size(), 6u);
+  EXPECT_EQ(cases[0].id(), "spmv/eigen/f32/256x256/16/random");
+  EXPECT_EQ(cases[1].id(), "spmv/cuda/f32/256x256/16/random/merge_path");
+  EXPECT_EQ(cases[1].spmv_kernel, SpmvKernelChoice::merge_path);
+  EXPECT_EQ(cases[2].id(), "spmv/cusparse/f32/256x256/16/random");
+  EXPECT_EQ(cases[4].id(), "sum/cuda/f32/4096");
+  options.spmv_kernel = SpmvKernelChoice::automatic;
+  EXPECT_EQ(expand_cases(options, {"cuda"})[0].id(), "spmv/cuda/f32/256x256/16/random");
+}
+
 TEST(CheckPlanFitsMemory, RefusesAbsurdCases) {
   RunOptions options;
   options.ops = {Op::matmul};

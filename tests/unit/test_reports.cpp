@@ -55,7 +55,7 @@ ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shap
   record.timer = device == DeviceKind::cpu ? "steady_clock" : "cuda_event";
   record.threads_used = device == DeviceKind::cpu ? 16 : 0;
   record.warmup = 3;
-  record.stop_reason = "converged";
+  record.stop_reasons = StopReasons(StopReason::converged);
   record.measure_seconds = 0.25;
   record.input_distribution = "uniform [-1, 1)";
   set_samples(record.samples_s, record.stats, median);
@@ -69,7 +69,7 @@ ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shap
 }
 
 // A roofline as annotate_roofline would set it; each fraction is one division.
-Roofline fixture_roofline(const char* bound, const char* ceiling_name, double achieved, double ceiling, double theoretical_ceiling) {
+Roofline fixture_roofline(Bound bound, const char* ceiling_name, double achieved, double ceiling, double theoretical_ceiling) {
   Roofline result;
   result.bound = bound;
   result.ceiling_name = ceiling_name;
@@ -96,7 +96,7 @@ Context fixed_context() {
   context.memory_gib = 125.75;
   context.cpu_copy_gbps = 182.5;
   context.libraries = {{"cuda_runtime", "12.4"}, {"eigen", "3.4.0"}, {"openblas", "0.3.21"}};
-  context.settings = {{"l2", "flush"}, {"max_noise", "0.005"}, {"seed", "42"}};
+  context.settings = {{"l2", std::string("flush")}, {"max_noise", 0.005}, {"seed", std::int64_t{42}}};
   context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
   context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4",
                           2950.4, 66908.16, 66908.16, 535265.28, GpuManagement{}}};
@@ -120,20 +120,20 @@ std::vector<ResultRecord> fixed_results() {
   std::vector<ResultRecord> results;
 
   results.push_back(measured(Op::sin, "eigen", DType::f32, elementwise_shape(n), DeviceKind::cpu, 12.3e-3, 8.0 * n, n));
-  results.back().roofline = fixture_roofline("memory", "measured copy", results.back().gbps, 182.5, 0);
+  results.back().roofline = fixture_roofline(Bound::memory, "measured copy", results.back().gbps, 182.5, 0);
   results.push_back(measured(Op::sin, "custom", DType::f32, elementwise_shape(n), DeviceKind::gpu, 52.1e-6, 8.0 * n, n));
   results.back().details = "grid-stride kernel, 4 elements per thread";
-  results.back().roofline = fixture_roofline("memory", "measured copy", results.back().gbps, 2950.4, 3352.32);
+  results.back().roofline = fixture_roofline(Bound::memory, "measured copy", results.back().gbps, 2950.4, 3352.32);
 
   const double matmul_flops = 2.0 * 1024 * 1024 * 1024;
   results.push_back(measured(Op::matmul, "eigen", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::cpu, 21.4e-3,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
-  results.back().roofline = fixture_roofline("compute", "", results.back().gflops, 0, 0);
+  results.back().roofline = fixture_roofline(Bound::compute, "", results.back().gflops, 0, 0);
   results.push_back(measured(Op::matmul, "cublas", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::gpu, 41.2e-6,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
   results.back().spec.tf32 = true;
   results.back().verification.tolerance = 9.8e-4;
-  results.back().roofline = fixture_roofline("compute", "TF32 peak", results.back().gflops, 535265.28, 535265.28);
+  results.back().roofline = fixture_roofline(Bound::compute, "TF32 peak", results.back().gflops, 535265.28, 535265.28);
   // A power-capped GPU case after a soak, with a flagged sample discarded.
   TelemetrySummary telemetry;
   telemetry.readings = 31;
@@ -163,14 +163,14 @@ std::vector<ResultRecord> fixed_results() {
   // e2e: the reported figure is h2d + op + d2h per sample.
   ResultRecord e2e = measured(Op::sum, "cub", DType::f64, elementwise_shape(n), DeviceKind::gpu, 5.6734e-3, 8.0 * n, n);
   e2e.spec.timing = TimingMode::e2e;
-  const std::pair<const char*, double> phase_medians[] = {{"h2d", 5.61e-3}, {"op", 61.3e-6}, {"d2h", 2.1e-6}};
-  for (const auto& [name, median] : phase_medians) {
+  const std::pair<PhaseKind, double> phase_medians[] = {{PhaseKind::h2d, 5.61e-3}, {PhaseKind::op, 61.3e-6}, {PhaseKind::d2h, 2.1e-6}};
+  for (const auto& [kind, median] : phase_medians) {
     Phase phase;
-    phase.name = name;
+    phase.kind = kind;
     set_samples(phase.samples_s, phase.stats, median);
     e2e.phases.push_back(phase);
   }
-  e2e.roofline.bound = "memory";  // e2e: no device ceiling bounds the transfers
+  e2e.roofline.bound = Bound::memory;  // e2e: no device ceiling bounds the transfers
   results.push_back(e2e);
 
   ResultRecord skipped;
@@ -290,7 +290,9 @@ auto fields(const Roofline& r) {
   return std::tie(r.bound, r.ceiling_name, r.ceiling, r.fraction, r.theoretical_ceiling, r.theoretical_fraction);
 }
 auto fields(const Shape& s) { return std::tie(s.n, s.m, s.k, s.rows, s.cols, s.nnz_per_row, s.nnz, s.pattern, s.matrix_path); }
-auto fields(const CaseSpec& c) { return std::tie(c.op, c.backend, c.dtype, c.timing, c.l2, c.tf32, c.threads, c.seed); }
+auto fields(const CaseSpec& c) {
+  return std::tie(c.op, c.backend, c.dtype, c.timing, c.l2, c.tf32, c.spmv_kernel, c.threads, c.seed);
+}
 auto fields(const GpuInfo& g) {
   return std::tie(g.ordinal, g.name, g.compute_capability, g.sm_count, g.sm_clock_mhz, g.mem_clock_mhz, g.memory_gib, g.bus_width_bits,
                   g.theoretical_bandwidth_gbps, g.l2_mib, g.ecc, g.driver_version, g.runtime_version, g.copy_gbps,
@@ -313,7 +315,7 @@ auto fields(const Context& c) {
 }
 auto fields(const ResultRecord& r) {
   return std::tie(r.device, r.status, r.reason, r.input_distribution, r.details, r.threads_used, r.timer, r.warmup, r.batch,
-                  r.stop_reason, r.measure_seconds, r.samples_s, r.host_samples_s, r.bytes, r.flops, r.gbps, r.gflops);
+                  r.stop_reasons, r.measure_seconds, r.samples_s, r.host_samples_s, r.bytes, r.flops, r.gbps, r.gflops);
 }
 
 void expect_same(const Context& expected, const Context& actual) {
@@ -345,7 +347,7 @@ void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
   }
   ASSERT_EQ(expected.phases.size(), actual.phases.size());
   for (std::size_t i = 0; i < expected.phases.size(); ++i) {
-    EXPECT_EQ(expected.phases[i].name, actual.phases[i].name);
+    EXPECT_EQ(expected.phases[i].kind, actual.phases[i].kind);
     EXPECT_EQ(expected.phases[i].samples_s, actual.phases[i].samples_s);
     EXPECT_EQ(fields(expected.phases[i].stats), fields(actual.phases[i].stats));
   }
@@ -366,11 +368,29 @@ TEST(JsonReport, RoundTripReproducesEveryField) {
   results[5].spec.shape = spmv_file_shape("/data/matrices/web-Google.mtx");
   results[5].spec.shape.rows = results[5].spec.shape.cols = 916428;
   results[5].spec.shape.nnz = 5105039;
+  results[5].spec.backend = "cuda";
+  results[5].spec.spmv_kernel = SpmvKernelChoice::row_split;
+  results[1].stop_reasons.add(StopReason::max_time);  // passes that stopped differently
 
   const auto loaded = parse_json_report(render_json(context, results, relative_to_eigen()), "report.json");
   expect_same(context, loaded.context);
   ASSERT_EQ(results.size(), loaded.results.size());
   for (std::size_t i = 0; i < results.size(); ++i) expect_same(results[i], loaded.results[i]);
+}
+
+TEST(JsonReport, SettingsKeepTheirTypes) {
+  Context context = fixed_context();
+  context.settings = {{"max_time_s", 2.0},
+                      {"warmup", std::int64_t{3}},
+                      {"seed", std::numeric_limits<std::uint64_t>::max()},
+                      {"profile", true},
+                      {"suite", std::string("42")}};  // a string that looks like a number stays a string
+  const std::string json = render_json(context, {});
+  EXPECT_NE(json.find("\"max_time_s\": 2.0,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"seed\": 18446744073709551615,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"profile\": true,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"suite\": \"42\""), std::string::npos) << json;
+  EXPECT_EQ(parse_json_report(json, "r.json").context.settings, context.settings);
 }
 
 TEST(JsonReport, NonFiniteValuesBecomeNullAndReadBackAsNan) {
@@ -439,7 +459,31 @@ TEST(JsonReport, MissingAndUnknownValuesNameTheField) {
             "base.json: results[1]: missing field \"op\"");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["dtype"] = "f16"; })),
             "base.json: results[1].dtype: unknown value 'f16' (expected one of: f32, f64)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["settings"]["stop_reason"] = "converged+bored"; })),
+            "base.json: results[1].settings.stop_reason: unknown value 'bored' (expected one of: converged, max_time, "
+            "max_samples)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][4]["phases"][0]["name"] = "upload"; })),
+            "base.json: results[4].phases[0].name: unknown value 'upload' (expected one of: h2d, op, d2h)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["roofline"]["bound"] = "latency"; })),
+            "base.json: results[0].roofline.bound: unknown value 'latency' (expected one of: memory, compute)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["settings"]["spmv_kernel"] = "fastest"; })),
+            "base.json: results[0].settings.spmv_kernel: unknown value 'fastest' (expected one of: auto, row_split, "
+            "merge_path)");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j.erase("results"); })), "base.json: missing field \"results\"");
+}
+
+TEST(JsonReport, ReadsSettingsThatOlderVersionsWroteAsStrings) {
+  const auto loaded = parse_json_report(edited_report([](auto& j) {
+                                          j["context"]["settings"] = {{"seed", "42"},          {"max_time_s", "2.000000"},
+                                                                      {"profile", "false"},    {"l2", "flush"},
+                                                                      {"suite", "configs/ci.json"}, {"max_noise", "often"}};
+                                        }),
+                                        "old.json");
+  const std::map<std::string, SettingValue> expected = {
+      {"seed", std::int64_t{42}}, {"max_time_s", 2.0},
+      {"profile", false},         {"l2", std::string("flush")},
+      {"suite", std::string("configs/ci.json")}, {"max_noise", std::string("often")}};  // not a number: kept as text
+  EXPECT_EQ(loaded.context.settings, expected);
 }
 
 // ---- files ----
@@ -569,6 +613,34 @@ TEST(ResultRecords, CaseIdsAndStatusNames) {
   spec.tf32 = true;
   spec.l2 = L2Mode::warm;
   EXPECT_EQ(spec.id(), "matmul/cublas/f32/4096x2048x1024/e2e/tf32/l2warm");
+  EXPECT_EQ(spec.variant_tags(), (std::vector<std::string>{"tf32", "l2warm"}));
+
+  CaseSpec spmv;
+  spmv.op = Op::spmv;
+  spmv.backend = "cuda";
+  spmv.shape = spmv_shape(1048576, 16, SpmvPattern::random);
+  EXPECT_EQ(spmv.id(), "spmv/cuda/f32/1048576x1048576/16/random");
+  spmv.spmv_kernel = SpmvKernelChoice::merge_path;
+  spmv.l2 = L2Mode::warm;
+  EXPECT_EQ(spmv.id(), "spmv/cuda/f32/1048576x1048576/16/random/l2warm/merge_path");
+
+  EXPECT_EQ(spmv.variant_tags(), std::vector<std::string>{"l2warm"});
+  EXPECT_EQ(spmv.backend_tags(), std::vector<std::string>{"merge_path"});
+  EXPECT_EQ(spmv.backend_label(), "cuda/merge_path");
+
+  // The same case on another backend: all but the backend and its tags agrees.
+  CaseSpec other = spmv;
+  other.backend = "cusparse";
+  other.spmv_kernel = SpmvKernelChoice::automatic;
+  EXPECT_TRUE(same_case_apart_from_backend(spmv, other));
+  other.l2 = L2Mode::flush;
+  EXPECT_FALSE(same_case_apart_from_backend(spmv, other));
+  other = spmv;
+  other.timing = TimingMode::e2e;
+  EXPECT_FALSE(same_case_apart_from_backend(spmv, other));
+  other = spmv;
+  other.seed = 7;  // not part of the identity
+  EXPECT_TRUE(same_case_apart_from_backend(spmv, other));
   EXPECT_EQ(to_string(Status::ok), "ok");
   EXPECT_EQ(to_string(Status::skipped), "skipped");
   EXPECT_EQ(to_string(Status::failed), "failed");
@@ -601,6 +673,37 @@ std::string csv_field(const std::vector<std::vector<std::string>>& rows, std::si
   const auto& header = rows.front();
   const auto at = std::find(header.begin(), header.end(), column);
   return at == header.end() ? "<no column " + column + ">" : rows.at(row).at(static_cast<std::size_t>(at - header.begin()));
+}
+
+// A forced SpMV kernel changes what is measured, so it is in the id, the JSON settings and
+// a CSV column; reports without one keep their fields (the golden files).
+TEST(Reports, ForcedSpmvKernelIsWrittenWhereForced) {
+  auto results = fixed_results();
+  ResultRecord forced = measured(Op::spmv, "cuda", DType::f32, spmv_shape(1048576, 16, SpmvPattern::random), DeviceKind::gpu,
+                                 90e-6, 2e8, 3.3e7);
+  forced.spec.spmv_kernel = SpmvKernelChoice::merge_path;
+  results.push_back(forced);
+
+  const auto json = nlohmann::json::parse(render_json(fixed_context(), results));
+  const auto& written = json["results"].back();
+  EXPECT_EQ(written["id"], "spmv/cuda/f32/1048576x1048576/16/random/merge_path");
+  EXPECT_EQ(written["settings"]["spmv_kernel"], "merge_path");
+  EXPECT_FALSE(json["results"][0]["settings"].contains("spmv_kernel"));
+
+  const auto csv = parse_csv(render_csv(fixed_context(), results));
+  EXPECT_EQ(csv_field(csv, results.size(), "spmv_kernel"), "merge_path");
+  EXPECT_EQ(csv_field(csv, 1, "spmv_kernel"), "auto");
+  EXPECT_EQ(csv_field(parse_csv(render_csv(fixed_context(), fixed_results())), 1, "spmv_kernel"), "<no column spmv_kernel>");
+
+  const std::string console = render_console(fixed_context(), results);
+  EXPECT_NE(console.find("spmv/cuda/f32/1048576x1048576/16/random/merge_path "), std::string::npos) << console;
+
+  // The A/B a forced kernel is for: against cuSPARSE on the same matrix.
+  results.push_back(measured(Op::spmv, "cusparse", DType::f32, forced.spec.shape, DeviceKind::gpu, 180e-6, 2e8, 3.3e7));
+  ReportOptions against_cusparse;
+  against_cusparse.relative_to = "cusparse";
+  const auto relative = nlohmann::json::parse(render_json(fixed_context(), results, against_cusparse));
+  EXPECT_DOUBLE_EQ(relative["results"][results.size() - 2]["speedup"].get<double>(), 2.0);
 }
 
 TEST(CsvReport, QuotesCommasAndQuotes) {

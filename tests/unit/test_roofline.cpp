@@ -82,7 +82,7 @@ TEST(Roofline, GpuMemoryBoundAgainstMeasuredCopyAndTheoreticalBandwidth) {
   std::vector<ResultRecord> results = {record(Op::sin, DType::f32, DeviceKind::gpu, 2520, 315)};
   annotate_roofline(context_with_ceilings(), results, 0);
   const Roofline& roofline = results[0].roofline;
-  EXPECT_EQ(roofline.bound, "memory");
+  EXPECT_EQ(roofline.bound, Bound::memory);
   EXPECT_EQ(roofline.ceiling_name, "measured copy");
   EXPECT_DOUBLE_EQ(roofline.ceiling, 2800);
   EXPECT_DOUBLE_EQ(roofline.fraction, 0.9);
@@ -93,7 +93,7 @@ TEST(Roofline, GpuMemoryBoundAgainstMeasuredCopyAndTheoreticalBandwidth) {
 TEST(Roofline, EveryMemoryBoundOpIsHeldAgainstBandwidth) {
   for (Op op : {Op::sin, Op::sqrt, Op::sum, Op::spmv}) {
     const Roofline roofline = roofline_of(record(op, DType::f64, DeviceKind::gpu, 1400, 1), context_with_ceilings(), 0);
-    EXPECT_EQ(roofline.bound, "memory") << to_string(op);
+    EXPECT_EQ(roofline.bound, Bound::memory) << to_string(op);
     EXPECT_DOUBLE_EQ(roofline.fraction, 0.5) << to_string(op);
   }
 }
@@ -103,7 +103,7 @@ TEST(Roofline, GpuMatmulAgainstThePeakForItsDtype) {
   const GpuInfo& gpu = context.gpus[0];
 
   const Roofline fp32 = roofline_of(record(Op::matmul, DType::f32, DeviceKind::gpu, 30, 33454.08), context, 0);
-  EXPECT_EQ(fp32.bound, "compute");
+  EXPECT_EQ(fp32.bound, Bound::compute);
   EXPECT_EQ(fp32.ceiling_name, "FP32 peak");
   EXPECT_DOUBLE_EQ(fp32.ceiling, gpu.peak_fp32_gflops);
   EXPECT_DOUBLE_EQ(fp32.fraction, 0.5);
@@ -125,7 +125,7 @@ TEST(Roofline, GpuMatmulAgainstThePeakForItsDtype) {
 
 TEST(Roofline, CpuMemoryBoundAgainstMeasuredCpuCopy) {
   const Roofline roofline = roofline_of(record(Op::sum, DType::f32, DeviceKind::cpu, 80, 20), context_with_ceilings(), 0);
-  EXPECT_EQ(roofline.bound, "memory");
+  EXPECT_EQ(roofline.bound, Bound::memory);
   EXPECT_EQ(roofline.ceiling_name, "measured copy");
   EXPECT_DOUBLE_EQ(roofline.ceiling, 100);
   EXPECT_DOUBLE_EQ(roofline.fraction, 0.8);
@@ -135,7 +135,7 @@ TEST(Roofline, CpuMemoryBoundAgainstMeasuredCpuCopy) {
 
 TEST(Roofline, CpuMatmulIsComputeBoundWithoutACeiling) {
   const Roofline roofline = roofline_of(record(Op::matmul, DType::f64, DeviceKind::cpu, 1, 900), context_with_ceilings(), 0);
-  EXPECT_EQ(roofline.bound, "compute");
+  EXPECT_EQ(roofline.bound, Bound::compute);
   EXPECT_EQ(roofline.ceiling, 0);
   EXPECT_EQ(roofline.fraction, 0);
 }
@@ -148,7 +148,7 @@ TEST(Roofline, UnknownCeilingsGiveNoFraction) {
   set_theoretical_peaks(context.gpus[0]);
 
   const Roofline cpu = roofline_of(record(Op::sin, DType::f32, DeviceKind::cpu, 50, 5), context, 0);
-  EXPECT_EQ(cpu.bound, "memory");
+  EXPECT_EQ(cpu.bound, Bound::memory);
   EXPECT_EQ(cpu.fraction, 0);
 
   const Roofline gpu = roofline_of(record(Op::sin, DType::f32, DeviceKind::gpu, 1676.16, 5), context, 0);
@@ -165,14 +165,14 @@ TEST(Roofline, UnmeasuredAndEndToEndRecordsHaveNoCeiling) {
   skipped.stats.count = 0;
   skipped.status = Status::skipped;
   const Roofline none = roofline_of(skipped, context_with_ceilings(), 0);
-  EXPECT_EQ(none.bound, "");
+  EXPECT_EQ(none.bound, std::nullopt);
   EXPECT_EQ(none.fraction, 0);
 
   // e2e rates include the host transfers, which no device ceiling bounds.
   ResultRecord e2e = record(Op::sin, DType::f32, DeviceKind::gpu, 20, 2);
   e2e.spec.timing = TimingMode::e2e;
   const Roofline transfers = roofline_of(e2e, context_with_ceilings(), 0);
-  EXPECT_EQ(transfers.bound, "memory");
+  EXPECT_EQ(transfers.bound, Bound::memory);
   EXPECT_EQ(transfers.ceiling, 0);
   EXPECT_EQ(transfers.fraction, 0);
   EXPECT_EQ(transfers.theoretical_fraction, 0);

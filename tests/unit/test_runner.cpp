@@ -137,13 +137,13 @@ TEST_F(RunnerTest, OkCaseKeepsEverySampleAndDerivesThroughput) {
   ASSERT_EQ(record.status, Status::ok) << record.reason;
   EXPECT_EQ(record.batch, 1);
   EXPECT_EQ(record.samples_s.size(), 10u);  // identical samples converge at the minimum
-  EXPECT_EQ(record.stop_reason, "converged");
+  EXPECT_EQ(to_string(record.stop_reasons), "converged");
   EXPECT_DOUBLE_EQ(record.stats.median, 1e-3);
   EXPECT_DOUBLE_EQ(record.gbps, 2.0 * 1000 * 4 / 1e-3 / 1e9);
   EXPECT_TRUE(record.verification.passed);
   EXPECT_EQ(record.timer, "scripted");
   EXPECT_EQ(record.warmup, 2);
-  EXPECT_EQ(script.flushes, 10);  // L2 flushed before every sample by default
+  EXPECT_EQ(script.flushes, 11);  // L2 flushed before every sample by default, and once in warm-up
 }
 
 TEST_F(RunnerTest, ShortOpsAreBatchedAndReportedPerLaunch) {
@@ -315,7 +315,7 @@ ResultRecord pass_record(std::vector<double> samples, Status status = Status::ok
   record.samples_s = samples;
   record.host_samples_s = samples;
   record.stats = compute_statistics(samples);
-  record.stop_reason = "converged";
+  record.stop_reasons = StopReasons(StopReason::converged);
   record.batch = 1;
   return record;
 }
@@ -355,6 +355,14 @@ TEST(MergePasses, MergesTelemetryOverAllPasses) {
   ASSERT_TRUE(merged.soak.has_value());
   EXPECT_DOUBLE_EQ(merged.soak->seconds, 10);
   EXPECT_EQ(merged.soak->settled, false);  // settled only when every pass did
+}
+
+TEST(MergePasses, KeepsEveryPasssStopReason) {
+  std::vector<ResultRecord> passes = {pass_record({1, 1}), pass_record({2, 2}), pass_record({3, 3})};
+  passes[0].stop_reasons = StopReasons(StopReason::max_time);
+  EXPECT_EQ(to_string(merge_passes(passes).stop_reasons), "converged+max_time");  // in StopReason order
+  EXPECT_EQ(to_string(merge_passes({pass_record({1, 1}), pass_record({2, 2})}).stop_reasons), "converged");
+  EXPECT_EQ(to_string(StopReasons()), "");
 }
 
 TEST(MergePasses, AFailedPassDecides) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "statistics.hpp"
 
@@ -56,10 +57,10 @@ TEST(StoppingRule, WaitsForMinimumSamplesAndTime) {
   rule.min_time_s = 1.0;
   rule.max_time_s = 10;
   const std::vector<double> tight(4, 1.0);
-  EXPECT_EQ(should_stop(rule, tight, 5.0), StopDecision::go_on);  // too few samples
+  EXPECT_EQ(should_stop(rule, tight, 5.0), std::nullopt);  // too few samples
   const std::vector<double> five(5, 1.0);
-  EXPECT_EQ(should_stop(rule, five, 0.5), StopDecision::go_on);   // too little time
-  EXPECT_EQ(should_stop(rule, std::vector<double>(6, 1.0), 1.5), StopDecision::converged);
+  EXPECT_EQ(should_stop(rule, five, 0.5), std::nullopt);   // too little time
+  EXPECT_EQ(should_stop(rule, std::vector<double>(6, 1.0), 1.5), StopReason::converged);
 }
 
 TEST(StoppingRule, NoisySamplesRunToTheTimeBudget) {
@@ -70,16 +71,16 @@ TEST(StoppingRule, NoisySamplesRunToTheTimeBudget) {
   rule.max_time_s = 2;
   std::vector<double> noisy;
   for (int i = 0; i < 10; ++i) noisy.push_back(i % 2 ? 1.0 : 2.0);
-  EXPECT_EQ(should_stop(rule, noisy, 1.0), StopDecision::go_on);
-  EXPECT_EQ(should_stop(rule, noisy, 2.5), StopDecision::max_time);
+  EXPECT_EQ(should_stop(rule, noisy, 1.0), std::nullopt);
+  EXPECT_EQ(should_stop(rule, noisy, 2.5), StopReason::max_time);
 }
 
 TEST(StoppingRule, TimeBudgetIsHardOnceThreeSamplesExist) {
   StoppingRule rule;
   rule.min_samples = 10;
   rule.max_time_s = 1;
-  EXPECT_EQ(should_stop(rule, {5.0, 5.0}, 10), StopDecision::go_on);
-  EXPECT_EQ(should_stop(rule, {5.0, 5.0, 5.0}, 15), StopDecision::max_time);
+  EXPECT_EQ(should_stop(rule, {5.0, 5.0}, 10), std::nullopt);
+  EXPECT_EQ(should_stop(rule, {5.0, 5.0, 5.0}, 15), StopReason::max_time);
 }
 
 TEST(StoppingRule, SampleCap) {
@@ -87,7 +88,7 @@ TEST(StoppingRule, SampleCap) {
   rule.min_samples = 2;
   rule.max_samples = 3;
   rule.max_time_s = 100;
-  EXPECT_EQ(should_stop(rule, {1.0, 3.0, 9.0}, 0), StopDecision::max_samples);
+  EXPECT_EQ(should_stop(rule, {1.0, 3.0, 9.0}, 0), StopReason::max_samples);
 }
 
 }  // namespace

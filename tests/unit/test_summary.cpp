@@ -47,9 +47,9 @@ ResultRecord gpu(double n, double median_s, const std::string& backend = "cuda")
 ResultRecord gpu_e2e(double n, double op_s, double copy_s) {
   ResultRecord r = gpu(n, op_s + 2 * copy_s);
   r.spec.timing = TimingMode::e2e;
-  for (const auto& [name, median] : {std::pair{"h2d", copy_s}, {"op", op_s}, {"d2h", copy_s}}) {
+  for (const auto& [kind, median] : {std::pair{PhaseKind::h2d, copy_s}, {PhaseKind::op, op_s}, {PhaseKind::d2h, copy_s}}) {
     Phase phase;
-    phase.name = name;
+    phase.kind = kind;
     phase.stats = stats_with_median(median);
     r.phases.push_back(phase);
   }
@@ -243,6 +243,15 @@ TEST(SpeedupSummary, SizesAreFootprintsAndVariantsAreSeparate) {
   EXPECT_EQ(summary.groups[3].variant, "banded+l2warm");
   EXPECT_TRUE(summary.groups[3].contains(banded.spec));
   EXPECT_FALSE(summary.groups[1].contains(tf32.spec));
+  // A forced SpMV kernel is how the cuda backend ran, not a variant of the case: it joins
+  // its group, named with its kernel.
+  ResultRecord forced = banded;
+  forced.spec.spmv_kernel = SpmvKernelChoice::merge_path;
+  forced.stats = stats_with_median(0.5e-6);
+  EXPECT_TRUE(summary.groups[3].contains(forced.spec));
+  const auto with_forced = summarize_speedups({banded, forced});
+  ASSERT_EQ(with_forced.groups.size(), 1u);
+  EXPECT_EQ(with_forced.groups[0].rows.at(0).kernel.gpu->backend, "cuda/merge_path");
 
   const SpeedupGroup& matmul = summary.groups[1];
   ASSERT_EQ(matmul.rows.size(), 2u);

@@ -189,13 +189,18 @@ TEST(Verify, WrongOutputShapeFails) {
 }
 
 TEST(Verify, ToleranceFollowsTheDocumentedRules) {
-  const Problem problem = make_problem(Op::sin, DType::f32, elementwise_shape(10), 1);
   const double u = std::ldexp(1.0, -24);
-  EXPECT_DOUBLE_EQ(tolerance(Op::sqrt, problem, 0, 1), 2 * u);
-  EXPECT_DOUBLE_EQ(tolerance(Op::sin, problem, 0, 1), 4 * u);
-  EXPECT_DOUBLE_EQ(tolerance(Op::sum, problem, 0, 1024), u * (8 * 10 + 64));
-  EXPECT_DOUBLE_EQ(tolerance(Op::matmul, problem, 0, 100), u * (2 * 10 + 16));
-  EXPECT_DOUBLE_EQ(tolerance(Op::spmv, problem, std::ldexp(1.0, -53), 16), std::ldexp(1.0, -53) * (2 * 4 + 16));
+  const auto f32_problem = [](Op op, const Shape& shape) { return make_problem(op, DType::f32, shape, 1); };
+  EXPECT_DOUBLE_EQ(tolerance(f32_problem(Op::sqrt, elementwise_shape(10))), 2 * u);
+  EXPECT_DOUBLE_EQ(tolerance(f32_problem(Op::sin, elementwise_shape(10))), 4 * u);
+  EXPECT_DOUBLE_EQ(tolerance(f32_problem(Op::sum, elementwise_shape(1024))), u * (8 * 10 + 64));
+  EXPECT_DOUBLE_EQ(tolerance(f32_problem(Op::matmul, matmul_shape(2, 3, 100))), u * (2 * 10 + 16));
+  // spmv's row length sits in each entry's scale, so its tolerance is plain u.
+  EXPECT_DOUBLE_EQ(tolerance(f32_problem(Op::spmv, spmv_shape(10, 4, SpmvPattern::random))), u);
+  // A coarser arithmetic replaces u; f64 has its own.
+  EXPECT_DOUBLE_EQ(tolerance(f32_problem(Op::matmul, matmul_shape(2, 3, 100)), std::ldexp(1.0, -11)),
+                   std::ldexp(1.0, -11) * (2 * 10 + 16));
+  EXPECT_DOUBLE_EQ(tolerance(make_problem(Op::sqrt, DType::f64, elementwise_shape(10), 1)), 2 * std::ldexp(1.0, -53));
 }
 
 TEST(Verify, LargeSumReferenceIsAccurate) {

@@ -1,0 +1,16 @@
+// Renderings of compare's verdicts (src/compare.hpp): the console table, Markdown for job
+// summaries and JSON. Like the reporters, they only read the records.
+#pragma once
+
+#include <string>
+
+#include "compare.hpp"
+#include "report/report.hpp"
+
+namespace gpb {
+
+// Console table (sorted, with a summary line), Markdown (for job summaries) or JSON.
+// CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr.
+std::string render_comparison(const Comparison& comparison, ReportFormat format);
+
+}  // namespace gpb

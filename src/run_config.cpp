@@ -1,0 +1,480 @@
+#include "run_config.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <variant>
+
+#include "build_info.hpp"
+#include "compare.hpp"
+#include "op_table.hpp"
+#include "system.hpp"
+
+namespace gpb {
+namespace {
+
+// ---- The table of run-wide settings ----
+
+using SettingField = std::variant<std::int64_t RunSettings::*, std::uint64_t RunSettings::*, double RunSettings::*,
+                                  bool RunSettings::*, L2Mode RunSettings::*>;
+
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+// One run-wide setting. Numbers are bounded by [min, max] (min excluded when min_open);
+// an integer with max_per_core is also held to that many per usable core.
+struct SettingSpec {
+  const char* name;       // key in the report context's settings
+  const char* flag;       // command-line flag
+  const char* suite_key;  // key in a suite's "settings"; nullptr: command line only
+  SettingField field;
+  SettingValue default_value;
+  const char* help;
+  double min = -kUnbounded, max = kUnbounded;
+  bool min_open = false;
+  bool percent = false;            // the flag takes percent; the suite and the report a fraction
+  std::int64_t max_per_core = 0;
+  bool recorded = true;            // written into the report context's settings
+};
+
+SettingSpec integer(const char* name, const char* flag, const char* suite_key, std::int64_t RunSettings::*field,
+                    std::int64_t default_value, double min, double max, const char* help) {
+  SettingSpec spec{name, flag, suite_key, field, default_value, help};
+  spec.min = min;
+  spec.max = max;
+  return spec;
+}
+
+SettingSpec real(const char* name, const char* flag, const char* suite_key, double RunSettings::*field,
+                 double default_value, double min, double max, const char* help) {
+  SettingSpec spec{name, flag, suite_key, field, default_value, help};
+  spec.min = min;
+  spec.max = max;
+  return spec;
+}
+
+SettingSpec with_percent_flag(SettingSpec spec) {
+  spec.percent = true;
+  return spec;
+}
+
+SettingSpec with_open_min(SettingSpec spec) {
+  spec.min_open = true;
+  return spec;
+}
+
+SettingSpec not_recorded(SettingSpec spec) {
+  spec.recorded = false;
+  return spec;
+}
+
+// The settings, in the order --help lists them. Bounds are listed for users in docs/bounds.md.
+const std::vector<SettingSpec>& setting_table() {
+  static const std::vector<SettingSpec> table = {
+      integer("warmup", "--warmup", "warmup", &RunSettings::warmup, 3, 0, kUnbounded, "Untimed warm-up iterations"),
+      integer("min_samples", "--min-samples", "min_samples", &RunSettings::min_samples, 10, 1, kUnbounded,
+              "Minimum samples per case"),
+      integer("max_samples", "--max-samples", "max_samples", &RunSettings::max_samples, 100000, 1, kUnbounded,
+              "Maximum samples per case"),
+      with_open_min(with_percent_flag(real("max_noise", "--max-noise", "max_noise", &RunSettings::max_noise, 0.005, 0,
+                                           kUnbounded,
+                                           "Stop once the median's 95% CI half-width is under this percentage"))),
+      real("min_time_s", "--min-time", "min_time", &RunSettings::min_time_s, 0.05, 0, kUnbounded,
+           "Measure each case at least this many seconds"),
+      real("max_time_s", "--max-time", "max_time", &RunSettings::max_time_s, 2.0, 0, kUnbounded,
+           "Measure each case at most this many seconds"),
+      SettingSpec{"seed", "--seed", "seed", &RunSettings::seed, std::int64_t{42}, "Seed for the inputs"},
+      SettingSpec{"l2", "--l2", "l2", &RunSettings::l2, std::string("flush"),
+                  "flush (cold cache before each sample) or warm"},
+      not_recorded(integer("threads", "--threads", "threads", &RunSettings::threads, 0, 0, kUnbounded,
+                           "CPU threads (0: all usable cores)")),
+      integer("repetitions", "--repetitions", "repetitions", &RunSettings::repetitions, 1, 1, kUnbounded,
+              "Passes over the whole plan, each with an equal share of the sampling budget"),
+      not_recorded(integer("device", "--device", nullptr, &RunSettings::device, 0, -kUnbounded, kUnbounded,
+                           "CUDA device ordinal")),
+      SettingSpec{"profile", "--profile", nullptr, &RunSettings::profile, false,
+                  "Profiler session: few warm-ups and samples, capture range around measuring"},
+      with_open_min(real("throttle_threshold", "--throttle-threshold", "throttle_threshold",
+                         &RunSettings::throttle_threshold, kDefaultThrottleThreshold, 0, 1,
+                         "Flag GPU samples taken while the SM clock was below this fraction of its maximum")),
+      SettingSpec{"discard_throttled", "--discard-throttled", "discard_throttled", &RunSettings::discard_throttled, false,
+                  "Leave flagged GPU samples out of the statistics"},
+      real("soak_s", "--soak", "soak", &RunSettings::soak_s, 0, 0, 3600,
+           "Run each case untimed up to this many seconds, until clocks and power settle, before measuring"),
+  };
+  return table;
+}
+
+template <class T>
+constexpr bool holds_field(const SettingSpec& spec) {
+  return std::holds_alternative<T RunSettings::*>(spec.field);
+}
+
+bool is_switch(const SettingSpec& spec) { return holds_field<bool>(spec); }
+
+// ---- Values: parsed from a flag's text, checked, stored ----
+
+std::string number_text(double value) { return to_string(SettingValue(value)); }
+
+// The largest value the setting takes on this machine.
+double upper_bound(const SettingSpec& spec) {
+  if (spec.max_per_core == 0) return spec.max;
+  return std::min(spec.max, static_cast<double>(spec.max_per_core) * usable_cores());
+}
+
+bool within(const SettingSpec& spec, double value) {
+  return (spec.min_open ? value > spec.min : value >= spec.min) && value <= upper_bound(spec);
+}
+
+// "at least 0, at most 16", "above 0": the bounds times `scale` (100 for a percent flag).
+std::string range_text(const SettingSpec& spec, double scale) {
+  const double min = spec.min * scale;
+  const double max = upper_bound(spec) * scale;
+  std::string text;
+  if (std::isfinite(min)) text = spec.min_open ? "above " + number_text(min) : "at least " + number_text(min);
+  if (std::isfinite(max)) text += (text.empty() ? "at most " : ", at most ") + number_text(max);
+  return text;
+}
+
+[[noreturn]] void out_of_range(const SettingSpec& spec, const std::string& where, const std::string& value, double scale) {
+  throw UsageError(where + ": " + value + " is out of range (" + range_text(spec, scale) + ")");
+}
+
+// The value in its setting's type, or UsageError naming `where`. `scale` converts the
+// value's unit to the setting's (1/100 for a percent flag); messages use the value's unit.
+SettingValue checked(const SettingSpec& spec, const SettingValue& value, const std::string& where, double scale = 1) {
+  const std::string shown = to_string(value);
+  const auto* as_signed = std::get_if<std::int64_t>(&value);
+  const auto* as_unsigned = std::get_if<std::uint64_t>(&value);
+  if (holds_field<std::int64_t>(spec)) {
+    if (!as_signed && !as_unsigned) throw UsageError(where + ": expected an integer, got " + shown);
+    if (as_unsigned || !within(spec, static_cast<double>(*as_signed))) out_of_range(spec, where, shown, 1);
+    return *as_signed;
+  }
+  if (holds_field<std::uint64_t>(spec)) {
+    if (as_unsigned) return *as_unsigned;
+    if (!as_signed || *as_signed < 0)
+      throw UsageError(where + ": expected an integer from 0 to 18446744073709551615, got " + shown);
+    return *as_signed;
+  }
+  if (holds_field<double>(spec)) {
+    double number = 0;
+    if (const auto* real = std::get_if<double>(&value))
+      number = *real;
+    else if (as_signed)
+      number = static_cast<double>(*as_signed);
+    else if (as_unsigned)
+      number = static_cast<double>(*as_unsigned);
+    else
+      throw UsageError(where + ": expected a number, got " + shown);
+    if (!std::isfinite(number)) throw UsageError(where + ": expected a finite number, got " + shown);
+    if (!within(spec, number * scale)) out_of_range(spec, where, shown, 1 / scale);
+    return number * scale;
+  }
+  if (holds_field<bool>(spec)) {
+    if (!std::holds_alternative<bool>(value)) throw UsageError(where + ": expected true or false, got " + shown);
+    return value;
+  }
+  const auto* text = std::get_if<std::string>(&value);
+  if (!text) throw UsageError(where + ": expected a string, got " + shown);
+  try {
+    return to_string(parse_l2_mode(*text));
+  } catch (const UsageError& error) {
+    throw UsageError(where + ": " + error.what());
+  }
+}
+
+// A flag's text as a value of its setting's kind; numbers must be whole and plain
+// ("12", "-3", "0.5"), so "1e999", "nan" and "0x10" are refused rather than guessed at.
+SettingValue from_flag_text(const SettingSpec& spec, const std::string& text) {
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto whole = [&](const std::from_chars_result& result) { return result.ec == std::errc() && result.ptr == last; };
+  if (holds_field<std::int64_t>(spec) || holds_field<std::uint64_t>(spec)) {
+    std::int64_t number = 0;
+    const auto result = std::from_chars(first, last, number);
+    if (whole(result)) return number;
+    std::uint64_t large = 0;
+    if (whole(std::from_chars(first, last, large))) return large;
+    if (result.ec == std::errc::result_out_of_range && result.ptr == last) {
+      if (holds_field<std::uint64_t>(spec))
+        throw UsageError(std::string(spec.flag) + ": expected an integer from 0 to 18446744073709551615, got " + text);
+      out_of_range(spec, spec.flag, text, 1);
+    }
+    throw UsageError(std::string(spec.flag) + ": expected an integer, got '" + text + "'");
+  }
+  if (holds_field<double>(spec)) {
+    double number = 0;
+    if (!whole(std::from_chars(first, last, number)))
+      throw UsageError(std::string(spec.flag) + ": expected a number, got '" + text + "'");
+    return number;
+  }
+  return text;
+}
+
+void store(RunSettings& settings, const SettingSpec& spec, const SettingValue& value) {
+  std::visit(
+      [&](auto field) {
+        using T = std::remove_reference_t<decltype(settings.*field)>;
+        if constexpr (std::is_same_v<T, L2Mode>)
+          settings.*field = parse_l2_mode(std::get<std::string>(value));
+        else if constexpr (std::is_same_v<T, std::uint64_t>)
+          settings.*field = std::holds_alternative<std::uint64_t>(value)
+                                ? std::get<std::uint64_t>(value)
+                                : static_cast<std::uint64_t>(std::get<std::int64_t>(value));
+        else
+          settings.*field = std::get<T>(value);
+      },
+      spec.field);
+}
+
+SettingValue value_of(const RunSettings& settings, const SettingSpec& spec) {
+  return std::visit(
+      [&](auto field) -> SettingValue {
+        using T = std::remove_cv_t<std::remove_reference_t<decltype(settings.*field)>>;
+        if constexpr (std::is_same_v<T, L2Mode>)
+          return to_string(settings.*field);
+        else if constexpr (std::is_same_v<T, std::uint64_t>)
+          return integer_setting(settings.*field);
+        else
+          return settings.*field;
+      },
+      spec.field);
+}
+
+// Rules between settings, after the merge.
+void check_together(const RunSettings& settings) {
+  if (settings.min_samples > settings.max_samples)
+    throw UsageError("--min-samples (" + std::to_string(settings.min_samples) + ") must not exceed --max-samples (" +
+                     std::to_string(settings.max_samples) + ")");
+  if (settings.min_time_s > settings.max_time_s)
+    throw UsageError("--min-time (" + number_text(settings.min_time_s) + " s) must not exceed --max-time (" +
+                     number_text(settings.max_time_s) + " s)");
+}
+
+// ---- The rest of the command line ----
+
+std::vector<std::string> flatten_lists(const std::vector<std::string>& values) {
+  std::vector<std::string> items;
+  for (const auto& value : values)
+    for (auto& item : split_list(value)) items.push_back(std::move(item));
+  return items;
+}
+
+template <class T, class Parse>
+std::vector<T> parse_each(const std::vector<std::string>& values, Parse parse) {
+  std::vector<T> parsed;
+  for (const auto& item : flatten_lists(values)) parsed.push_back(parse(item));
+  return parsed;
+}
+
+// --nnz-per-row: a positive integer.
+std::int64_t parse_nnz_per_row(const std::string& text) {
+  std::int64_t number = 0;
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (result.ec != std::errc() || result.ptr != text.data() + text.size())
+    throw UsageError("--nnz-per-row: expected an integer, got '" + text + "'");
+  if (number <= 0) throw UsageError("--nnz-per-row must be positive");
+  return number;
+}
+
+
+// "sin,sqrt,sum" for the help text: the names the op and dtype tables hold.
+template <class Value>
+std::string names_of(const std::vector<Value>& values) {
+  std::string names;
+  for (const Value value : values) names += (names.empty() ? "" : ",") + to_string(value);
+  return names;
+}
+
+}  // namespace
+
+double parse_threshold_flag(const std::string& flag, const std::string& text) {
+  double percent = 0;
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), percent);
+  if (result.ec != std::errc() || result.ptr != text.data() + text.size())
+    throw UsageError(flag + ": expected a percentage, got '" + text + "'");
+  const double fraction = percent / 100.0;
+  require_threshold(fraction, flag);
+  return fraction;
+}
+
+RunSettings default_run_settings() {
+  RunSettings settings;
+  for (const auto& spec : setting_table()) store(settings, spec, spec.default_value);
+  return settings;
+}
+
+SettingValue check_suite_setting(const std::string& key, const SettingValue& value, const std::string& where) {
+  for (const auto& spec : setting_table())
+    if (spec.suite_key && key == spec.suite_key) return checked(spec, value, where + "." + key);
+  throw UsageError(where + ": unknown key '" + key + "'");
+}
+
+RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
+  const auto& table = setting_table();
+  setting_inputs_.resize(table.size());  // never resized again: the App keeps pointers into it
+  run.add_option("--op", ops_, "Ops: " + names_of(all_ops()))->delimiter(',');
+  run.add_option("--backend", backends_, "Backends (default: all available)")->delimiter(',');
+  run.add_option("--dtype", dtypes_, names_of(all_dtypes()) + " (default f32)")->delimiter(',');
+  run.add_option("--size", sizes_, "Sizes: 4096, 16M, 1M,16M, 1K..256M:x4 (n; matmul: square n; spmv: rows)");
+  run.add_option("--shape", shapes_, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
+  run.add_option("--rows", rows_, "spmv: rows (square matrix)");
+  run.add_option("--nnz-per-row", nnz_per_row_, "spmv: nonzeros per row (mean for powerlaw; default 16)");
+  run.add_option("--pattern", pattern_, "spmv: random (default), banded or powerlaw");
+  run.add_option("--matrix", matrix_, "spmv: a Matrix Market (.mtx) file");
+  run.add_option("--spmv-kernel", spmv_kernel_, "spmv on cuda: auto (from the row lengths), row_split or merge_path");
+  run.add_option("--timing", timings_, "kernel (op alone) or e2e (h2d + op + d2h)")->delimiter(',');
+  run.add_flag("--tf32", tf32_, "cuBLAS f32 matmul on tensor cores (TF32)");
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const SettingSpec& spec = table[i];
+    if (is_switch(spec)) {
+      run.add_flag(spec.flag, setting_inputs_[i].set, spec.help);
+      continue;
+    }
+    const SettingValue shown = spec.percent ? SettingValue(std::get<double>(spec.default_value) * 100) : spec.default_value;
+    run.add_option(spec.flag, setting_inputs_[i].text, std::string(spec.help) + " (default " + to_string(shown) + ")");
+  }
+  run.add_option("--config", config_, "Suite file (configs/*.json)");
+  run.add_option("--format", format_, "console, json, csv or markdown");
+  run.add_option("--out", outs_, "Write a report file (format from the extension: .json .csv .md .txt)");
+  run.add_flag("--quiet", quiet_, "No progress and no console table when writing files");
+  run.add_option("--progress", progress_, "Progress line on stderr: always, never or auto (a terminal, not --quiet)");
+  run.add_option("--baseline", baseline_, "Compare against this JSON report after running");
+  run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)");
+  run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
+  run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
+  run.add_option("--relative-to", relative_to_, "Add a speed-up column against this backend");
+}
+
+bool RunCommandLine::given(const std::string& flag) const { return app_->get_option(flag)->count() > 0; }
+
+RunSettings RunCommandLine::merge_settings(const Suite* suite) const {
+  RunSettings settings;
+  const auto& table = setting_table();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const SettingSpec& spec = table[i];
+    SettingValue value = spec.default_value;
+    if (given(spec.flag))
+      value = is_switch(spec) ? SettingValue(setting_inputs_[i].set)
+                              : checked(spec, from_flag_text(spec, setting_inputs_[i].text), spec.flag, spec.percent ? 0.01 : 1);
+    else if (suite && spec.suite_key && suite->settings.count(spec.suite_key) != 0)
+      value = suite->settings.at(spec.suite_key);
+    store(settings, spec, value);
+  }
+  check_together(settings);
+  // A profiler session is one pass: the capture range covers exactly one measurement of each case.
+  if (settings.profile) settings.repetitions = 1;
+  return settings;
+}
+
+std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
+  SuiteGroup group;
+  RunOptions& options = group.options;
+  options.ops = parse_each<Op>(ops_, parse_op);
+  options.backends = flatten_lists(backends_);
+  if (!dtypes_.empty()) options.dtypes = parse_each<DType>(dtypes_, parse_dtype);
+  for (const auto& size : sizes_) {
+    const auto parsed = parse_size_list(size);
+    options.sizes.insert(options.sizes.end(), parsed.begin(), parsed.end());
+  }
+  options.matmul_shapes = parse_each<Shape>(shapes_, parse_matmul_shape);
+  if (!rows_.empty()) options.spmv_rows = parse_size(rows_);
+  if (given("--nnz-per-row")) options.nnz_per_row = parse_nnz_per_row(nnz_per_row_);
+  if (given("--pattern")) options.pattern = parse_pattern(pattern_);
+  options.matrix_path = matrix_;
+  if (given("--spmv-kernel")) options.spmv_kernel = parse_spmv_kernel(spmv_kernel_);
+  if (!timings_.empty()) options.timings = parse_each<TimingMode>(timings_, parse_timing_mode);
+  options.tf32 = tf32_;
+  return {group};
+}
+
+std::vector<SuiteGroup> RunCommandLine::filtered_suite_groups(const Suite& suite) const {
+  for (const char* flag : {"--size", "--shape", "--rows", "--nnz-per-row", "--pattern", "--matrix", "--spmv-kernel", "--timing", "--tf32"})
+    if (given(flag)) throw UsageError(std::string(flag) + " cannot be combined with a suite (--config, or no --op)");
+  std::vector<SuiteGroup> groups = suite.groups;
+  const auto backends = flatten_lists(backends_);
+  if (!backends.empty())
+    for (auto& group : groups) group.options.backends = backends;
+  return groups;
+}
+
+std::vector<ReportOutput> RunCommandLine::outputs() const {
+  std::vector<ReportOutput> outputs;
+  const ReportFormat chosen = given("--format") ? parse_report_format(format_) : ReportFormat::console;
+  for (const auto& path : outs_) outputs.push_back({report_format_for_path(path), path});
+  if (outputs.empty())
+    outputs.push_back({chosen, ""});
+  else if (!quiet_)
+    outputs.push_back({ReportFormat::console, ""});
+  return outputs;
+}
+
+RunConfig RunCommandLine::resolve() const {
+  RunConfig config;
+  config.outputs = outputs();
+  const bool use_suite = given("--config") || ops_.empty();
+  std::optional<Suite> suite;
+  if (use_suite) {
+    suite = config_.empty() ? parse_suite(build_info::default_suite, "configs/default.json (built in)") : load_suite(config_);
+    config.suite_path = config_;
+    config.thresholds = suite->thresholds;
+    config.groups = filtered_suite_groups(*suite);
+  } else {
+    config.groups = command_line_groups();
+  }
+  config.backends_named = given("--backend");
+  config.settings = merge_settings(suite ? &*suite : nullptr);
+  if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
+  if (!baseline_.empty()) config.baseline = read_json_report(baseline_);
+  config.allow_missing = allow_missing_;
+  config.allow_machine_mismatch = allow_machine_mismatch_;
+  if (!relative_to_.empty()) config.relative_to = relative_to_;
+  config.quiet = quiet_;
+  config.progress = parse_progress_mode(progress_);
+  return config;
+}
+
+RunnerOptions runner_options(const RunConfig& config) {
+  const RunSettings& settings = config.settings;
+  RunnerOptions runner;
+  runner.warmup = static_cast<int>(settings.warmup);
+  runner.stopping.min_samples = static_cast<std::size_t>(settings.min_samples);
+  runner.stopping.max_samples = static_cast<std::size_t>(settings.max_samples);
+  runner.stopping.max_noise = settings.max_noise;
+  runner.stopping.min_time_s = settings.min_time_s;
+  runner.stopping.max_time_s = settings.max_time_s;
+  runner.device = static_cast<int>(settings.device);
+  runner.repetitions = static_cast<int>(settings.repetitions);
+  runner.profile = settings.profile;
+  runner.progress = progress_wanted(config.progress, config.quiet, isatty(STDERR_FILENO));
+  runner.progress_on_terminal = isatty(STDERR_FILENO);
+  runner.telemetry.throttle_threshold = settings.throttle_threshold;
+  runner.telemetry.discard_throttled = settings.discard_throttled;
+  runner.telemetry.soak_s = settings.soak_s;
+  return runner;
+}
+
+CompareOptions compare_options(const RunConfig& config) {
+  CompareOptions compare;
+  compare.threshold = config.threshold;
+  compare.allow_missing = config.allow_missing;
+  compare.allow_machine_mismatch = config.allow_machine_mismatch;
+  return compare;
+}
+
+void record_settings(const RunConfig& config, Context& context) {
+  for (const auto& spec : setting_table())
+    if (spec.recorded) context.settings[spec.name] = value_of(config.settings, spec);
+  context.settings["min_sample_s"] = runner_options(config).min_sample_s;
+  if (!config.suite_path.empty()) context.settings["suite"] = config.suite_path;
+}
+
+void check_baseline(const RunConfig& config, const Context& context) {
+  if (config.baseline) compare_reports(*config.baseline, LoadedReport{context, {}}, compare_options(config));
+}
+
+}  // namespace gpb

@@ -1,0 +1,127 @@
+// The run configuration: everything `gpubench run` decides before it measures, in one
+// place. Each run-wide setting is one entry of a table (run_config.cpp) -- name, flag,
+// suite key, type, default, bounds, help -- and that entry drives the command-line flag,
+// the suite's "settings" key, the merge (a flag given explicitly wins over the suite),
+// validation and the typed write into the report context. The bounds are listed for
+// users in docs/bounds.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "progress.hpp"
+#include "report/report.hpp"
+#include "result.hpp"
+#include "runner.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace gpb {
+
+struct CompareOptions;
+
+// The settings the whole run shares. The defaults are the table's: start from
+// default_run_settings(), not from RunSettings{}.
+struct RunSettings {
+  std::int64_t warmup = 0;
+  std::int64_t min_samples = 0;
+  std::int64_t max_samples = 0;
+  double max_noise = 0;  // a fraction; --max-noise takes percent
+  double min_time_s = 0;
+  double max_time_s = 0;
+  std::uint64_t seed = 0;
+  L2Mode l2 = L2Mode::flush;
+  std::int64_t threads = 0;  // 0: every usable core
+  std::int64_t repetitions = 0;
+  std::int64_t device = 0;   // CUDA device ordinal
+  bool profile = false;
+  double throttle_threshold = 0;  // fraction of the maximum SM clock
+  bool discard_throttled = false;
+  double soak_s = 0;
+};
+
+RunSettings default_run_settings();
+
+// Checks one entry of a suite's "settings" object (where: "suite.json: settings") against
+// the table and returns it in its setting's type; UsageError for an unknown key, a value of
+// the wrong type ("warmup": 0.7) or one out of bounds.
+SettingValue check_suite_setting(const std::string& key, const SettingValue& value, const std::string& where);
+
+// A report destination: a file whose format follows its extension, or the terminal.
+struct ReportOutput {
+  ReportFormat format = ReportFormat::console;
+  std::string path;  // empty: stdout
+};
+
+// Everything one `gpubench run` does, checked: a RunConfig that exists is one that can run
+// to its end without a usage error (the plan and the baseline's machine are checked next,
+// still before measuring: build_plan, check_baseline).
+struct RunConfig {
+  RunSettings settings;
+  // What runs: the command line's one group, or a suite's groups after the --op, --backend,
+  // --dtype and --timing filters.
+  std::vector<SuiteGroup> groups;
+  bool backends_named = false;                // --backend given: an unavailable one is a usage error
+  std::map<std::string, double> thresholds;   // the suite's, and --threshold as "*" (fractions)
+  std::optional<double> threshold;            // --threshold as a fraction
+  std::string suite_path;                     // --config, recorded in the report
+  std::vector<ReportOutput> outputs;
+  std::optional<LoadedReport> baseline;       // --baseline, read before anything runs
+  bool allow_missing = false, allow_machine_mismatch = false;
+  std::optional<std::string> relative_to;
+  bool quiet = false;
+  ProgressMode progress = ProgressMode::auto_detect;
+};
+
+// `gpubench run`'s flags: the constructor adds them to the run subcommand; after that
+// command line is parsed, resolve() reads the suite, merges and validates. UsageError
+// names the flag or the suite key and what was wrong.
+class RunCommandLine {
+ public:
+  explicit RunCommandLine(CLI::App& run_command);
+  RunCommandLine(const RunCommandLine&) = delete;  // the App holds pointers into it
+  RunCommandLine& operator=(const RunCommandLine&) = delete;
+  RunConfig resolve() const;
+
+ private:
+  bool given(const std::string& flag) const;
+  RunSettings merge_settings(const Suite* suite) const;
+  std::vector<SuiteGroup> command_line_groups() const;
+  std::vector<SuiteGroup> filtered_suite_groups(const Suite& suite) const;
+  std::vector<ReportOutput> outputs() const;
+
+  CLI::App* app_;
+  struct SettingInput {
+    std::string text;  // a value flag's argument
+    bool set = false;  // a switch (--profile)
+  };
+  std::vector<SettingInput> setting_inputs_;  // one per table entry, in its order
+  std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_;
+  std::string rows_, nnz_per_row_, pattern_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
+  std::string progress_ = "auto";
+  bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false;
+};
+
+// A threshold flag's percent as a fraction, held to compare's rule (require_threshold).
+double parse_threshold_flag(const std::string& flag, const std::string& text);
+
+// The runner's options for this configuration.
+RunnerOptions runner_options(const RunConfig& config);
+
+// Compare's options for --baseline.
+CompareOptions compare_options(const RunConfig& config);
+
+// The one typed write of the run's settings into the report context.
+void record_settings(const RunConfig& config, Context& context);
+
+// Refuses, before measuring, a baseline that compare would refuse at the end: another
+// machine (unless allowed), a case listed twice, thresholds out of range.
+void check_baseline(const RunConfig& config, const Context& context);
+
+}  // namespace gpb

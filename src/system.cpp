@@ -1,0 +1,29 @@
+#include "system.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace gpb {
+
+int usable_cores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0) return std::max(1, CPU_COUNT(&mask));
+  // More CPUs than a cpu_set_t holds (over 1024): the mask cannot be read that way, and
+  // such a machine's cores are all online ones as far as a benchmark can tell.
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int worker_threads(int requested) { return requested == 0 ? usable_cores() : requested; }
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<double>(pages) * static_cast<double>(page_size);
+}
+
+}  // namespace gpb

@@ -1,0 +1,129 @@
+// The run configuration: defaults, the suite/command-line merge, validation and the typed
+// settings it writes into the report context.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <limits>
+
+#include "run_config.hpp"
+
+namespace gpb {
+namespace {
+
+// `gpubench run` with these flags, parsed and resolved.
+RunConfig resolve(const std::string& flags) {
+  CLI::App app;
+  CLI::App* run = app.add_subcommand("run");
+  const RunCommandLine command_line(*run);
+  app.parse("run " + flags, false);
+  return command_line.resolve();
+}
+
+std::string error_of(const std::string& flags) {
+  try {
+    resolve(flags);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "<no UsageError>";
+}
+
+std::string write_suite(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(RunConfig, DefaultsComeFromTheSettingsTable) {
+  const RunSettings settings = resolve("--op sin").settings;
+  EXPECT_EQ(settings.warmup, 3);
+  EXPECT_EQ(settings.min_samples, 10);
+  EXPECT_EQ(settings.max_samples, 100000);
+  EXPECT_DOUBLE_EQ(settings.max_noise, 0.005);
+  EXPECT_DOUBLE_EQ(settings.min_time_s, 0.05);
+  EXPECT_DOUBLE_EQ(settings.max_time_s, 2.0);
+  EXPECT_EQ(settings.seed, 42u);
+  EXPECT_EQ(settings.l2, L2Mode::flush);
+  EXPECT_EQ(settings.threads, 0);
+  EXPECT_EQ(settings.repetitions, 1);
+  EXPECT_EQ(settings.device, 0);
+  EXPECT_FALSE(settings.profile);
+  const RunSettings defaults = default_run_settings();
+  EXPECT_EQ(defaults.warmup, settings.warmup);
+  EXPECT_EQ(defaults.seed, settings.seed);
+}
+
+TEST(RunConfig, AnExplicitFlagWinsOverTheSuiteWhichWinsOverTheDefault) {
+  const std::string suite = write_suite("merge.json", R"({"settings": {"warmup": 7, "max_noise": 0.02, "seed": 9, "l2": "warm",
+      "threads": 1}, "groups": [{"ops": ["sum"], "sizes": ["1K"], "backends": ["eigen"]}]})");
+  const RunConfig config = resolve("--config " + suite + " --warmup 1 --threads 0");
+  EXPECT_EQ(config.settings.warmup, 1);
+  EXPECT_EQ(config.settings.threads, 0);
+  EXPECT_DOUBLE_EQ(config.settings.max_noise, 0.02);
+  EXPECT_EQ(config.settings.seed, 9u);
+  EXPECT_EQ(config.settings.l2, L2Mode::warm);
+  EXPECT_DOUBLE_EQ(config.settings.max_time_s, 2.0);
+  EXPECT_EQ(config.suite_path, suite);
+  ASSERT_EQ(config.groups.size(), 1u);
+  EXPECT_EQ(config.groups[0].options.ops, std::vector<Op>{Op::sum});
+}
+
+TEST(RunConfig, PercentFlagsBecomeFractions) {
+  const RunConfig config = resolve("--op sin --max-noise 0.5 --threshold 7");
+  EXPECT_DOUBLE_EQ(config.settings.max_noise, 0.005);
+  ASSERT_TRUE(config.threshold);
+  EXPECT_DOUBLE_EQ(*config.threshold, 0.07);
+}
+
+TEST(RunConfig, AProfilerSessionIsOnePass) {
+  const RunConfig config = resolve("--op sin --profile --repetitions 5");
+  EXPECT_TRUE(config.settings.profile);
+  EXPECT_EQ(config.settings.repetitions, 1);
+}
+
+TEST(RunConfig, TheContextGetsEverySettingInItsType) {
+  const std::string suite = write_suite("typed.json", R"({"groups": [{"ops": ["sum"], "backends": ["eigen"]}]})");
+  Context context;
+  record_settings(resolve("--config " + suite + " --max-time 2 --seed 18446744073709551615"), context);
+  EXPECT_EQ(context.settings.at("max_time_s"), SettingValue(2.0));
+  EXPECT_EQ(context.settings.at("max_noise"), SettingValue(0.005));
+  EXPECT_EQ(context.settings.at("warmup"), SettingValue(std::int64_t{3}));
+  EXPECT_EQ(context.settings.at("seed"), SettingValue(std::numeric_limits<std::uint64_t>::max()));
+  EXPECT_EQ(context.settings.at("profile"), SettingValue(false));
+  EXPECT_EQ(context.settings.at("l2"), SettingValue(std::string("flush")));
+  EXPECT_EQ(context.settings.at("suite"), SettingValue(suite));
+  EXPECT_TRUE(std::holds_alternative<double>(context.settings.at("min_sample_s")));
+  // The threads used are the context's own field; the ordinal is a GPU fact.
+  EXPECT_EQ(context.settings.count("threads"), 0u);
+  EXPECT_EQ(context.settings.count("device"), 0u);
+}
+
+TEST(RunConfig, BadValuesNameTheFlag) {
+  EXPECT_EQ(error_of("--op sin --warmup x"), "--warmup: expected an integer, got 'x'");
+  EXPECT_EQ(error_of("--op sin --warmup -1"), "--warmup: -1 is out of range (at least 0)");
+  EXPECT_EQ(error_of("--op sin --max-noise 0"), "--max-noise: 0 is out of range (above 0)");
+  EXPECT_EQ(error_of("--op sin --min-samples 20 --max-samples 10"), "--min-samples (20) must not exceed --max-samples (10)");
+  EXPECT_EQ(error_of("--op sin --min-time 3 --max-time 2"), "--min-time (3 s) must not exceed --max-time (2 s)");
+  EXPECT_EQ(error_of("--op sin --l2 cold").rfind("--l2: ", 0), 0u);
+}
+
+TEST(RunConfig, SuiteSettingsAreCheckedAgainstTheTable) {
+  EXPECT_EQ(check_suite_setting("max_time", std::int64_t{4}, "s.json: settings"), SettingValue(4.0));
+  EXPECT_EQ(check_suite_setting("seed", std::int64_t{7}, "s.json: settings"), SettingValue(std::int64_t{7}));
+  const auto error_of_setting = [](const std::string& key, const SettingValue& value) -> std::string {
+    try {
+      check_suite_setting(key, value, "s.json: settings");
+    } catch (const UsageError& error) {
+      return error.what();
+    }
+    return "<no UsageError>";
+  };
+  EXPECT_EQ(error_of_setting("warmup", std::string("x")), "s.json: settings.warmup: expected an integer, got x");
+  EXPECT_EQ(error_of_setting("device", std::int64_t{1}), "s.json: settings: unknown key 'device'");
+  EXPECT_EQ(error_of_setting("seed", std::int64_t{-1}),
+            "s.json: settings.seed: expected an integer from 0 to 18446744073709551615, got -1");
+}
+
+}  // namespace
+}  // namespace gpb
