@@ -49,7 +49,7 @@ class SchemaTests(CliTestCase):
         self.assertIsNone(result["telemetry"])  # a CPU case has no GPU telemetry
         self.assertGreaterEqual(result["soak"]["seconds"], 0.01)
         self.assertIsNone(result["soak"]["settled"])  # nothing to judge settling by
-        self.assertEqual(report["context"]["settings"]["soak_s"], "0.010000")
+        self.assertEqual(report["context"]["settings"]["soak_s"], 0.01)
         self.validate(report)
 
     def test_golden_report_with_gpu_telemetry_validates(self):
