@@ -41,7 +41,7 @@ class EigenPrepared final : public CpuPrepared<T> {
     if (problem.op == Op::sum) block_sums_.resize(static_cast<std::size_t>(block_count(problem.shape.n, kSumBlock)));
   }
 
-  void run() override {
+  void compute() override {
     switch (this->problem().op) {
       case Op::sin:
         if constexpr (std::is_same_v<T, double>)

@@ -58,7 +58,7 @@ class OpenBlasPrepared final : public CpuPrepared<T> {
   using CpuPrepared<T>::CpuPrepared;
 
   // C = 1 * A B + 0 * C, all row-major with tight leading dimensions.
-  void run() override {
+  void compute() override {
     const Problem& problem = this->problem();
     const auto m = static_cast<blasint>(problem.shape.m);
     const auto n = static_cast<blasint>(problem.shape.n);

@@ -8,6 +8,7 @@
 #include "context.hpp"
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/device.cuh"
+#include "gpu_backend/gpu_telemetry.cuh"
 
 namespace gpb {
 namespace {
@@ -67,6 +68,7 @@ GpuInfo describe_device(int ordinal, const std::string& driver, const std::strin
   char bus_id[32];
   std::snprintf(bus_id, sizeof bus_id, "%04x:%02x:%02x.0", properties.pciDomainID, properties.pciBusID, properties.pciDeviceID);
   info.pci_bus_id = bus_id;
+  info.nvml = cuda::read_gpu_management(ordinal);
   return info;
 }
 

@@ -6,6 +6,7 @@
 
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/event_timer.cuh"
+#include "gpu_backend/gpu_telemetry.cuh"
 #include "op_table.hpp"
 
 namespace gpb::cuda {
@@ -77,6 +78,8 @@ void GpuPrepared::download() {
 }
 
 void GpuPrepared::flush_cache() { l2_flusher_.flush(stream()); }
+
+std::unique_ptr<TelemetrySource> GpuPrepared::telemetry_source() { return make_nvml_telemetry_source(limits_.ordinal); }
 
 void GpuPrepared::synchronize() { stream_.synchronize(); }
 

@@ -41,6 +41,8 @@ class GpuPrepared : public Prepared {
   void upload() final;
   void download() final;
   void flush_cache() final;
+  bool has_cache_flush() const final { return true; }
+  std::unique_ptr<TelemetrySource> telemetry_source() final;
   void synchronize() final;
   std::unique_ptr<SampleTimer> make_timer() final;
   HostArray result() final;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Full check on a machine with a CUDA GPU: which build dependencies the machine has, a
-# Release build for Hopper (sm_90), every ctest label (the GPU tests included),
+# Release build for Hopper (sm_90), every ctest label (the GPU tests and the timing-dependent
+# perf tests included, which scripts/test.sh leaves out),
 # compute-sanitizer memcheck over the GPU tests and racecheck over the reduction and SpMV
 # tests, the default suite, and the performance step: the performance suite
 # (configs/performance.json) and the agreement suite (configs/agreement.json) to JSON, two
@@ -237,7 +238,7 @@ count_sanitizer_errors() {
     [[ $summary_line =~ ([0-9]+)\ tests\ failed ]] && failed=${BASH_REMATCH[1]}
     skipped=$(grep -cE '\(Skipped\)' "$build_log" || true)
     echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
-    for label in unit gpu cli; do
+    for label in unit gpu cli perf; do
       grep -E "^ *$label +=" "$build_log" | tail -1 | sed 's/^ */  label time: /' || true
     done
   else

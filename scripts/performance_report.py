@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Write docs/PERFORMANCE.md from a gpubench JSON report and the peers JSON of
 scripts/compare_peers.py: the machine, the results with their roofline percentages, the
-peer comparison, the measurement agreement, and the performance targets, each met or not
-with the numbers that decide it.
+GPU telemetry of each case (clocks, power, throttling, energy), the peer comparison, the
+measurement agreement, and the performance targets, each met or not with the numbers that
+decide it.
 
   scripts/performance_report.py performance.json --peers peers.json --out docs/PERFORMANCE.md
 
@@ -163,6 +164,45 @@ def target_rows(res):
     return rows
 
 
+def telemetry_lines(res):
+    """The Telemetry section: each GPU case's clocks, power, throttling and energy while it
+    measured (NVML), and the GPU's management state; nothing when no case has telemetry."""
+    records = [r for r in res.report.get("results", []) if r.get("telemetry")]
+    if not records:
+        return []
+    nvml = res.gpu.get("nvml") or {}
+    state = ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in nvml.items()
+                      if key not in ("available", "reason") and value is not None)
+    threshold = records[0]["telemetry"].get("throttle_threshold")
+    lines = ["## Telemetry", "",
+             "What the GPU's sensors read (NVML, every 10 ms) while each case measured: SM clock median "
+             "[min-max], mean/max board power, peak temperature, the share of readings with a power or thermal "
+             f"limit holding the clocks, samples taken below {threshold} x the maximum SM clock, and energy per op "
+             "(average power from the energy counter x the median)." + (f" GPU state: {state}." if state else ""), "",
+             "| case | SM MHz | W mean/max | max °C | throttled | flagged | energy/op | efficiency | soak |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for record in records:
+        t = record["telemetry"]
+        soak = record.get("soak")
+        flops = record["op"] in ("matmul", "spmv")
+        efficiency = t.get("gflops_per_j") if flops else t.get("gb_per_j")
+        reasons = [r for r in t.get("clock_events", [])
+                   if r not in ("gpu_idle", "applications_clocks_setting", "display_clock_setting")]
+        share = t.get("throttled_share")
+        energy = t.get("energy_per_op_j")
+        throttled = ("-" if share is None else f"{share:.0%}") + "".join(f" {reason}" for reason in reasons)
+        samples = record["statistics"]["count"] + t.get("discarded_samples", 0)
+        energy_text = "-" if energy is None else f"{energy:.3g} J"
+        efficiency_text = "-" if efficiency is None else f"{efficiency:.3g} {'GFLOP/J' if flops else 'GB/J'}"
+        soak_text = "-" if not soak else f"{soak['seconds']:.0f} s{' settled' if soak.get('settled') else ''}"
+        lines.append(f"| {record['id']} | {number(t.get('sm_clock_median_mhz'))} [{number(t.get('sm_clock_min_mhz'))}-"
+                     f"{number(t.get('sm_clock_max_mhz'))}] | {number(t.get('power_mean_w'))}/{number(t.get('power_max_w'))} | "
+                     f"{number(t.get('temperature_max_c'))} | {throttled} | {t.get('flagged_samples', 0)}/{samples} | "
+                     f"{energy_text} | {efficiency_text} | {soak_text} |")
+    lines.append("")
+    return lines
+
+
 def markdown(res, args):
     ctx = res.context
     settings = ctx.get("settings", {})
@@ -216,6 +256,8 @@ def markdown(res, args):
                      f"{record.get('details', '')[:90]} |")
     lines.append("")
 
+    lines += telemetry_lines(res)
+
     if res.peers.get("cases"):
         lines += ["## Peers", "",
                   "The same op, dtype, shape and input distribution in CuPy (GPU backends) and NumPy/SciPy (CPU "
@@ -249,8 +291,9 @@ def markdown(res, args):
                          f"{'yes' if row['agrees'] else 'NO'} |")
         lines.append("")
     lines += ["## Method", "",
-              "gpubench times each GPU case with CUDA events on its own stream, flushing L2 before every sample "
-              "(`--l2 flush`) unless the case says `l2warm`; CPU cases with a steady clock. Sampling stops once the "
+              "gpubench times each GPU case with CUDA events on its own stream, flushing L2 before every timed "
+              "launch (`--l2 flush`: single launches, no batch) unless the case says `l2warm` (batched); CPU cases "
+              "with a steady clock. Sampling stops once the "
               "median's 95 % confidence interval is within the noise target. Peers: `scripts/compare_peers.py` "
               "(its docstring gives the method). Kernel design notes and the history of each version: "
               "[kernel-notes.md](kernel-notes.md).", ""]

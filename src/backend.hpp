@@ -9,6 +9,7 @@
 
 #include "host_array.hpp"
 #include "problem.hpp"
+#include "telemetry.hpp"
 #include "types.hpp"
 
 namespace gpb {
@@ -23,6 +24,8 @@ class SampleTimer {
   // Blocks until the work between start() and stop() has finished; returns seconds.
   virtual double elapsed_seconds() = 0;
   virtual std::string name() const = 0;  // "steady_clock", "cuda_event"
+  // The timer's resolution in seconds; 0 when negligible or unknown.
+  virtual double resolution_s() const { return 0; }
 };
 
 // Settings that change what a backend computes or how; part of a case's identity.
@@ -50,6 +53,12 @@ class Prepared {
   // buffer of twice the L2 size, allocated on the first call). Called outside the timed
   // region, and never for a case measured with a warm cache.
   virtual void flush_cache() {}
+  // Whether flush_cache() evicts anything. A case that flushes times single launches:
+  // in a batch, every launch after the first would find the cache warm again.
+  virtual bool has_cache_flush() const { return false; }
+  // The sensors of the device this case runs on, read beside the timed region; nullptr
+  // where there are none to read (CPU cases, a GPU without NVML).
+  virtual std::unique_ptr<TelemetrySource> telemetry_source() { return nullptr; }
   // Waits for all outstanding work of this case.
   virtual void synchronize() {}
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;

@@ -11,6 +11,7 @@
 #include "rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "statistics.hpp"
+#include "telemetry.hpp"
 #include "types.hpp"
 
 namespace gpb {
@@ -243,6 +244,11 @@ CaseComparison judge_case(const ResultRecord* baseline, const ResultRecord* curr
     out.note = "no baseline measurement: " + not_run_reason(*baseline);
   } else {
     judge_samples(*baseline, *current, alpha, out);
+    if (baseline->telemetry && current->telemetry) {
+      out.telemetry_difference = telemetry_difference(*baseline->telemetry, *current->telemetry);
+      if (!out.telemetry_difference.empty())
+        out.note += (out.note.empty() ? "" : "; ") + std::string("clocks/power differ: ") + out.telemetry_difference;
+    }
   }
   return out;
 }
@@ -320,6 +326,7 @@ std::string CaseComparison::label() const {
   std::string qualifiers;
   if (noisy) qualifiers = "noisy";
   if (cross_machine) qualifiers += (qualifiers.empty() ? "" : ", ") + std::string("cross-machine");
+  if (!telemetry_difference.empty()) qualifiers += (qualifiers.empty() ? "" : ", ") + std::string("clocks/power differ");
   return to_string(verdict) + (qualifiers.empty() ? "" : " (" + qualifiers + ")");
 }
 

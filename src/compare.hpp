@@ -53,6 +53,10 @@ struct CaseComparison {
   Verdict verdict = Verdict::same;
   bool noisy = false;          // same because the samples could not resolve a threshold-sized change
   bool cross_machine = false;  // the reports come from different GPU/CPU models
+  // Where both sides have GPU telemetry and their SM clock medians or mean powers differ by
+  // more than kTelemetryDifferenceTolerance: what differs. The verdict stands; this says
+  // the device ran differently, not the code.
+  std::string telemetry_difference;
   // Recomputed from the raw samples; absent where a side has no measurement.
   std::optional<double> baseline_median_s, current_median_s;
   std::optional<Interval> baseline_median_ci_s, current_median_ci_s;  // 95 %
@@ -62,7 +66,7 @@ struct CaseComparison {
   double threshold = 0;                  // the fraction this case was judged against
   std::string note;                      // why, where the verdict needs a reason
 
-  // "slower", "same (noisy)", "faster (cross-machine)".
+  // "slower", "same (noisy)", "faster (cross-machine)", "slower (clocks/power differ)".
   std::string label() const;
 };
 

@@ -27,6 +27,7 @@
 #include "runner.hpp"
 #include "summary.hpp"
 #include "system.hpp"
+#include "telemetry.hpp"
 
 namespace gpb {
 namespace {
@@ -81,6 +82,16 @@ LoadedReport gather_ranks(const Context& context, const std::vector<ResultRecord
     reports.push_back({origin, parse_json_report(texts[rank], origin)});
   }
   return reports.empty() ? LoadedReport{} : merge_reports(std::move(reports));
+}
+
+// Said once, on stderr and in the report, for a run with GPU cases: telemetry is unavailable
+// and why, or the clocks are not locked.
+void add_telemetry_notes(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, const std::vector<int>& devices,
+                         Context& context) {
+  if (!plan_uses(plan, backends, DeviceKind::gpu)) return;
+  const auto notes = telemetry_notes(context, devices);
+  add_notes(context, notes);
+  for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 }
 
 void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
@@ -149,6 +160,7 @@ int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv,
 
   nvtx::initialize();
   measure_ceilings(plan, backends, devices, context);
+  add_telemetry_notes(plan, backends, devices, context);
   auto results = run_plan_on_devices(plan, backends, make_all_backends, runner, devices, device_schedule(config));
   identify_gpus(context, results);
   annotate_roofline(context, results, devices.front());

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "telemetry.hpp"
 #include "types.hpp"
 
 namespace gpb {
@@ -154,6 +155,12 @@ struct ResultRecord {
   Statistics stats;
   Statistics host_stats;
   std::vector<Phase> phases;     // e2e only
+  // What the timing of this case means beyond the numbers, e.g. for single cold launches
+  // near the timer's resolution; empty when nothing needs saying.
+  std::string timing_note;
+  std::optional<SoakSummary> soak;             // --soak only
+  std::optional<TelemetrySummary> telemetry;   // cases whose device reports telemetry
+  std::vector<TelemetryReading> telemetry_readings;  // in memory only: lets passes merge
 
   // Throughput from op_bytes/op_flops over stats.median
   double bytes = 0, flops = 0;
@@ -187,6 +194,7 @@ struct GpuInfo {
   double copy_gbps = 0;
   double peak_fp32_gflops = 0, peak_fp64_gflops = 0, peak_tf32_gflops = 0;
   std::string uuid, pci_bus_id;  // as in GpuIdentity
+  GpuManagement nvml;  // read-only management state from NVML (available = false without it)
 };
 
 // One process of a run: where it ran, how it was launched and which GPUs it used. A run's

@@ -136,6 +136,13 @@ const std::vector<SettingSpec>& setting_table() {
                                "With several GPUs: one after the other, not all at once"}),
       SettingSpec{"profile", "--profile", nullptr, &RunSettings::profile, false,
                   "Profiler session: few warm-ups and samples, capture range around measuring"},
+      with_open_min(real("throttle_threshold", "--throttle-threshold", "throttle_threshold",
+                         &RunSettings::throttle_threshold, kDefaultThrottleThreshold, 0, 1,
+                         "Flag GPU samples taken while the SM clock was below this fraction of its maximum")),
+      SettingSpec{"discard_throttled", "--discard-throttled", "discard_throttled", &RunSettings::discard_throttled, false,
+                  "Leave flagged GPU samples out of the statistics"},
+      real("soak_s", "--soak", "soak", &RunSettings::soak_s, 0, 0, 3600,
+           "Run each case untimed up to this many seconds, until clocks and power settle, before measuring"),
   };
   return table;
 }
@@ -401,6 +408,7 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--format", format_, "The terminal's report: console, json, csv or markdown");
   run.add_option("--out", outs_, "Write a report file (format from the extension: .json .csv .md .txt); {rank}, {host} and {device} expand");
   run.add_flag("--quiet", quiet_, "No progress, and no report on the terminal when --out writes files");
+  run.add_option("--progress", progress_, "Progress line on stderr: always, never or auto (a terminal, not --quiet)");
   run.add_option("--baseline", baseline_,
                  "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
   run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)")->type_name("PERCENT");
@@ -562,6 +570,7 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   config.allow_machine_mismatch = allow_machine_mismatch_;
   if (!relative_to_.empty()) config.relative_to = relative_to_;
   config.quiet = quiet_;
+  config.progress = parse_progress_mode(progress_);
   return config;
 }
 
@@ -576,7 +585,11 @@ RunnerOptions runner_options(const RunConfig& config) {
   runner.stopping.max_time_s = settings.max_time_s;
   runner.repetitions = static_cast<int>(settings.repetitions);
   runner.profile = settings.profile;
-  runner.progress = !config.quiet && isatty(STDERR_FILENO);
+  runner.progress = progress_wanted(config.progress, config.quiet, isatty(STDERR_FILENO));
+  runner.progress_on_terminal = isatty(STDERR_FILENO);
+  runner.telemetry.throttle_threshold = settings.throttle_threshold;
+  runner.telemetry.discard_throttled = settings.discard_throttled;
+  runner.telemetry.soak_s = settings.soak_s;
   return runner;
 }
 

@@ -14,6 +14,7 @@
 
 #include "config.hpp"
 #include "launcher.hpp"
+#include "progress.hpp"
 #include "report/report.hpp"
 #include "result.hpp"
 #include "runner.hpp"
@@ -44,6 +45,9 @@ struct RunSettings {
   std::string device;
   bool devices_serial = false;  // with several GPUs: one after the other
   bool profile = false;
+  double throttle_threshold = 0;  // fraction of the maximum SM clock
+  bool discard_throttled = false;
+  double soak_s = 0;
 };
 
 RunSettings default_run_settings();
@@ -80,6 +84,7 @@ struct RunConfig {
   bool quiet = false;
   ProcessPlace place;    // this process's rank and host ({rank} and {host} in the --out paths)
   DeviceChoice devices;  // the GPUs its GPU cases run on ({device})
+  ProgressMode progress = ProgressMode::auto_detect;
 };
 
 // `gpubench run`'s flags: the constructor adds them to the run subcommand; after that
@@ -109,6 +114,7 @@ class RunCommandLine {
   std::vector<SettingInput> setting_inputs_;  // one per table entry, in its order
   std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_;
   std::string rows_, nnz_per_row_, pattern_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
+  std::string progress_ = "auto";
   bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
 

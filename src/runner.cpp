@@ -13,6 +13,7 @@
 #include "interrupt.hpp"
 #include "nvtx.hpp"
 #include "op_table.hpp"
+#include "progress.hpp"
 #include "verify.hpp"
 
 namespace gpb {
@@ -44,6 +45,32 @@ struct TimedPhase {
   std::vector<double> samples;
 };
 
+double clock_seconds(Clock::time_point time) { return std::chrono::duration<double>(time.time_since_epoch()).count(); }
+
+// Removes the entries at the flagged positions.
+void remove_flagged(std::vector<double>& values, const std::vector<bool>& flagged) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!flagged[i]) values[kept++] = values[i];
+  values.resize(kept);
+}
+
+// What single cold launches shorter than a batch's target mean for their numbers.
+std::string cold_timing_note(double median_s, double resolution_s) {
+  char text[240];
+  if (resolution_s > 0)
+    std::snprintf(text, sizeof text,
+                  "single cold launches (L2 flushed before each, no batching): the timer's %.2g us resolution is %.1f%% "
+                  "of the %.3g us median, and each sample includes the launch",
+                  resolution_s * 1e6, resolution_s / median_s * 100, median_s * 1e6);
+  else
+    std::snprintf(text, sizeof text,
+                  "single cold launches (L2 flushed before each, no batching): each sample of the %.3g us median "
+                  "includes the launch",
+                  median_s * 1e6);
+  return text;
+}
+
 void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, const RunnerOptions& options) {
   const bool end_to_end = spec.timing == TimingMode::e2e && prepared.has_transfers();
   std::vector<TimedPhase> phases;
@@ -64,11 +91,19 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   }
   record.warmup = warmup;
 
+  CaseTelemetry telemetry(prepared.telemetry_source(), options.telemetry);
+  if (options.telemetry.soak_s > 0 && !options.profile) {
+    nvtx::ScopedRange range("soak");
+    record.soak = telemetry.soak([&] { for (auto& phase : phases) phase.body(); }, [&] { prepared.synchronize(); });
+  }
+
   // One timed launch estimates the op's duration: short ones are batched so that event
   // resolution (~0.5 us) and launch overhead (2-5 us) stay small against the sample.
-  // End-to-end samples are never batched: the transfers are what they measure.
+  // End-to-end samples are never batched: the transfers are what they measure. Nor are
+  // flushed ones: every launch of a batch after the first would read a warm cache.
+  const bool cold = spec.l2 == L2Mode::flush && prepared.has_cache_flush();
   std::int64_t batch = 1;
-  if (!end_to_end && !options.profile) {
+  if (!end_to_end && !options.profile && !cold) {
     auto& op = phases.front();
     op.timer->start();
     op.body();
@@ -88,9 +123,13 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     rule.max_time_s = 1e9;
   }
   const double per_launch = 1.0 / static_cast<double>(batch);
+  const bool discarding = options.telemetry.discard_throttled && telemetry.active();
+  std::vector<bool> flagged;  // per sample: ran below the throttle threshold
+  std::vector<double> kept;   // the samples the stopping rule judges when discarding
   {
     nvtx::ScopedRange range("measure");
     if (options.profile) profiler_capture_start();
+    telemetry.start_measuring();
     const auto measure_start = Clock::now();
     std::optional<StopReason> stop;
     while (!stop) {
@@ -111,9 +150,15 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
         phase.samples.push_back(phase.timer->elapsed_seconds() * per_launch);
         total += phase.samples.back();
       }
-      record.host_samples_s.push_back(seconds_since(host_start) * per_launch);
+      const auto host_end = Clock::now();
+      record.host_samples_s.push_back(std::chrono::duration<double>(host_end - host_start).count() * per_launch);
       record.samples_s.push_back(total);
-      stop = should_stop(rule, record.samples_s, seconds_since(measure_start));
+      flagged.push_back(telemetry.throttled(clock_seconds(host_start), clock_seconds(host_end)));
+      if (!flagged.back()) kept.push_back(total);
+      const double elapsed = seconds_since(measure_start);
+      stop = should_stop(rule, discarding ? kept : record.samples_s, elapsed);
+      // Discarding must not stretch the time budget: it stays a hard limit on all samples.
+      if (!stop && discarding && elapsed >= rule.max_time_s && record.samples_s.size() >= 3) stop = StopReason::max_time;
       if (!stop && interrupt_requested()) break;
     }
     record.measure_seconds = seconds_since(measure_start);
@@ -121,6 +166,20 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     // Stopped by a signal before the stopping rule held: the case is incomplete.
     if (!stop) throw RunInterrupted();
     record.stop_reasons = StopReasons(*stop);
+  }
+  record.telemetry = telemetry.finish(record.telemetry_readings);
+  if (record.telemetry) {
+    TelemetrySummary& summary = *record.telemetry;
+    summary.flagged_samples = static_cast<std::size_t>(std::count(flagged.begin(), flagged.end(), true));
+    // When every sample ran throttled, none is discarded: the flagged count says so.
+    if (discarding && !kept.empty() && summary.flagged_samples > 0) {
+      for (std::size_t i = 0; i < flagged.size(); ++i)
+        if (flagged[i]) summary.discarded_samples_s.push_back(record.samples_s[i]);
+      summary.discarded_samples = summary.discarded_samples_s.size();
+      remove_flagged(record.samples_s, flagged);
+      remove_flagged(record.host_samples_s, flagged);
+      for (auto& phase : phases) remove_flagged(phase.samples, flagged);
+    }
   }
   record.stats = compute_statistics(record.samples_s);
   record.host_stats = compute_statistics(record.host_samples_s);
@@ -130,6 +189,9 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     record.gbps = record.bytes / record.stats.median / 1e9;
     record.gflops = record.flops / record.stats.median / 1e9;
   }
+  if (record.telemetry) apply_energy(*record.telemetry, record.stats.median, record.flops, record.bytes);
+  if (cold && !end_to_end && record.stats.median > 0 && record.stats.median < options.min_sample_s)
+    record.timing_note = cold_timing_note(record.stats.median, phases.front().timer->resolution_s());
 }
 
 }  // namespace
@@ -185,10 +247,18 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
 
 namespace {
 
+// Where the run stands, for the progress line: cases done over all passes.
+struct RunProgress {
+  ProgressLine line;
+  std::size_t done = 0;
+  std::size_t total = 0;
+  Clock::time_point start = Clock::now();
+};
+
 // One pass over the plan: each case once, problems built once per (op, dtype, shape, seed).
 // After an interrupt, the cases finished before it.
 std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backend*>& by_name, const RunnerOptions& options,
-                                   int pass) {
+                                   int pass, RunProgress* progress) {
   std::vector<ResultRecord> results;
   std::shared_ptr<const Problem> problem;
   std::string problem_key;
@@ -212,12 +282,12 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
         problem_error = std::string("cannot build the inputs: ") + error.what();
       }
     }
-    if (options.progress) {
-      if (options.repetitions > 1)
-        std::fprintf(stderr, "\r\033[K[pass %d/%d, %zu/%zu] %s", pass + 1, options.repetitions, index + 1, total, spec.id().c_str());
-      else
-        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, total, spec.id().c_str());
-      std::fflush(stderr);
+    if (progress) {
+      const std::string current =
+          options.repetitions > 1 ? "pass " + std::to_string(pass + 1) + "/" + std::to_string(options.repetitions) + ": " + spec.id()
+                                  : spec.id();
+      progress->line.show(progress_text(progress->done, progress->total, seconds_since(progress->start), current));
+      ++progress->done;
     }
     if (options.before_case) options.before_case();
     if (!problem) {
@@ -260,6 +330,16 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
       merged.phases[i].samples_s.insert(merged.phases[i].samples_s.end(), pass.phases[i].samples_s.begin(),
                                         pass.phases[i].samples_s.end());
     merged.measure_seconds += pass.measure_seconds;
+    if (merged.telemetry && pass.telemetry) {
+      merged.telemetry_readings.insert(merged.telemetry_readings.end(), pass.telemetry_readings.begin(),
+                                       pass.telemetry_readings.end());
+      merged.telemetry = merge_telemetry(*merged.telemetry, *pass.telemetry, merged.telemetry_readings);
+    }
+    if (merged.soak && pass.soak) {
+      merged.soak->seconds += pass.soak->seconds;
+      if (merged.soak->settled && pass.soak->settled) *merged.soak->settled = *merged.soak->settled && *pass.soak->settled;
+    }
+    if (merged.timing_note.empty()) merged.timing_note = pass.timing_note;
     merged.batch = std::max(merged.batch, pass.batch);
     merged.stop_reasons.add(pass.stop_reasons);
     if (pass.verification.max_error > merged.verification.max_error) merged.verification = pass.verification;
@@ -272,6 +352,7 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
     merged.gbps = merged.bytes / merged.stats.median / 1e9;
     merged.gflops = merged.flops / merged.stats.median / 1e9;
   }
+  if (merged.telemetry) apply_energy(*merged.telemetry, merged.stats.median, merged.flops, merged.bytes);
   return merged;
 }
 
@@ -293,15 +374,16 @@ std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr
     pass_options.stopping.min_time_s = options.stopping.min_time_s / passes;
     pass_options.stopping.max_time_s = options.stopping.max_time_s / passes;
   }
+  std::optional<RunProgress> progress;
+  if (options.progress)
+    progress.emplace(RunProgress{ProgressLine(stderr, options.progress_on_terminal), 0,
+                                 plan.cases.size() * static_cast<std::size_t>(passes), Clock::now()});
   std::vector<std::vector<ResultRecord>> by_case(plan.cases.size());
   for (int pass = 0; pass < passes && !interrupt_requested(); ++pass) {
-    auto results = run_pass(plan, by_name, pass_options, pass);
+    auto results = run_pass(plan, by_name, pass_options, pass, progress ? &*progress : nullptr);
     for (std::size_t i = 0; i < results.size(); ++i) by_case[i].push_back(std::move(results[i]));
   }
-  if (options.progress) {
-    std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-  }
+  if (progress) progress->line.clear();
   std::vector<ResultRecord> merged;
   for (auto& records : by_case)
     if (!records.empty()) merged.push_back(merge_passes(std::move(records)));

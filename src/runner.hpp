@@ -11,6 +11,7 @@
 #include "plan.hpp"
 #include "result.hpp"
 #include "statistics.hpp"
+#include "telemetry_sampler.hpp"
 
 namespace gpb {
 
@@ -27,7 +28,9 @@ struct RunnerOptions {
   // in a case's spread instead of shifting its median between runs.
   int repetitions = 1;
   bool profile = false;        // profiler session: few warm-ups and samples, capture markers
-  bool progress = false;       // progress lines on stderr
+  bool progress = false;       // a progress line on stderr
+  bool progress_on_terminal = true;  // rewritten in place; otherwise a line per case
+  TelemetryOptions telemetry;  // sampling period, throttle threshold and discarding, soak
   // Called before every case of every pass, once its inputs exist: where processes or
   // device workers that start each case together wait for each other. Empty: no wait.
   std::function<void()> before_case;

@@ -103,6 +103,7 @@ std::string render_json_document(const Comparison& comparison) {
                      {"verdict", to_string(c.verdict)},
                      {"noisy", c.noisy},
                      {"cross_machine", c.cross_machine},
+                     {"clocks_power_differ", c.telemetry_difference.empty() ? Json() : Json(c.telemetry_difference)},
                      {"label", c.label()},
                      {"baseline_median_s", optional_json(c.baseline_median_s)},
                      {"current_median_s", optional_json(c.current_median_s)},

@@ -7,6 +7,7 @@
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
+#include "report/telemetry_render.hpp"
 
 namespace gpb {
 namespace {
@@ -30,6 +31,13 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   const std::size_t failure_width = std::max(table_width, kMinFailureWidth) - 4;
   for (const auto& failure : report_model::failure_lines(results))
     report_model::append_wrapped(out, "  ", 4, "failed: " + failure, failure_width, std::numeric_limits<std::size_t>::max());
+  const report_model::Table telemetry = report_model::telemetry_table(results);
+  if (!telemetry.rows.empty()) {
+    out << "\nGPU telemetry while measuring:\n";
+    report_model::append_console_table(out, telemetry);
+  }
+  for (const auto& footnote : report_model::telemetry_footnotes(results))
+    report_model::append_wrapped(out, "note: ", 6, footnote, failure_width, std::numeric_limits<std::size_t>::max());
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) out << '\n' << render_fleet_console(fleet);
   return out.str();

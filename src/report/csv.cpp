@@ -120,6 +120,35 @@ CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& resu
     const Phase* phase = find_phase(record, phase_kind);
     row.add_if(phase != nullptr, to_string(phase_kind) + "_median_s", phase ? number(phase->stats.median) : "");
   }
+  row.add("timing_note", record.timing_note);
+  // Telemetry: empty without it (CPU cases, no NVML) and where the device lacks a sensor.
+  const std::optional<TelemetrySummary>& telemetry = record.telemetry;
+  const auto sensor = [&](const char* name, double TelemetrySummary::*field) {
+    row.add_if(telemetry.has_value(), name, telemetry ? number((*telemetry).*field) : "");
+  };
+  sensor("sm_clock_min_mhz", &TelemetrySummary::sm_clock_min_mhz);
+  sensor("sm_clock_median_mhz", &TelemetrySummary::sm_clock_median_mhz);
+  sensor("sm_clock_max_mhz", &TelemetrySummary::sm_clock_max_mhz);
+  sensor("mem_clock_median_mhz", &TelemetrySummary::mem_clock_median_mhz);
+  sensor("power_mean_w", &TelemetrySummary::power_mean_w);
+  sensor("power_max_w", &TelemetrySummary::power_max_w);
+  sensor("temperature_max_c", &TelemetrySummary::temperature_max_c);
+  std::string clock_events;
+  if (telemetry)
+    for (const std::string& reason : telemetry->clock_events) clock_events += (clock_events.empty() ? "" : ";") + reason;
+  row.add("clock_events", clock_events);
+  sensor("throttled_share", &TelemetrySummary::throttled_share);
+  sensor("throttle_threshold", &TelemetrySummary::throttle_threshold);
+  row.add_if(telemetry.has_value(), "flagged_samples",
+             telemetry ? number(static_cast<std::int64_t>(telemetry->flagged_samples)) : "");
+  row.add_if(telemetry.has_value(), "discarded_samples",
+             telemetry ? number(static_cast<std::int64_t>(telemetry->discarded_samples)) : "");
+  sensor("energy_per_op_j", &TelemetrySummary::energy_per_op_j);
+  sensor("gflops_per_j", &TelemetrySummary::gflops_per_j);
+  sensor("gb_per_j", &TelemetrySummary::gb_per_j);
+  row.add_if(record.soak.has_value(), "soak_s", record.soak ? number(record.soak->seconds) : "");
+  row.add_if(record.soak && record.soak->settled, "soak_settled",
+             record.soak && record.soak->settled ? boolean(*record.soak->settled) : "");
   if (options.relative_to) {
     const auto speedup = report_model::speedup(record, results, *options.relative_to);
     row.add_if(speedup.has_value(), "speedup", speedup ? number(*speedup) : "");

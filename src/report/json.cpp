@@ -63,6 +63,54 @@ Json statistics_json(const Statistics& stats) {
           {"median_ci_high", real(stats.median_ci_high)}};
 }
 
+Json optional_bool(const std::optional<bool>& value) { return value ? Json(*value) : Json(nullptr); }
+
+Json management_json(const GpuManagement& management) {
+  return {{"available", management.available},
+          {"reason", management.reason},
+          {"persistence_mode", optional_bool(management.persistence_mode)},
+          {"applications_clocks_set", optional_bool(management.applications_clocks_set)},
+          {"clock_limit_active", optional_bool(management.clock_limit_active)},
+          {"clocks_locked", optional_bool(clocks_locked(management))},
+          {"power_limit_w", real(management.power_limit_w)},
+          {"max_sm_clock_mhz", real(management.max_sm_clock_mhz)},
+          {"max_mem_clock_mhz", real(management.max_mem_clock_mhz)},
+          {"ecc_enabled", optional_bool(management.ecc_enabled)},
+          {"mig_enabled", optional_bool(management.mig_enabled)},
+          {"energy_counter", optional_bool(management.energy_counter)}};
+}
+
+Json telemetry_json(const std::optional<TelemetrySummary>& telemetry) {
+  if (!telemetry) return nullptr;
+  const TelemetrySummary& t = *telemetry;
+  return {{"readings", t.readings},
+          {"period_s", real(t.period_s)},
+          {"sm_clock_min_mhz", real(t.sm_clock_min_mhz)},
+          {"sm_clock_median_mhz", real(t.sm_clock_median_mhz)},
+          {"sm_clock_max_mhz", real(t.sm_clock_max_mhz)},
+          {"sm_clock_limit_mhz", real(t.sm_clock_limit_mhz)},
+          {"mem_clock_median_mhz", real(t.mem_clock_median_mhz)},
+          {"power_mean_w", real(t.power_mean_w)},
+          {"power_max_w", real(t.power_max_w)},
+          {"temperature_max_c", real(t.temperature_max_c)},
+          {"clock_events", t.clock_events},
+          {"throttled_share", real(t.throttled_share)},
+          {"throttle_threshold", real(t.throttle_threshold)},
+          {"flagged_samples", t.flagged_samples},
+          {"discarded_samples", t.discarded_samples},
+          {"discarded_samples_s", reals(t.discarded_samples_s)},
+          {"energy_j", real(t.energy_j)},
+          {"energy_window_s", real(t.energy_window_s)},
+          {"energy_per_op_j", real(t.energy_per_op_j)},
+          {"gflops_per_j", real(t.gflops_per_j)},
+          {"gb_per_j", real(t.gb_per_j)}};
+}
+
+Json soak_json(const std::optional<SoakSummary>& soak) {
+  if (!soak) return nullptr;
+  return {{"requested_s", real(soak->requested_s)}, {"seconds", real(soak->seconds)}, {"settled", optional_bool(soak->settled)}};
+}
+
 // Only the fields that describe the op's shape (those of its shape kind).
 Json shape_json(Op op, const Shape& shape) {
   Json json = {{"label", shape.label(op)}};
@@ -106,7 +154,8 @@ Json context_json(const Context& context) {
                     {"l2_mib", real(gpu.l2_mib)},
                     {"ecc", gpu.ecc},
                     {"driver_version", gpu.driver_version},
-                    {"runtime_version", gpu.runtime_version}});
+                    {"runtime_version", gpu.runtime_version},
+                    {"nvml", management_json(gpu.nvml)}});
     if (!gpu.uuid.empty()) gpus.back()["uuid"] = gpu.uuid;
     if (!gpu.pci_bus_id.empty()) gpus.back()["pci_bus_id"] = gpu.pci_bus_id;
   }
@@ -173,7 +222,8 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                  {"batch", record.batch},
                  {"timer", record.timer},
                  {"stop_reason", to_string(record.stop_reasons)},
-                 {"measure_seconds", real(record.measure_seconds)}}},
+                 {"measure_seconds", real(record.measure_seconds)},
+                 {"timing_note", record.timing_note}}},
                {"status", to_string(record.status)},
                {"reason", record.reason},
                {"input_distribution", record.input_distribution},
@@ -198,7 +248,9 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                  {"entries_checked", verification.entries_checked},
                  {"max_error", real(verification.max_error)},
                  {"tolerance", real(verification.tolerance)},
-                 {"method", verification.method}}}};
+                 {"method", verification.method}}},
+               {"soak", soak_json(record.soak)},
+               {"telemetry", telemetry_json(record.telemetry)}};
   // Only where it was forced, which only cuda spmv cases can be (plan.cpp).
   if (spec.spmv_kernel != SpmvKernelChoice::automatic) json["settings"]["spmv_kernel"] = to_string(spec.spmv_kernel);
   if (options.relative_to) {
@@ -270,6 +322,9 @@ void read(const Node& node, Phase& out);
 void read(const Node& node, Verification& out);
 void read(const Node& node, Roofline& out);
 void read(const Node& node, GpuInfo& out);
+void read(const Node& node, GpuManagement& out);
+void read(const Node& node, TelemetrySummary& out);
+void read(const Node& node, SoakSummary& out);
 void read(const Node& node, Shape& out);
 void read(const Node& node, GpuIdentity& out);
 void read(const Node& node, RankInfo& out);
@@ -301,6 +356,17 @@ void read(const Node& node, std::vector<T>& out) {
   node.expect(node.value().is_array(), "an array");
   out.assign(node.value().size(), T{});
   for (std::size_t i = 0; i < out.size(); ++i) read(node.element(i), out[i]);
+}
+
+// null reads as absent.
+template <class T>
+void read(const Node& node, std::optional<T>& out) {
+  if (node.value().is_null()) {
+    out.reset();
+    return;
+  }
+  out.emplace();
+  read(node, *out);
 }
 
 template <class T>
@@ -502,6 +568,52 @@ void read(const Node& node, GpuInfo& out) {
   read_member(node, "runtime_version", out.runtime_version);
   read_member(node, "uuid", out.uuid);
   read_member(node, "pci_bus_id", out.pci_bus_id);
+  read_member(node, "nvml", out.nvml);
+}
+
+// "clocks_locked" is derived, so it is not read back.
+void read(const Node& node, GpuManagement& out) {
+  read_member(node, "available", out.available);
+  read_member(node, "reason", out.reason);
+  read_member(node, "persistence_mode", out.persistence_mode);
+  read_member(node, "applications_clocks_set", out.applications_clocks_set);
+  read_member(node, "clock_limit_active", out.clock_limit_active);
+  read_member(node, "power_limit_w", out.power_limit_w);
+  read_member(node, "max_sm_clock_mhz", out.max_sm_clock_mhz);
+  read_member(node, "max_mem_clock_mhz", out.max_mem_clock_mhz);
+  read_member(node, "ecc_enabled", out.ecc_enabled);
+  read_member(node, "mig_enabled", out.mig_enabled);
+  read_member(node, "energy_counter", out.energy_counter);
+}
+
+void read(const Node& node, TelemetrySummary& out) {
+  read_member(node, "readings", out.readings);
+  read_member(node, "period_s", out.period_s);
+  read_member(node, "sm_clock_min_mhz", out.sm_clock_min_mhz);
+  read_member(node, "sm_clock_median_mhz", out.sm_clock_median_mhz);
+  read_member(node, "sm_clock_max_mhz", out.sm_clock_max_mhz);
+  read_member(node, "sm_clock_limit_mhz", out.sm_clock_limit_mhz);
+  read_member(node, "mem_clock_median_mhz", out.mem_clock_median_mhz);
+  read_member(node, "power_mean_w", out.power_mean_w);
+  read_member(node, "power_max_w", out.power_max_w);
+  read_member(node, "temperature_max_c", out.temperature_max_c);
+  read_member(node, "clock_events", out.clock_events);
+  read_member(node, "throttled_share", out.throttled_share);
+  read_member(node, "throttle_threshold", out.throttle_threshold);
+  read_member(node, "flagged_samples", out.flagged_samples);
+  read_member(node, "discarded_samples", out.discarded_samples);
+  read_member(node, "discarded_samples_s", out.discarded_samples_s);
+  read_member(node, "energy_j", out.energy_j);
+  read_member(node, "energy_window_s", out.energy_window_s);
+  read_member(node, "energy_per_op_j", out.energy_per_op_j);
+  read_member(node, "gflops_per_j", out.gflops_per_j);
+  read_member(node, "gb_per_j", out.gb_per_j);
+}
+
+void read(const Node& node, SoakSummary& out) {
+  read_member(node, "requested_s", out.requested_s);
+  read_member(node, "seconds", out.seconds);
+  read_member(node, "settled", out.settled);
 }
 
 void read(const Node& node, GpuIdentity& out) {
@@ -559,6 +671,7 @@ void read(const Node& node, ResultRecord& out) {
     read_member(*settings, "timer", out.timer);
     read_member(*settings, "stop_reason", out.stop_reasons);
     read_duration_member(*settings, "measure_seconds", out.measure_seconds);
+    read_member(*settings, "timing_note", out.timing_note);
   }
   read_member(node, "reason", out.reason);
   read_member(node, "input_distribution", out.input_distribution);
@@ -579,6 +692,8 @@ void read(const Node& node, ResultRecord& out) {
   read_member(node, "gpu", out.gpu);
   read_member(node, "rank", out.rank);
   read_member(node, "host", out.host);
+  read_member(node, "soak", out.soak);
+  read_member(node, "telemetry", out.telemetry);
 }
 
 void read(const Node& node, Context& out) {

@@ -6,6 +6,7 @@
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
+#include "report/telemetry_render.hpp"
 #include "report/summary_render.hpp"
 
 namespace gpb {
@@ -29,6 +30,14 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
     out << "\nFailures:\n\n";
     for (const auto& failure : failures) out << "- " << escape_markdown(failure) << '\n';
   }
+  const report_model::Table telemetry = report_model::telemetry_table(results);
+  if (!telemetry.rows.empty()) {
+    out << "\nGPU telemetry while measuring:\n\n";
+    report_model::append_markdown_table(out, telemetry);
+  }
+  const auto footnotes = report_model::telemetry_footnotes(results);
+  if (!footnotes.empty()) out << '\n';
+  for (const auto& footnote : footnotes) out << "> note: " << escape_markdown(footnote) << '\n';
   const SpeedupSummary speedups = summarize_speedups(results);
   if (speedups.has_cpu_gpu_pair()) out << '\n' << render_speedups_markdown(speedups);
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);

@@ -37,6 +37,14 @@ class BadInputTests(CliTestCase):
         if "GPU backends unavailable" in process.stderr:
             self.assertEqual(process.stderr.count("GPU backends unavailable"), 1, process.stderr)
 
+    def test_bad_telemetry_options(self):
+        for args, fragment in ((["--throttle-threshold", "1.5"], "--throttle-threshold"),
+                               (["--throttle-threshold", "0"], "--throttle-threshold"),
+                               (["--soak", "-2"], "--soak"),
+                               (["--progress", "maybe"], "--progress")):
+            with self.subTest(args=args):
+                self.run_bad("--op", "sum", "--size", "1K", *args, fragments=(fragment,))
+
     def test_unknown_dtype(self):
         self.run_bad("--op", "sin", "--dtype", "f16", fragments=("f16",))
 

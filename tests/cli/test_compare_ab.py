@@ -1,6 +1,8 @@
 """A real A/B through the CLI: the same suite with --threads 2 as baseline and --threads 1 as
-current must flag the multithreaded CPU cases as slower (exit 1); a run compared with itself
-is all `same` (exit 0)."""
+current must flag the multithreaded CPU cases as slower (exit 1). Its verdict depends on the
+machine having its cores to itself (on a busy host two threads can lose to one), so ctest
+labels it perf: scripts/device-check.sh runs it, the default test run does not.
+test_compare_slowdown.py proves the same through a slowdown of known size on any host."""
 import json
 import os
 
@@ -42,13 +44,6 @@ class CompareAbTests(CliTestCase):
         for case_id, verdict in verdicts.items():
             self.assertEqual(verdict, "slower", f"{case_id}: {verdict}\n{process.stdout}")
         self.assertIn("threads", process.stderr)  # the thread-count difference is a warning
-
-    def test_report_compared_with_itself(self):
-        report = self.run_suite("same.json", 2)
-        process = gpubench("compare", report, report, "--format", "json")
-        self.assertOk(process)
-        verdicts = [case["verdict"] for case in json.loads(process.stdout)["cases"]]
-        self.assertEqual(verdicts, ["same"] * 4)
 
 
 if __name__ == "__main__":

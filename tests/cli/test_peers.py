@@ -51,6 +51,7 @@ class PeersTests(CliTestCase):
             text = handle.read()
         self.assertIn("sin/eigen/f32/65536", text)
         self.assertIn("numpy", text)
+        self.assertNotIn("## Telemetry", text)  # CPU cases carry none
         # Settings are numbers in the report and print as such: FAST stops at 0.2 s.
         self.assertIn("stopped at 0.5 % noise or 0.2 s |", text)
         # Reports written before settings were typed hold strings; they print the same.
@@ -62,6 +63,17 @@ class PeersTests(CliTestCase):
         self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
         with open(markdown, encoding="utf-8") as handle:
             self.assertIn("stopped at 0.5 % noise or 2 s |", handle.read())
+
+    def test_performance_report_shows_gpu_telemetry(self):
+        # The golden report's cuBLAS case carries telemetry and a soak.
+        markdown = os.path.join(self.dir, "PERFORMANCE.md")
+        process = script("performance_report.py", os.path.join(SOURCE_DIR, "tests", "golden", "report.json"), "--out", markdown)
+        self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
+        with open(markdown, encoding="utf-8") as handle:
+            text = handle.read()
+        self.assertIn("## Telemetry", text)
+        self.assertIn("| matmul/cublas/f32/1024x1024x1024/tf32 | 1,755 [1,410-1,980] | 652/700 | 71 | 50% sw_power_cap | 1/6 | "
+                      "0.0323 J | 66.5 GFLOP/J | 12 s settled |", text)
 
     def test_help_works_anywhere(self):
         for name in ("compare_peers.py", "performance_report.py"):

@@ -4,7 +4,6 @@ import io
 import json
 import os
 import subprocess
-import time
 
 from gpubench_cli import FAST, GPUBENCH, SANITIZED, SOURCE_DIR, CliTestCase, gpubench, main, run_json, write_file
 
@@ -162,17 +161,12 @@ class RunTests(CliTestCase):
         self.assertLessEqual(stats["median"], stats["max"])
         self.assertEqual(stats["count"], 7)
 
-    def test_default_suite_under_a_minute(self):
-        # The minute is the Release build's (the suite's promise); a sanitizer build checks
-        # that the suite runs, with a quick stopping rule and a limit for its own speed.
-        limit = 600 if SANITIZED else 60
-        start = time.monotonic()
-        process = gpubench("run", *(FAST if SANITIZED else []), timeout=2 * limit)
-        elapsed = time.monotonic() - start
+    def test_default_suite_runs_every_op(self):
+        # How long it takes depends on the machine's load: test_run_time.py (label perf) checks that.
+        process = gpubench("run", timeout=900)
         self.assertOk(process)
         for op in ("sin", "sqrt", "sum", "matmul", "spmv"):
             self.assertIn(op, process.stdout)
-        self.assertLess(elapsed, limit, f"default suite took {elapsed:.1f} s")
 
     def test_list(self):
         process = gpubench("list")

@@ -58,6 +58,29 @@ class SchemaTests(CliTestCase):
         self.assertIn("fleet", report)
         self.validate(report)
 
+    def test_soak_and_absent_telemetry_validate(self):
+        out = os.path.join(self.dir, "r.json")
+        self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--soak", "0.01", "--out", out, *FAST))
+        with open(out, encoding="utf-8") as handle:
+            report = json.load(handle)
+        result = report["results"][0]
+        self.assertIsNone(result["telemetry"])  # a CPU case has no GPU telemetry
+        self.assertGreaterEqual(result["soak"]["seconds"], 0.01)
+        self.assertIsNone(result["soak"]["settled"])  # nothing to judge settling by
+        self.assertEqual(report["context"]["settings"]["soak_s"], 0.01)
+        self.validate(report)
+
+    def test_golden_report_with_gpu_telemetry_validates(self):
+        # The golden report's cuBLAS case carries telemetry, a soak and the GPU's NVML state.
+        with open(os.path.join(SOURCE_DIR, "tests", "golden", "report.json"), encoding="utf-8") as handle:
+            report = json.load(handle)
+        with_telemetry = [r for r in report["results"] if r["telemetry"] is not None]
+        self.assertEqual(len(with_telemetry), 1)
+        self.assertTrue(report["context"]["gpus"][0]["nvml"]["available"])
+        self.validate(report)
+        with_telemetry[0]["telemetry"]["flagged_samples"] = -1
+        self.assertTrue(list(jsonschema.Draft7Validator(self.schema).iter_errors(report)))
+
     def test_schema_rejects_a_broken_report(self):
         out = os.path.join(self.dir, "r.json")
         self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", out, *FAST))

@@ -257,6 +257,44 @@ TEST(Compare, TwentyPercentSlowdownWithTightSamplesFails) {
   }
 }
 
+// A GPU case's telemetry summary at the given SM clock and mean power.
+TelemetrySummary telemetry_at(double sm_clock_mhz, double power_w) {
+  TelemetrySummary telemetry;
+  telemetry.sm_clock_median_mhz = sm_clock_mhz;
+  telemetry.power_mean_w = power_w;
+  return telemetry;
+}
+
+TEST(Compare, SlowdownAtLowerClocksSaysClocksDiffer) {
+  LoadedReport baseline = suite_report(1, kTight);
+  LoadedReport current = suite_report(100, kTight, kSinId, 1.2);
+  for (auto& record : baseline.results) record.telemetry = telemetry_at(1980, 500);
+  for (auto& record : current.results)
+    record.telemetry = record.spec.id() == kSinId ? telemetry_at(1650, 700) : telemetry_at(1975, 505);
+  const Comparison comparison = compare_reports(baseline, current, {});
+  const CaseComparison& sin = find_case(comparison, kSinId);
+  EXPECT_EQ(sin.verdict, Verdict::slower);  // the verdict stands, and the exit code with it
+  EXPECT_EQ(comparison.exit_code(), 1);
+  EXPECT_EQ(sin.telemetry_difference, "SM clock median 1980 vs 1650 MHz (-16.7%); mean power 500 vs 700 W (+40.0%)");
+  EXPECT_EQ(sin.label(), "slower (clocks/power differ)");
+  EXPECT_NE(sin.note.find("clocks/power differ: SM clock median 1980 vs 1650 MHz"), std::string::npos) << sin.note;
+  for (const CaseComparison& c : comparison.cases) {
+    if (c.id != kSinId) {
+      EXPECT_EQ(c.telemetry_difference, "") << c.id;  // within 3 %
+    }
+  }
+  const auto document = nlohmann::json::parse(render_comparison(comparison, ReportFormat::json));
+  for (const auto& c : document.at("cases"))
+    EXPECT_EQ(c.at("clocks_power_differ").is_null(), c.at("id") != kSinId) << c.dump();
+}
+
+TEST(Compare, OneSideWithoutTelemetryIsNotADifference) {
+  LoadedReport baseline = suite_report(1, kTight);
+  for (auto& record : baseline.results) record.telemetry = telemetry_at(1980, 500);
+  const Comparison comparison = compare_reports(baseline, suite_report(2, kTight), {});
+  for (const CaseComparison& c : comparison.cases) EXPECT_EQ(c.telemetry_difference, "") << c.id;
+}
+
 TEST(Compare, SlowdownBuriedInNoiseIsNotCalled) {
   const Noise noisy{0.3, 0.2, 0.05};
   const Comparison comparison = compare_reports(suite_report(1, noisy), suite_report(100, noisy, kSinId, 1.2), {});

@@ -64,6 +64,22 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
   EXPECT_NE(error_of(R"({"groups": [{"ops": ["spmv"], "spmv_kernel": "fastest"}]})").find("'fastest'"), std::string::npos);
 }
 
+TEST(Suite, TelemetrySettings) {
+  const Suite suite = parse_suite(
+      R"({"settings": {"throttle_threshold": 0.75, "discard_throttled": true, "soak": 30}, "groups": [{"ops": ["sin"]}]})",
+      "suite.json");
+  EXPECT_DOUBLE_EQ(std::get<double>(suite.settings.at("throttle_threshold")), 0.75);
+  EXPECT_TRUE(std::get<bool>(suite.settings.at("discard_throttled")));
+  EXPECT_DOUBLE_EQ(std::get<double>(suite.settings.at("soak")), 30);  // in the setting's type
+  const auto with_settings = [](const std::string& settings) {
+    return error_of(R"({"settings": )" + settings + R"(, "groups": [{"ops": ["sin"]}]})");
+  };
+  EXPECT_NE(with_settings(R"({"throttle_threshold": 1.5})").find("throttle_threshold"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"throttle_threshold": 0})").find("throttle_threshold"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"discard_throttled": "yes"})").find("discard_throttled"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"soak": -1})").find("soak"), std::string::npos);
+}
+
 TEST(Suite, MissingFile) {
   EXPECT_THROW(load_suite("/nonexistent/suite.json"), UsageError);
 }

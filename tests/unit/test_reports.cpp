@@ -104,8 +104,19 @@ Context fixed_context() {
   context.settings = {{"l2", std::string("flush")}, {"max_noise", 0.005}, {"seed", std::int64_t{42}}};
   context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
   context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4",
-                          2950.4, 66908.16, 66908.16, 535265.28, "", ""}};
+                          2950.4, 66908.16, 66908.16, 535265.28, "", "", GpuManagement{}}};
   context.notes = {"L2 flushed between samples"};
+  GpuManagement& nvml = context.gpus[0].nvml;
+  nvml.available = true;
+  nvml.persistence_mode = true;
+  nvml.applications_clocks_set = false;
+  nvml.clock_limit_active = false;
+  nvml.power_limit_w = 700;
+  nvml.max_sm_clock_mhz = 1980;
+  nvml.max_mem_clock_mhz = 2619;
+  nvml.ecc_enabled = true;
+  nvml.mig_enabled = false;
+  nvml.energy_counter = true;
   return context;
 }
 
@@ -128,6 +139,31 @@ std::vector<ResultRecord> fixed_results() {
   results.back().spec.tf32 = true;
   results.back().verification.tolerance = 9.8e-4;
   results.back().roofline = fixture_roofline(Bound::compute, "TF32 peak", results.back().gflops, 535265.28, 535265.28);
+  // A power-capped GPU case after a soak, with a flagged sample discarded.
+  TelemetrySummary telemetry;
+  telemetry.readings = 31;
+  telemetry.period_s = 0.01;
+  telemetry.sm_clock_min_mhz = 1410;
+  telemetry.sm_clock_median_mhz = 1755;
+  telemetry.sm_clock_max_mhz = 1980;
+  telemetry.sm_clock_limit_mhz = 1980;
+  telemetry.mem_clock_median_mhz = 2619;
+  telemetry.power_mean_w = 652.5;
+  telemetry.power_max_w = 700.25;
+  telemetry.temperature_max_c = 71;
+  telemetry.clock_events = {"gpu_idle", "sw_power_cap"};
+  telemetry.throttled_share = 0.5;
+  telemetry.throttle_threshold = 0.9;
+  telemetry.flagged_samples = 1;
+  telemetry.discarded_samples = 1;
+  telemetry.discarded_samples_s = {45.5e-6};
+  telemetry.energy_j = 195.75;
+  telemetry.energy_window_s = 0.25;
+  telemetry.energy_per_op_j = 0.03225;
+  telemetry.gflops_per_j = 66.5;
+  telemetry.gb_per_j = 0.375;
+  results.back().telemetry = telemetry;
+  results.back().soak = SoakSummary{30, 12.5, true};
 
   // e2e: the reported figure is h2d + op + d2h per sample.
   ResultRecord e2e = measured(Op::sum, "cub", DType::f64, elementwise_shape(n), DeviceKind::gpu, 5.6734e-3, 8.0 * n, n);
@@ -238,7 +274,8 @@ TEST(ConsoleReport, CutsVeryLongReasons) {
   results[5].reason = std::string(2000, 'x');
   const auto console = render_console(fixed_context(), results);
   EXPECT_NE(console.find("xxx..."), std::string::npos);
-  EXPECT_LT(console.size(), 2500u);
+  // A few lines of it at most, not the 2000 characters.
+  EXPECT_LT(console.size(), render_console(fixed_context(), fixed_results()).size() + 500);
 }
 
 TEST(MarkdownReport, EscapesTableSeparators) {
@@ -266,6 +303,17 @@ auto fields(const GpuInfo& g) {
                   g.theoretical_bandwidth_gbps, g.l2_mib, g.ecc, g.driver_version, g.runtime_version, g.copy_gbps,
                   g.peak_fp32_gflops, g.peak_fp64_gflops, g.peak_tf32_gflops);
 }
+auto fields(const GpuManagement& m) {
+  return std::tie(m.available, m.reason, m.persistence_mode, m.applications_clocks_set, m.clock_limit_active, m.power_limit_w,
+                  m.max_sm_clock_mhz, m.max_mem_clock_mhz, m.ecc_enabled, m.mig_enabled, m.energy_counter);
+}
+auto fields(const TelemetrySummary& t) {
+  return std::tie(t.readings, t.period_s, t.sm_clock_min_mhz, t.sm_clock_median_mhz, t.sm_clock_max_mhz, t.sm_clock_limit_mhz,
+                  t.mem_clock_median_mhz, t.power_mean_w, t.power_max_w, t.temperature_max_c, t.clock_events, t.throttled_share,
+                  t.throttle_threshold, t.flagged_samples, t.discarded_samples, t.discarded_samples_s, t.energy_j,
+                  t.energy_window_s, t.energy_per_op_j, t.gflops_per_j, t.gb_per_j);
+}
+auto fields(const SoakSummary& s) { return std::tie(s.requested_s, s.seconds, s.settled); }
 auto fields(const Context& c) {
   return std::tie(c.schema_version, c.tool_version, c.git_sha, c.build_type, c.compiler, c.argv, c.timestamp, c.hostname, c.os,
                   c.cpu_model, c.cpu_cores, c.threads, c.memory_gib, c.cpu_copy_gbps, c.libraries, c.settings, c.thresholds, c.notes,
@@ -279,7 +327,10 @@ auto fields(const ResultRecord& r) {
 void expect_same(const Context& expected, const Context& actual) {
   EXPECT_EQ(fields(expected), fields(actual));
   ASSERT_EQ(expected.gpus.size(), actual.gpus.size());
-  for (std::size_t i = 0; i < expected.gpus.size(); ++i) EXPECT_EQ(fields(expected.gpus[i]), fields(actual.gpus[i]));
+  for (std::size_t i = 0; i < expected.gpus.size(); ++i) {
+    EXPECT_EQ(fields(expected.gpus[i]), fields(actual.gpus[i]));
+    EXPECT_EQ(fields(expected.gpus[i].nvml), fields(actual.gpus[i].nvml));
+  }
 }
 
 void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
@@ -291,6 +342,15 @@ void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
   EXPECT_EQ(fields(expected.host_stats), fields(actual.host_stats));
   EXPECT_EQ(fields(expected.verification), fields(actual.verification));
   EXPECT_EQ(fields(expected.roofline), fields(actual.roofline));
+  EXPECT_EQ(expected.timing_note, actual.timing_note);
+  ASSERT_EQ(expected.telemetry.has_value(), actual.telemetry.has_value());
+  if (expected.telemetry) {
+    EXPECT_EQ(fields(*expected.telemetry), fields(*actual.telemetry));
+  }
+  ASSERT_EQ(expected.soak.has_value(), actual.soak.has_value());
+  if (expected.soak) {
+    EXPECT_EQ(fields(*expected.soak), fields(*actual.soak));
+  }
   ASSERT_EQ(expected.phases.size(), actual.phases.size());
   for (std::size_t i = 0; i < expected.phases.size(); ++i) {
     EXPECT_EQ(expected.phases[i].kind, actual.phases[i].kind);
@@ -300,13 +360,16 @@ void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
 }
 
 TEST(JsonReport, RoundTripReproducesEveryField) {
-  const auto context = fixed_context();
+  auto context = fixed_context();
+  context.gpus[0].nvml.mig_enabled.reset();  // not reported: null
   auto results = fixed_results();
   // Values that a careless writer would mangle: a seed above 2^53, a file-backed spmv,
   // non-default timing modes and a sample that needs all 17 digits.
   results[0].spec.seed = std::numeric_limits<std::uint64_t>::max() - 7;
   results[0].spec.l2 = L2Mode::warm;
   results[0].spec.threads = 8;
+  results[1].timing_note = "single cold launches (L2 flushed before each, no batching)";
+  results[1].soak = SoakSummary{5, 5.01, std::nullopt};
   results[0].samples_s[2] = 0.1 + 0.2;
   results[5].spec.shape = spmv_file_shape("/data/matrices/web-Google.mtx");
   results[5].spec.shape.rows = results[5].spec.shape.cols = 916428;

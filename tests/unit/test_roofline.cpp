@@ -185,7 +185,9 @@ TEST(CpuCeilings, CopyBandwidthIsPlausibleAndQuick) {
   // Any host from a laptop to a many-channel server copies between 0.5 and 5000 GB/s.
   EXPECT_GT(gbps, 0.5);
   EXPECT_LT(gbps, 5000);
-  EXPECT_LT(seconds, 5.0);
+  // A bound on the work done, not a speed: well under a second on an idle host, 9 s on a
+  // 2-core host with every core busy.
+  EXPECT_LT(seconds, 60.0);
 }
 
 }  // namespace

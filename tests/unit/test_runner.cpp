@@ -1,6 +1,8 @@
-// The runner against a scripted backend: batching, stopping, skipped and failed cases.
+// The runner against a scripted backend: batching, stopping, skipped and failed cases, cold
+// timing, telemetry (throttle flags, discarding, soak).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -15,11 +17,36 @@ namespace {
 // A timer that reports a scripted duration per run() between start and stop.
 struct Script {
   double seconds_per_run = 1e-3;
-  int runs = 0;
+  double timer_resolution_s = 0;
+  std::atomic<int> runs{0};  // read by the telemetry sampler's thread too
   int flushes = 0;
+  bool flushes_cache = false;  // the case evicts a cache, as a GPU case does
   bool corrupt_output = false;
   bool throw_in_prepare = false;
   bool supported = true;
+  // Telemetry: the SM clock (of a 2000 MHz maximum) reads clock_before until run number
+  // clock_switch_run, clock_after from then on.
+  bool telemetry = false;
+  double clock_before = 2000, clock_after = 2000;
+  int clock_switch_run = 1 << 30;
+  std::atomic<int> readings_after_switch{0};
+};
+
+class ScriptedSource final : public TelemetrySource {
+ public:
+  explicit ScriptedSource(Script& script) : script_(script) {}
+  TelemetryReading read() override {
+    TelemetryReading reading;
+    const bool after = script_.runs >= script_.clock_switch_run;
+    if (after) ++script_.readings_after_switch;
+    reading.sm_clock_mhz = after ? script_.clock_after : script_.clock_before;
+    return reading;
+  }
+  std::optional<double> energy_j() override { return std::nullopt; }
+  double max_sm_clock_mhz() override { return 2000; }
+
+ private:
+  Script& script_;
 };
 
 class ScriptedTimer final : public SampleTimer {
@@ -29,6 +56,7 @@ class ScriptedTimer final : public SampleTimer {
   void stop() override { runs_at_stop_ = script_.runs; }
   double elapsed_seconds() override { return (runs_at_stop_ - runs_at_start_) * script_.seconds_per_run; }
   std::string name() const override { return "scripted"; }
+  double resolution_s() const override { return script_.timer_resolution_s; }
 
  private:
   Script& script_;
@@ -39,8 +67,22 @@ class ScriptedTimer final : public SampleTimer {
 class ScriptedPrepared final : public Prepared {
  public:
   ScriptedPrepared(Script& script, const Problem& problem) : script_(script), problem_(problem) {}
-  void run() override { ++script_.runs; }
+  void run() override {
+    const int run = ++script_.runs;
+    // The run that switches the clock waits until the sampler has read the new clock twice
+    // (so the first of those readings is recorded), so every later sample begins in the
+    // new state whatever the host's load.
+    if (script_.telemetry && run == script_.clock_switch_run) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (script_.readings_after_switch < 2 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
   void flush_cache() override { ++script_.flushes; }
+  bool has_cache_flush() const override { return script_.flushes_cache; }
+  std::unique_ptr<TelemetrySource> telemetry_source() override {
+    return script_.telemetry ? std::make_unique<ScriptedSource>(script_) : nullptr;
+  }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<ScriptedTimer>(script_); }
   HostArray result() override {
     // sqrt computed exactly in double then rounded: what any correct backend returns.
@@ -123,7 +165,7 @@ TEST_F(RunnerTest, UnsupportedCaseIsSkippedWithReason) {
   const ResultRecord record = run_case(spec, problem, backend, options);
   EXPECT_EQ(record.status, Status::skipped);
   EXPECT_EQ(record.reason, "scripted backend has no such op");
-  EXPECT_EQ(script.runs, 0);
+  EXPECT_EQ(script.runs.load(), 0);
 }
 
 TEST_F(RunnerTest, PrepareFailureFailsTheCaseWithTheMessage) {
@@ -147,6 +189,102 @@ TEST_F(RunnerTest, ProfileModeTakesFiveSamples) {
   const ResultRecord record = run_case(spec, problem, backend, options);
   EXPECT_EQ(record.samples_s.size(), 5u);
   EXPECT_EQ(record.batch, 1);
+}
+
+TEST_F(RunnerTest, FlushedCasesTimeSingleLaunchesAndSayWhatTheTimerMeans) {
+  script.seconds_per_run = 1e-6;
+  script.timer_resolution_s = 0.5e-6;
+  script.flushes_cache = true;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(record.batch, 1);  // no batch: each launch starts from an evicted cache
+  EXPECT_EQ(script.flushes, static_cast<int>(record.samples_s.size()) + 1);  // and once in warm-up
+  EXPECT_DOUBLE_EQ(record.stats.median, 1e-6);
+  EXPECT_NE(record.timing_note.find("single cold launches"), std::string::npos) << record.timing_note;
+  EXPECT_NE(record.timing_note.find("0.5 us resolution is 50.0% of the 1 us median"), std::string::npos) << record.timing_note;
+}
+
+TEST_F(RunnerTest, LongColdLaunchesNeedNoNote) {
+  script.flushes_cache = true;  // 1 ms per launch, far above the batching target
+  EXPECT_EQ(run_case(spec, problem, backend, options).timing_note, "");
+}
+
+TEST_F(RunnerTest, WarmL2KeepsBatchingACaseThatCouldFlush) {
+  script.seconds_per_run = 1e-6;
+  script.flushes_cache = true;
+  spec.l2 = L2Mode::warm;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(record.batch, 20);
+  EXPECT_EQ(script.flushes, 0);
+  EXPECT_EQ(record.timing_note, "");
+}
+
+TEST_F(RunnerTest, CasesWithoutTelemetryCarryNone) {
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  EXPECT_FALSE(record.telemetry.has_value());
+  EXPECT_FALSE(record.soak.has_value());
+}
+
+TEST_F(RunnerTest, SamplesBelowTheThresholdAreFlaggedAndKept) {
+  script.telemetry = true;
+  script.clock_before = 1000;  // half the maximum, all along
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_TRUE(record.telemetry.has_value());
+  EXPECT_EQ(record.telemetry->flagged_samples, record.samples_s.size());
+  EXPECT_EQ(record.telemetry->discarded_samples, 0u);
+  EXPECT_DOUBLE_EQ(record.telemetry->sm_clock_median_mhz, 1000);
+  EXPECT_DOUBLE_EQ(record.telemetry->sm_clock_limit_mhz, 2000);
+  EXPECT_DOUBLE_EQ(record.telemetry->throttle_threshold, 0.9);
+  EXPECT_EQ(record.telemetry->readings, record.telemetry_readings.size());
+}
+
+TEST_F(RunnerTest, FullClockSamplesAreNotFlagged) {
+  script.telemetry = true;
+  options.telemetry.throttle_threshold = 0.5;
+  script.clock_before = 1800;  // above 0.5 x 2000
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_TRUE(record.telemetry.has_value());
+  EXPECT_EQ(record.telemetry->flagged_samples, 0u);
+}
+
+TEST_F(RunnerTest, DiscardThrottledLeavesFlaggedSamplesOutOfTheStatistics) {
+  script.telemetry = true;
+  script.clock_before = 1000;
+  script.clock_after = 2000;
+  script.clock_switch_run = 6;  // warm-ups are runs 1 and 2, the batch estimate run 3
+  options.telemetry.discard_throttled = true;
+  options.telemetry.period_s = 0.001;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_EQ(record.status, Status::ok) << record.reason;
+  ASSERT_TRUE(record.telemetry.has_value());
+  const TelemetrySummary& telemetry = *record.telemetry;
+  EXPECT_EQ(telemetry.flagged_samples, 3u);  // runs 4 and 5 began slow, and run 6 waited for the switch
+  EXPECT_EQ(telemetry.discarded_samples, 3u);
+  EXPECT_EQ(telemetry.discarded_samples_s.size(), 3u);
+  EXPECT_EQ(record.samples_s.size(), 10u);  // the stopping rule counts the samples it keeps
+  EXPECT_EQ(record.host_samples_s.size(), 10u);
+  EXPECT_EQ(record.stats.count, 10u);
+}
+
+TEST_F(RunnerTest, WhenEverySampleIsThrottledNoneIsDiscarded) {
+  script.telemetry = true;
+  script.clock_before = 1000;
+  options.telemetry.discard_throttled = true;
+  options.stopping.max_time_s = 0.05;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_TRUE(record.telemetry.has_value());
+  EXPECT_EQ(to_string(record.stop_reasons), "max_time");  // the time budget still bounds the case
+  EXPECT_EQ(record.telemetry->discarded_samples, 0u);
+  EXPECT_EQ(record.telemetry->flagged_samples, record.samples_s.size());
+  EXPECT_GE(record.stats.count, 3u);
+}
+
+TEST_F(RunnerTest, SoakRunsTheCaseUntimedBeforeMeasuring) {
+  options.telemetry.soak_s = 0.02;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_TRUE(record.soak.has_value());
+  EXPECT_GE(record.soak->seconds, 0.02);
+  EXPECT_FALSE(record.soak->settled.has_value());  // no telemetry to judge by
+  EXPECT_GT(script.runs.load(), 2 + 10 + 1);        // warm-ups, samples, and the soak's own runs
 }
 
 TEST_F(RunnerTest, RunPlanBuildsEachProblemOnceAndKeepsOrder) {
@@ -190,6 +328,33 @@ TEST(MergePasses, ConcatenatesSamplesAndRecomputes) {
   EXPECT_DOUBLE_EQ(merged.stats.median, 2);
   EXPECT_DOUBLE_EQ(merged.stats.min, 1);
   EXPECT_DOUBLE_EQ(merged.gbps, 0.5);  // 1e9 bytes over a 2 s median
+}
+
+TEST(MergePasses, MergesTelemetryOverAllPasses) {
+  std::vector<ResultRecord> passes = {pass_record({1, 1}), pass_record({3, 3})};
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    TelemetryReading reading;
+    reading.time_s = static_cast<double>(i);
+    reading.sm_clock_mhz = 1500 + 300 * static_cast<double>(i);
+    passes[i].telemetry_readings = {reading};
+    passes[i].telemetry = summarize_readings(passes[i].telemetry_readings, 0.01, 2000, 0.9);
+    passes[i].telemetry->flagged_samples = 1;
+    passes[i].telemetry->energy_j = 10;
+    passes[i].telemetry->energy_window_s = 1;
+    passes[i].flops = 1e9;
+    passes[i].soak = SoakSummary{5, 5, i == 0};
+  }
+  const ResultRecord merged = merge_passes(passes);
+  ASSERT_TRUE(merged.telemetry.has_value());
+  EXPECT_EQ(merged.telemetry->readings, 2u);
+  EXPECT_DOUBLE_EQ(merged.telemetry->sm_clock_min_mhz, 1500);
+  EXPECT_DOUBLE_EQ(merged.telemetry->sm_clock_max_mhz, 1800);
+  EXPECT_EQ(merged.telemetry->flagged_samples, 2u);
+  // 20 J over 2 s is 10 W; times the merged 2 s median.
+  EXPECT_DOUBLE_EQ(merged.telemetry->energy_per_op_j, 20.0);
+  ASSERT_TRUE(merged.soak.has_value());
+  EXPECT_DOUBLE_EQ(merged.soak->seconds, 10);
+  EXPECT_EQ(merged.soak->settled, false);  // settled only when every pass did
 }
 
 TEST(MergePasses, KeepsEveryPasssStopReason) {

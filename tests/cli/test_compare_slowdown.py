@@ -1,0 +1,66 @@
+"""A real slowdown through the CLI that compare must catch, whatever the machine's load: the
+same suite run as is (baseline) and with GPUBENCH_TEST_SLOWDOWN=5 (current), which makes the CPU
+backends do each op's work five times per launch, must compare `slower` (exit 1); a report
+compared with itself is all `same` (exit 0). On a host whose every core is busy, one thread's
+samples (tens of ms here) still vary by half and drift with the load, so the threshold is wide
+(70 %) and each side takes 30 samples, enough evidence for the test at alpha = 0.001 after the
+drift's serial correlation is discounted; a 5x slowdown clears that threshold by far. The threads A/B,
+whose verdict depends on a quiet machine, is test_compare_ab.py (label perf)."""
+import json
+import os
+
+from gpubench_cli import CliTestCase, gpubench, main, write_file
+
+SLOWDOWN = 5
+SUITE = {
+    "name": "slowdown",
+    # A fixed number of samples bounds the time on a busy host (about 15 s in all).
+    "settings": {"warmup": 1, "min_samples": 30, "max_samples": 30, "min_time": 0, "max_time": 60, "threads": 1},
+    "thresholds": {"*": 0.7},
+    "groups": [
+        {"ops": ["sin"], "sizes": ["8M"], "backends": ["eigen"]},
+        {"ops": ["matmul"], "sizes": [512], "dtypes": ["f64"], "backends": ["openblas"]},
+    ],
+}
+
+
+class CompareSlowdownTests(CliTestCase):
+    def run_suite(self, name, slowdown=None):
+        suite = write_file(self.dir, "slowdown.json", json.dumps(SUITE))
+        out = os.path.join(self.dir, name)
+        env = {"GPUBENCH_TEST_SLOWDOWN": str(slowdown)} if slowdown else {"GPUBENCH_TEST_SLOWDOWN": ""}
+        process = gpubench("run", "--config", suite, "--out", out, "--quiet", env=env)
+        self.assertOk(process)
+        return out
+
+    def test_slowdown_is_caught(self):
+        baseline = self.run_suite("baseline.json")
+        current = self.run_suite("current.json", SLOWDOWN)
+        with open(current, encoding="utf-8") as handle:
+            context = json.load(handle)["context"]
+        self.assertEqual(context["settings"]["test_slowdown"], str(SLOWDOWN))
+        self.assertTrue(any(f"GPUBENCH_TEST_SLOWDOWN={SLOWDOWN}" in note for note in context["notes"]), context["notes"])
+        process = gpubench("compare", baseline, current, "--format", "json")
+        self.assertEqual(process.returncode, 1, process.stdout + process.stderr)
+        cases = json.loads(process.stdout)["cases"]
+        self.assertEqual(len(cases), 2, cases)
+        for case in cases:
+            self.assertEqual(case["verdict"], "slower", json.dumps(case, indent=1))
+            self.assertGreater(case["ratio"], 1.7, case["id"])
+        self.assertIn("test_slowdown", process.stderr)  # the knob's setting differs: a warning
+
+    def test_report_compared_with_itself(self):
+        report = self.run_suite("same.json")
+        process = gpubench("compare", report, report, "--format", "json")
+        self.assertOk(process)
+        verdicts = [case["verdict"] for case in json.loads(process.stdout)["cases"]]
+        self.assertEqual(verdicts, ["same"] * 2)
+
+    def test_a_bad_knob_is_a_usage_error(self):
+        process = gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen",
+                           env={"GPUBENCH_TEST_SLOWDOWN": "fast"})
+        self.assertUsageError(process, "GPUBENCH_TEST_SLOWDOWN")
+
+
+if __name__ == "__main__":
+    main()
