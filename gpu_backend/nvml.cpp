@@ -10,9 +10,14 @@ constexpr unsigned kFeatureEnabled = 1;  // NVML_FEATURE_ENABLED (nvmlEnableStat
 constexpr unsigned kMigEnabled = 1;      // NVML_DEVICE_MIG_ENABLE
 constexpr unsigned kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 
-template <class T>
-std::optional<T> if_ok(int status, T value) {
-  return status == kSuccess ? std::optional<T>(value) : std::nullopt;
+// The value an NVML getter writes through its last argument, or nullopt where it fails. The
+// call completes before the value is read (as function arguments, the two would be
+// evaluated in either order).
+template <class T, class Getter>
+std::optional<T> read_if_ok(Getter getter) {
+  T value{};
+  if (getter(&value) != kSuccess) return std::nullopt;
+  return value;
 }
 
 }  // namespace
@@ -91,21 +96,19 @@ std::optional<Device> Library::device_by_pci_bus_id(const std::string& bus_id, s
 }
 
 std::optional<unsigned> Library::clock_mhz(Device device, ClockType type) const {
-  unsigned value = 0;
   if (!clock_info_) return std::nullopt;
-  return if_ok(clock_info_(device, static_cast<unsigned>(type), &value), value);
+  return read_if_ok<unsigned>([&](unsigned* value) { return clock_info_(device, static_cast<unsigned>(type), value); });
 }
 
 std::optional<unsigned> Library::max_clock_mhz(Device device, ClockType type) const {
-  unsigned value = 0;
   if (!max_clock_info_) return std::nullopt;
-  return if_ok(max_clock_info_(device, static_cast<unsigned>(type), &value), value);
+  return read_if_ok<unsigned>([&](unsigned* value) { return max_clock_info_(device, static_cast<unsigned>(type), value); });
 }
 
 std::optional<unsigned> Library::clock_mhz(Device device, ClockType type, ClockId id) const {
-  unsigned value = 0;
   if (!clock_) return std::nullopt;
-  return if_ok(clock_(device, static_cast<unsigned>(type), static_cast<unsigned>(id), &value), value);
+  return read_if_ok<unsigned>(
+      [&](unsigned* value) { return clock_(device, static_cast<unsigned>(type), static_cast<unsigned>(id), value); });
 }
 
 std::optional<double> Library::power_w(Device device) const {
@@ -121,15 +124,13 @@ std::optional<double> Library::power_limit_w(Device device) const {
 }
 
 std::optional<unsigned> Library::temperature_c(Device device) const {
-  unsigned value = 0;
   if (!temperature_) return std::nullopt;
-  return if_ok(temperature_(device, kTemperatureGpu, &value), value);
+  return read_if_ok<unsigned>([&](unsigned* value) { return temperature_(device, kTemperatureGpu, value); });
 }
 
 std::optional<unsigned long long> Library::clock_event_reasons(Device device) const {
-  unsigned long long value = 0;
   if (!clock_event_reasons_) return std::nullopt;
-  return if_ok(clock_event_reasons_(device, &value), value);
+  return read_if_ok<unsigned long long>([&](unsigned long long* value) { return clock_event_reasons_(device, value); });
 }
 
 std::optional<double> Library::total_energy_j(Device device) const {

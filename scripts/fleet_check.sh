@@ -65,7 +65,11 @@ fleet_view "$out/serial.json" || true
 step "MPI build under mpirun -n 2 (rank 0 writes one merged report)"
 mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
 mpi_flags=()
-if "$mpiexec" --version 2>&1 | grep -qi "open mpi"; then mpi_flags=(--allow-run-as-root --oversubscribe); fi
+if "$mpiexec" --version 2>&1 | grep -qi "open mpi"; then
+  mpi_flags=(--allow-run-as-root --oversubscribe)
+  # Open MPI 4 wants an ssh or rsh to name even on one host; a container has neither.
+  command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm_rsh_agent=sh
+fi
 if [[ -x "$build/gpubench_mpi" ]] &&
   timeout 300 "$mpiexec" "${mpi_flags[@]}" -n 2 "$build/gpubench_mpi" run "${suite[@]}" --out "$out/mpi.json"; then
   python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("ranks:", [(x["rank"], x["host"], x["devices"]) for x in r["context"]["ranks"]])' "$out/mpi.json"

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "interrupt.hpp"
+
 namespace gpb {
 namespace {
 
@@ -100,7 +102,8 @@ SoakSummary CaseTelemetry::soak(const std::function<void()>& run_once, const std
       std::clamp(std::ceil(kSoakBatchS / std::max(once_s, 1e-9)), 1.0, static_cast<double>(kMaxSoakBatch)));
   bool settled = false;
   double now = telemetry_clock_now();
-  while (now - start < options_.soak_s) {
+  // An interrupt ends the soak early; the runner then drops the case as unfinished.
+  while (now - start < options_.soak_s && !interrupt_requested()) {
     for (std::int64_t i = 0; i < batch; ++i) run_once();
     synchronize();
     now = telemetry_clock_now();

@@ -18,7 +18,7 @@ SIZES = ["64K", "128K", "256K"]
 class InterruptTests(CliTestCase):
     def interrupted_run(self, signal_number):
         """Starts a run of three cases of about two seconds each, with stderr on a terminal so
-        that progress lines ("[2/3] ...") show when the first case has finished, sends the
+        that the progress line ("[1/3 done, ...") shows when the first case has finished, sends the
         signal then, and returns (exit code, output paths, stderr text)."""
         outputs = {ext: os.path.join(self.dir, "partial." + ext) for ext in ("json", "csv", "md")}
         args = ["run", "--op", "sin", "--size", ",".join(SIZES), "--backend", "eigen", "--warmup", "1",
@@ -33,7 +33,7 @@ class InterruptTests(CliTestCase):
         seen = b""
         deadline = time.monotonic() + 240
         try:
-            while b"[2/3]" not in seen:
+            while b"[1/3 done" not in seen:
                 self.assertLess(time.monotonic(), deadline, f"no progress line for the second case: {seen!r}")
                 ready, _, _ = select.select([controller], [], [], 1.0)
                 if ready:

@@ -2,6 +2,7 @@
 reads Open MPI's variables and writes one report per rank, which `gpubench merge` joins."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -18,6 +19,11 @@ def mpirun(*command):
     """Runs command under mpirun with two ranks on this host, whoever runs the tests (root too),
     outside any launcher the tests themselves may run under."""
     env = {name: value for name, value in os.environ.items() if not name.startswith(("OMPI_", "PMI_", "PMIX_", "SLURM_"))}
+    # Open MPI 4 refuses to start, even on one host, without an ssh or rsh to name as its
+    # remote agent (open-mpi/ompi#12386); a machine without one (a container) names sh,
+    # which a single-host run never calls.
+    if not (shutil.which("ssh") or shutil.which("rsh")):
+        env["OMPI_MCA_plm_rsh_agent"] = "sh"
     return subprocess.run([MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-n", "2", *command], capture_output=True,
                           text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
 

@@ -43,7 +43,8 @@ class SchemaTests(CliTestCase):
     def test_merged_fleet_report_validates(self):
         paths = []
         for host, rank in (("node-a", 0), ("node-b", 1)):
-            env = {"SLURM_PROCID": str(rank), "SLURM_LOCALID": "0", "SLURM_NTASKS": "2", "SLURMD_NODENAME": host}
+            env = {"SLURM_PROCID": str(rank), "SLURM_LOCALID": "0", "SLURM_NTASKS": "2", "SLURMD_NODENAME": host,
+                   "CUDA_VISIBLE_DEVICES": ""}  # GPUs 0 and 1 named whatever the machine has
             out = os.path.join(self.dir, "rank-{host}-{rank}.json")
             self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--device", "0,1", "--out", out,
                                    "--quiet", *FAST, env=env))

@@ -52,7 +52,10 @@ TEST_P(ColdL2, FlushedSumOfAnL2ResidentInputIsSlowerThanWarm) {
   EXPECT_NE(cold.timing_note.find("single cold launches"), std::string::npos) << cold.timing_note;
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaAndCub, ColdL2, ::testing::Values("cuda", "cub"));
+// cuda only: a batch of CUB DeviceReduce calls is bound by the host's launch rate on an H100
+// (9.7 us per call warm, against 8.9 us for one cold launch timed by events alone), so its
+// warm batch says nothing about the L2.
+INSTANTIATE_TEST_SUITE_P(Cuda, ColdL2, ::testing::Values("cuda"));
 
 }  // namespace
 }  // namespace gpb
