@@ -9,7 +9,8 @@
 #
 # MPI: whatever CMake's FindMPI finds. An MPI outside the system paths (e.g. PyPI's `mpich`
 # wheel installed with `pip install --prefix /opt/mpich mpich`) is found through MPI_HOME
-# (and MPICC, when its compiler wrapper is not $MPI_HOME/bin/mpicc).
+# (and MPICC, when its compiler wrapper is not $MPI_HOME/bin/mpicc). GPUBENCH_CMAKE_ARGS:
+# extra configure arguments (word-split), as for scripts/device-check.sh.
 set -euo pipefail
 
 out=${1:?usage: scripts/fleet_check.sh OUTDIR}
@@ -26,7 +27,8 @@ fi
 
 # The program and its MPI variant from one build: tests/CMakeLists.txt builds gpubench_mpi
 # (main.cpp with MPI_COMM_WORLD as its process group) whenever MPI is found.
-configure=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release)
+read -r -a extra_cmake_args <<<"${GPUBENCH_CMAKE_ARGS:-}"
+configure=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${extra_cmake_args[@]}")
 [[ -n "${MPI_HOME:-}" ]] && configure+=(-DMPI_HOME="$MPI_HOME")
 [[ -n "${MPICC:-}" ]] && configure+=(-DMPI_C_COMPILER="$MPICC")
 echo "== building in $build (log: $out/build.log)"

@@ -11,9 +11,9 @@ from gpubench_cli import CliTestCase, gpubench, main, write_file
 SUITE = {
     "name": "ab",
     "settings": {"warmup": 2, "min_samples": 20, "max_noise": 0.01, "min_time": 0.3, "max_time": 3},
-    # Two threads against one is a ~1.8x effect; a 25 % threshold asks compare to find that
-    # and tolerates the scheduling jitter of a busy 2-core runner (see docs/ci.md).
-    "thresholds": {"*": 0.25},
+    # Two threads against one is a 1.3x to 1.8x effect; a 15 % threshold asks compare to find
+    # it on the quiet machine this test needs (label perf).
+    "thresholds": {"*": 0.15},
     "groups": [
         # sin is compute-bound at any size; sum only while it stays in the last-level cache
         # (beyond it one core already draws most of a small VM's memory bandwidth).

@@ -22,6 +22,9 @@ def mpirun(*command):
     # Open MPI 4 refuses to start, even on one host, without an ssh or rsh to name as its
     # remote agent (open-mpi/ompi#12386); a machine without one (a container) names sh,
     # which a single-host run never calls.
+    # The ranks place CPU cases and name GPUs by ordinal: they see no GPU, so that the tests
+    # hold alike on every machine (scripts/fleet_check.sh runs ranks on real GPUs).
+    env["CUDA_VISIBLE_DEVICES"] = ""
     if not (shutil.which("ssh") or shutil.which("rsh")):
         env["OMPI_MCA_plm_rsh_agent"] = "sh"
     return subprocess.run([MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-n", "2", *command], capture_output=True,

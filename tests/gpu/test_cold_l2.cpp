@@ -1,6 +1,7 @@
-// Cold against warm L2 on the GPU: a sum whose input fits in L2 (1M floats, 4 MiB) must
-// take longer per launch with the L2 flushed before every single launch than warm and
-// batched. The verdict depends on timing, so ctest labels these tests gpu and perf
+// Cold against warm L2 on the GPU: a sum whose input fits in L2 (8M floats, 32 MiB, within
+// the 40 to 60 MB of an A100, H100 or H200) must take longer per launch with the L2 flushed
+// before every single launch than warm. (At 4 MiB both are a few microseconds of launch
+// overhead, and the HBM read the flush adds is about one.) The verdict depends on timing, so ctest labels these tests gpu and perf
 // (scripts/device-check.sh runs them; scripts/test.sh leaves them out). Each skips where no
 // CUDA device is present; without the CUDA toolkit the file builds and skips for that reason.
 #include <gtest/gtest.h>
@@ -29,7 +30,7 @@ TEST_P(ColdL2, FlushedSumOfAnL2ResidentInputIsSlowerThanWarm) {
   const Availability availability = backend->availability();
   if (!availability.available) GTEST_SKIP() << GetParam() << " unavailable: " << availability.reason;
 
-  const Problem problem = make_problem(Op::sum, DType::f32, elementwise_shape(1 << 20), 42);
+  const Problem problem = make_problem(Op::sum, DType::f32, elementwise_shape(1 << 23), 42);
   CaseSpec spec;
   spec.op = Op::sum;
   spec.backend = GetParam();
@@ -46,7 +47,6 @@ TEST_P(ColdL2, FlushedSumOfAnL2ResidentInputIsSlowerThanWarm) {
   ASSERT_EQ(cold.status, Status::ok) << cold.reason;
   ASSERT_EQ(warm.status, Status::ok) << warm.reason;
   EXPECT_EQ(cold.batch, 1);  // every timed launch starts from an evicted L2
-  EXPECT_GT(warm.batch, 1);  // a few microseconds: warm launches are batched
   EXPECT_GT(cold.stats.median, warm.stats.median)
       << "cold " << cold.stats.median * 1e6 << " us, warm " << warm.stats.median * 1e6 << " us";
   EXPECT_NE(cold.timing_note.find("single cold launches"), std::string::npos) << cold.timing_note;
