@@ -10,7 +10,7 @@ from gpubench_cli import CliTestCase, gpubench, main, write_file
 
 SUITE = {
     "name": "ab",
-    "settings": {"warmup": 2, "min_samples": 20, "max_noise": 0.01, "min_time": 0.3, "max_time": 3},
+    "settings": {"warmup": 2, "min_samples": 30, "max_noise": 0.01, "min_time": 1, "max_time": 5},
     # Two threads against one is a 1.3x to 1.8x effect; a 15 % threshold asks compare to find
     # it on the quiet machine this test needs (label perf).
     "thresholds": {"*": 0.15},
