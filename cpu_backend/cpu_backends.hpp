@@ -15,12 +15,6 @@
 
 namespace gpb {
 
-// GPUBENCH_TEST_SLOWDOWN=<factor> (a whole number, 1 to 100): a test-only knob that makes
-// every CPU op do its work `factor` times per launch, a real slowdown of known size whatever
-// the machine's load, so an A/B test can prove that compare catches it. Unset: 1. The
-// context records it (settings.test_slowdown and a note). UsageError for anything else.
-int test_slowdown_factor();
-
 // A CPU case ready to run. The output is allocated here, in prepare, and first-touched by
 // the worker threads with a static schedule, so page faults stay out of the samples and
 // each thread's pages sit on its own NUMA node. The runner keeps the Problem alive longer
@@ -39,10 +33,7 @@ class CpuPrepared : public Prepared {
     for (std::int64_t i = 0; i < size; ++i) output[i] = T(0);
   }
 
-  // The op once, or test_slowdown_factor() times under that test knob.
-  void run() final {
-    for (int i = 0; i < repeat_; ++i) compute();
-  }
+  void run() final { compute(); }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<SteadyClockTimer>(); }
   HostArray result() override { return HostArray(std::vector<T>(output_.get(), output_.get() + output_size_)); }
 
@@ -64,7 +55,6 @@ class CpuPrepared : public Prepared {
 
   const Problem* problem_;
   int threads_;
-  int repeat_ = test_slowdown_factor();
   std::int64_t output_size_;
   std::unique_ptr<T[], AlignedDelete> output_;  // untouched until the fill above
 };

@@ -13,11 +13,6 @@ void append_cpu_context(Context& context) {
                                std::to_string(EIGEN_MINOR_VERSION);
   openblas_core_choice();  // first, so that the config names the core the cases run
   context.libraries["openblas"] = openblas_get_config();
-  if (const int slowdown = test_slowdown_factor(); slowdown > 1) {
-    context.settings["test_slowdown"] = std::to_string(slowdown);
-    context.notes.push_back("GPUBENCH_TEST_SLOWDOWN=" + std::to_string(slowdown) + ": every CPU op does its work " +
-                            std::to_string(slowdown) + " times per launch (a test knob, not a measurement)");
-  }
 }
 
 }  // namespace gpb

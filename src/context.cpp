@@ -11,6 +11,7 @@
 
 #include "build_info.hpp"
 #include "system.hpp"
+#include "test_slowdown.hpp"
 
 namespace gpb {
 namespace {
@@ -60,6 +61,11 @@ Context collect_context(const std::vector<std::string>& argv, int threads_used) 
   context.libraries["cli11"] = CLI11_VERSION;
   append_cpu_context(context);
   append_gpu_context(context);
+  if (const int slowdown = test_slowdown_factor(); slowdown > 1) {
+    context.settings["test_slowdown"] = std::to_string(slowdown);
+    context.notes.push_back("GPUBENCH_TEST_SLOWDOWN=" + std::to_string(slowdown) + ": every op does its work " +
+                            std::to_string(slowdown) + " times per launch (a test knob, not a measurement)");
+  }
   return context;
 }
 

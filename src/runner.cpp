@@ -14,6 +14,7 @@
 #include "nvtx.hpp"
 #include "op_table.hpp"
 #include "progress.hpp"
+#include "test_slowdown.hpp"
 #include "verify.hpp"
 
 namespace gpb {
@@ -75,7 +76,9 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   const bool end_to_end = spec.timing == TimingMode::e2e && prepared.has_transfers();
   std::vector<TimedPhase> phases;
   if (end_to_end) phases.push_back({PhaseKind::h2d, [&] { prepared.upload(); }, prepared.make_timer(), {}});
-  phases.push_back({PhaseKind::op, [&] { prepared.run(); }, prepared.make_timer(), {}});
+  const int repeat = test_slowdown_factor();  // 1 but under the test knob
+  phases.push_back({PhaseKind::op, [&prepared, repeat] { for (int i = 0; i < repeat; ++i) prepared.run(); },
+                    prepared.make_timer(), {}});
   if (end_to_end) phases.push_back({PhaseKind::d2h, [&] { prepared.download(); }, prepared.make_timer(), {}});
   record.timer = phases.front().timer->name();
 

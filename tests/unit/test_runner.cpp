@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
@@ -144,6 +145,19 @@ TEST_F(RunnerTest, OkCaseKeepsEverySampleAndDerivesThroughput) {
   EXPECT_EQ(record.timer, "scripted");
   EXPECT_EQ(record.warmup, 2);
   EXPECT_EQ(script.flushes, 11);  // L2 flushed before every sample by default, and once in warm-up
+}
+
+// Under GPUBENCH_TEST_SLOWDOWN every timed launch runs the op that many times, whatever the
+// backend. (ctest runs each test in a process of its own: the factor is read once.)
+TEST_F(RunnerTest, TheTestSlowdownRunsTheOpThatManyTimesPerLaunch) {
+  ASSERT_EQ(setenv("GPUBENCH_TEST_SLOWDOWN", "3", 1), 0);
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_EQ(record.status, Status::ok) << record.reason;
+  EXPECT_EQ(record.batch, 1);
+  // Warm-ups, the launch that sizes the batch, and the samples: each three runs of the op.
+  EXPECT_EQ(script.runs % 3, 0);
+  EXPECT_GE(script.runs, 3 * (options.warmup + static_cast<int>(record.samples_s.size())));
+  EXPECT_DOUBLE_EQ(record.stats.median, 3 * script.seconds_per_run);
 }
 
 TEST_F(RunnerTest, ShortOpsAreBatchedAndReportedPerLaunch) {
