@@ -386,7 +386,7 @@ TEST(GpuBackends, ForcedSpmvKernelVerifiesAndShowsInTheIdAndDetails) {
   RunOptions options;
   options.ops = {Op::spmv};
   options.spmv_rows = 100000;
-  options.pattern = SpmvPattern::powerlaw;
+  options.patterns = {SpmvPattern::powerlaw};
   RunnerOptions runner;
   runner.warmup = 1;
   runner.stopping.min_samples = 3;
