@@ -22,9 +22,9 @@ using kernels::LaunchConfig;
 
 constexpr unsigned kBlockThreads = 256;
 
-// The sum's first pass gets as many blocks as the device keeps resident at once (one full
-// wave: more would leave SMs idle while a partial second wave runs, and the second pass
-// has one partial per block), or fewer when the work needs fewer; threads loop over the rest.
+// The sum gets as many blocks as the device keeps resident at once (one full wave: more
+// would leave SMs idle while a partial second wave runs, and the last block sums one
+// partial per block), or fewer when the work needs fewer; threads loop over the rest.
 LaunchConfig resident_grid(const DeviceLimits& limits, int blocks_per_sm, std::int64_t blocks_needed) {
   const std::int64_t resident = static_cast<std::int64_t>(limits.sm_count) * std::max(1, blocks_per_sm);
   return {static_cast<unsigned>(std::clamp<std::int64_t>(blocks_needed, 1, resident)), kBlockThreads};
@@ -72,16 +72,23 @@ class SumCase final : public GpuPrepared {
         n_(static_cast<std::int64_t>(problem.x.size())),
         launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<T>(kBlockThreads),
                               ceil_div(n_, kVecLanes<T> * kBlockThreads))),
-        block_sums_(launch_.blocks, "sum block partials") {}
-  void run() override {
-    kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), device_output<T>(), launch_, stream());
+        block_sums_(launch_.blocks, "sum block partials"),
+        finished_blocks_(1, "sum finished-block counter") {
+    GPB_CUDA_CHECK(cudaMemsetAsync(finished_blocks_.data(), 0, finished_blocks_.bytes(), stream()));
   }
-  std::string details() const override { return "kernel=two_pass_block_reduce " + launch_text(launch_); }
+  void run() override {
+    kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), finished_blocks_.data(), device_output<T>(), launch_,
+                           stream());
+  }
+  std::string details() const override {
+    return "kernel=one_launch_block_reduce (the last block to finish sums the block partials) " + launch_text(launch_);
+  }
 
  private:
   std::int64_t n_;
   LaunchConfig launch_;
   DeviceBuffer<T> block_sums_;
+  DeviceBuffer<unsigned> finished_blocks_;
 };
 
 template <class T>

@@ -576,6 +576,36 @@ TEST(GpuBackends, CudaSpmvLongCarryRunsAreDeterministic) {
   }
 }
 
+// Small sums are one launch whose last block combines the block partials: every size from
+// one element to 64K (a sample: vector-width and block edges, one block and several) is
+// right against the fp64 reference, run after run (the finished-block counter resets).
+TEST(GpuBackends, CudaSmallSumsAreVerifiedAndRepeatable) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t n = 1; n <= 33; ++n) sizes.push_back(n);
+  for (std::int64_t edge : {255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097,
+                            10007, 32767, 32768, 32769, 65535, 65536})
+    sizes.push_back(edge);
+  for (DType dtype : all_dtypes())
+    for (std::int64_t n : sizes) {
+      const Problem problem = make_problem(Op::sum, dtype, elementwise_shape(n), kSeed);
+      auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
+      EXPECT_NE(prepared->details().find("kernel=one_launch_block_reduce"), std::string::npos) << prepared->details();
+      prepared->run();
+      const HostArray first = prepared->result();
+      const Verification verification = verify(problem, first);
+      EXPECT_TRUE(verification.passed) << to_string(dtype) << " n=" << n << ": " << describe(verification);
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        prepared->run();
+        const HostArray again = prepared->result();
+        if (dtype == DType::f32)
+          EXPECT_EQ(first.as<float>(), again.as<float>()) << "n=" << n;
+        else
+          EXPECT_EQ(first.as<double>(), again.as<double>()) << "n=" << n;
+      }
+    }
+}
+
 TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
   Backend& backend = backend_named("cuda");
