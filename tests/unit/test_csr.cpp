@@ -230,6 +230,18 @@ TEST(Csr, PowerLawMeanHoldsForSmallTargetsAndCapsAtTheColumnCount) {
   EXPECT_LE(small.max_row_length(), 50);
 }
 
+TEST(Csr, EveryClassBuildsTinyMatrices) {
+  for (SpmvPattern pattern : generated_patterns())
+    for (std::int64_t rows = 1; rows <= 8; ++rows)
+      for (std::int64_t nnz_per_row = 1; nnz_per_row <= rows; ++nnz_per_row) {
+        const CsrMatrix matrix = generate_csr(rows, nnz_per_row, pattern, 2);
+        SCOPED_TRACE(to_string(pattern) + " " + std::to_string(rows) + " x " + std::to_string(nnz_per_row));
+        EXPECT_EQ(matrix.rows, rows);
+        EXPECT_EQ(matrix.cols, generated_cols(rows, nnz_per_row, pattern));
+        expect_well_formed(matrix);
+      }
+}
+
 TEST(Csr, RejectsSizesThatCannotBeBuilt) {
   expect_usage_error(0, 16, SpmvPattern::random, "rows must be positive");
   expect_usage_error(-5, 16, SpmvPattern::random, "rows must be positive");
