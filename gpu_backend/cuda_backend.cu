@@ -22,9 +22,9 @@ using kernels::LaunchConfig;
 
 constexpr unsigned kBlockThreads = 256;
 
-// The sum's first pass gets as many blocks as the device keeps resident at once (one full
-// wave: more would leave SMs idle while a partial second wave runs, and the second pass
-// has one partial per block), or fewer when the work needs fewer; threads loop over the rest.
+// The sum gets as many blocks as the device keeps resident at once (one full wave: more
+// would leave SMs idle while a partial second wave runs, and the last block sums one
+// partial per block), or fewer when the work needs fewer; threads loop over the rest.
 LaunchConfig resident_grid(const DeviceLimits& limits, int blocks_per_sm, std::int64_t blocks_needed) {
   const std::int64_t resident = static_cast<std::int64_t>(limits.sm_count) * std::max(1, blocks_per_sm);
   return {static_cast<unsigned>(std::clamp<std::int64_t>(blocks_needed, 1, resident)), kBlockThreads};
@@ -72,16 +72,23 @@ class SumCase final : public GpuPrepared {
         n_(static_cast<std::int64_t>(problem.x.size())),
         launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<T>(kBlockThreads),
                               ceil_div(n_, kVecLanes<T> * kBlockThreads))),
-        block_sums_(launch_.blocks, "sum block partials") {}
-  void run() override {
-    kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), device_output<T>(), launch_, stream());
+        block_sums_(launch_.blocks, "sum block partials"),
+        finished_blocks_(1, "sum finished-block counter") {
+    GPB_CUDA_CHECK(cudaMemsetAsync(finished_blocks_.data(), 0, finished_blocks_.bytes(), stream()));
   }
-  std::string details() const override { return "kernel=two_pass_block_reduce " + launch_text(launch_); }
+  void run() override {
+    kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), finished_blocks_.data(), device_output<T>(), launch_,
+                           stream());
+  }
+  std::string details() const override {
+    return "kernel=one_launch_block_reduce (the last block to finish sums the block partials) " + launch_text(launch_);
+  }
 
  private:
   std::int64_t n_;
   LaunchConfig launch_;
   DeviceBuffer<T> block_sums_;
+  DeviceBuffer<unsigned> finished_blocks_;
 };
 
 template <class T>
@@ -142,6 +149,7 @@ struct SpmvPlan {
   bool vector_loads = false;
   std::int32_t long_row_limit = 0;
   bool forced = false;  // chosen by --spmv-kernel, not by the row lengths
+  std::string rule;     // why, for the details: the rule and this matrix's numbers
 };
 
 // The spread of the row lengths, over all rows.
@@ -169,19 +177,28 @@ RowLengths row_lengths(const CsrMatrix& matrix) {
 }
 
 // Splitting by rows leaves each warp as slow as its longest row: where row lengths vary
-// more than their mean (power-law matrices: about 2.5; random and banded: 0), the
-// merge-path kernel, which splits by rows and nonzeros together, takes the matrix.
+// more than their mean (power-law: about 2.4, long-tail and skew far more; random, banded,
+// blockdiag, wide, tall: 0) and some row is far longer than the mean, the merge-path
+// kernel, which splits by rows and nonzeros together, takes the matrix. The second
+// condition keeps rows of 0 or 1 entries (coefficient of variation 1 when half are empty,
+// either side of it by chance) with the row split: a warp there waits at most for a row
+// of one or two entries.
 constexpr double kMergePathMinVariation = 1.0;
+constexpr double kMergePathMinLongestOverMean = 8.0;
+// Rows averaging under 1.5 entries (random at 1, short rows of 0-2) get a thread each: a
+// row group of two lanes would leave one idle on most rows. Between 1 and 2 so that the
+// mean of 0-2 entry rows (1, give or take a draw) does not flip the choice.
+constexpr double kScalarMaxMean = 1.5;
 
 // Splitting by rows. Lanes per row: the smallest power of two from 2 up to the cap that
-// leaves at most entries_per_lane entries per lane on an average row; rows averaging at
-// most one entry get a thread each (the scalar kernel). A row more than 32 times as long as
+// leaves at most entries_per_lane entries per lane on an average row; rows averaging
+// under kScalarMaxMean entries get a thread each (the scalar kernel). A row more than 32 times as long as
 // its row group is sized for goes to the block-per-row kernel: such rows would keep their
 // row group, and its block, busy long after the rest of the grid has finished.
 template <class T>
 SpmvPlan plan_row_split(const CsrMatrix& matrix, double average_row_length) {
   SpmvPlan plan;
-  if (average_row_length <= 1.0) return plan;
+  if (average_row_length < kScalarMaxMean) return plan;
   plan.kernel = SpmvKernel::csr_vector;
   const bool contiguous = columns_are_contiguous(matrix);
   plan.vector_loads = !contiguous;
@@ -198,13 +215,19 @@ SpmvPlan plan_row_split(const CsrMatrix& matrix, double average_row_length) {
 // chooses from the row lengths.
 template <class T>
 SpmvPlan plan_spmv(const CsrMatrix& matrix, const RowLengths& lengths, SpmvKernelChoice choice) {
+  const double longest_over_mean = lengths.mean > 0 ? static_cast<double>(lengths.longest) / lengths.mean : 0.0;
+  const bool skewed = lengths.variation > kMergePathMinVariation && longest_over_mean > kMergePathMinLongestOverMean;
   SpmvPlan plan;
-  if (choice == SpmvKernelChoice::merge_path ||
-      (choice == SpmvKernelChoice::automatic && lengths.variation > kMergePathMinVariation))
+  if (choice == SpmvKernelChoice::merge_path || (choice == SpmvKernelChoice::automatic && skewed))
     plan.kernel = SpmvKernel::csr_merge_path;
   else
     plan = plan_row_split<T>(matrix, lengths.mean);
   plan.forced = choice != SpmvKernelChoice::automatic;
+  char rule[160];
+  std::snprintf(rule, sizeof rule, "merge_path when row_nnz_cv > %.0f and max/avg row nnz > %.0f (here %.2f and %.1f: %s)",
+                kMergePathMinVariation, kMergePathMinLongestOverMean, lengths.variation, longest_over_mean,
+                skewed ? "skewed" : "not skewed");
+  plan.rule = rule;
   return plan;
 }
 
@@ -247,6 +270,34 @@ MergePathTiles merge_path_tiles(const CsrMatrix& matrix, std::int64_t tile_items
   return starts;
 }
 
+// The carry runs of a merge-path split: tile t (0..tiles-1) stops inside row
+// tile_rows[t + 1] unless that is past the last row; neighbouring tiles that stop in the
+// same row form one run. Long runs first (the kernel gives each a block), then short ones.
+struct CarryRuns {
+  std::vector<kernels::SpmvCarryRun> runs;
+  unsigned long_runs = 0;
+  std::int32_t longest = 0;  // tiles
+};
+
+CarryRuns carry_runs(const std::vector<std::int32_t>& tile_rows, std::int64_t rows) {
+  std::vector<kernels::SpmvCarryRun> long_runs, short_runs;
+  CarryRuns result;
+  const auto tiles = static_cast<std::int32_t>(tile_rows.size() - 1);
+  for (std::int32_t first = 0; first < tiles;) {
+    const std::int32_t row = tile_rows[static_cast<std::size_t>(first) + 1];
+    if (row >= rows) break;  // this tile and the ones after it end with the last row
+    std::int32_t end = first + 1;
+    while (end < tiles && tile_rows[static_cast<std::size_t>(end) + 1] == row) ++end;
+    (end - first > kernels::SpmvCarryRuns::kLongTiles ? long_runs : short_runs).push_back({row, first, end});
+    result.longest = std::max(result.longest, end - first);
+    first = end;
+  }
+  result.long_runs = static_cast<unsigned>(long_runs.size());
+  result.runs = std::move(long_runs);
+  result.runs.insert(result.runs.end(), short_runs.begin(), short_runs.end());
+  return result;
+}
+
 template <class T>
 DeviceBuffer<T> device_copy(const std::vector<T>& host, const std::string& what) {
   DeviceBuffer<T> buffer(host.size(), what);
@@ -283,6 +334,10 @@ class SpmvCase final : public GpuPrepared {
         tile_rows_ = device_copy(starts.rows, "spmv merge-path tile rows");
         tile_nonzeros_ = device_copy(starts.nonzeros, "spmv merge-path tile nonzeros");
         tile_carries_ = DeviceBuffer<T>(tiles_, "spmv merge-path tile carries");
+        const CarryRuns runs = carry_runs(starts.rows, problem.csr->rows);
+        carry_runs_ = device_copy(runs.runs, "spmv merge-path carry runs");
+        long_carry_runs_ = runs.long_runs;
+        longest_carry_run_ = runs.longest;
         break;
       }
     }
@@ -301,9 +356,10 @@ class SpmvCase final : public GpuPrepared {
                                           stream());
         return;
       case SpmvKernel::csr_merge_path:
-        kernels::launch_spmv_merge_path<T>(matrix_, tile_rows_.data(), tile_nonzeros_.data(), tiles_,
-                                           device_csr_values<T>(), device_x<T>(), device_output<T>(),
-                                           tile_carries_.data(), stream());
+        kernels::launch_spmv_merge_path<T>(
+            matrix_, tile_rows_.data(), tile_nonzeros_.data(), tiles_, device_csr_values<T>(), device_x<T>(),
+            device_output<T>(), tile_carries_.data(),
+            {carry_runs_.data(), static_cast<unsigned>(carry_runs_.size()), long_carry_runs_}, stream());
         return;
     }
   }
@@ -327,12 +383,15 @@ class SpmvCase final : public GpuPrepared {
         using Tile = kernels::SpmvMergeTile<T>;
         kernel = "csr_merge_path items_per_tile=" + std::to_string(Tile::kItems) + " (" +
                  std::to_string(Tile::kThreads) + " threads x " + std::to_string(Tile::kItemsPerThread) +
-                 " rows+nonzeros) then a carry pass";
+                 " rows+nonzeros) carry_runs=" + std::to_string(carry_runs_.size()) + " (" +
+                 std::to_string(long_carry_runs_) + " over " + std::to_string(kernels::SpmvCarryRuns::kLongTiles) +
+                 " tiles, a block each; longest " + std::to_string(longest_carry_run_) + " tiles)";
         launch = "blocks=" + std::to_string(tiles_) + " threads=" + std::to_string(Tile::kThreads);
         break;
       }
     }
-    return "kernel=" + kernel + (plan_.forced ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch;
+    return "kernel=" + kernel + (plan_.forced ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch +
+           " rule: " + plan_.rule;
   }
 
  private:
@@ -345,6 +404,9 @@ class SpmvCase final : public GpuPrepared {
   DeviceBuffer<std::int32_t> tile_rows_;
   DeviceBuffer<std::int32_t> tile_nonzeros_;
   DeviceBuffer<T> tile_carries_;
+  DeviceBuffer<kernels::SpmvCarryRun> carry_runs_;
+  unsigned long_carry_runs_ = 0;
+  std::int32_t longest_carry_run_ = 0;
 };
 
 class CudaKernelsBackend final : public GpuBackend {

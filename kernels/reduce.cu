@@ -36,9 +36,11 @@ __device__ T block_sum(T value) {
 
 // Each thread accumulates its grid-stride share in one register per vector lane
 // (independent chains: more adds in flight, shorter rounding chains), then the block
-// reduces those and thread 0 writes the block's sum.
+// reduces those; thread 0 writes the block's sum, and the last block sums the blocks'.
+// One launch rather than a second pass: for small inputs the launch is most of the time.
 template <class T>
-__global__ void sum_kernel(const T* __restrict__ in, std::int64_t n, T* __restrict__ block_sums) {
+__global__ void sum_kernel(const T* __restrict__ in, std::int64_t n, T* __restrict__ block_sums,
+                           unsigned* __restrict__ finished_blocks, T* __restrict__ out) {
   using Vec = Vec16<T>;
   const std::int64_t vectors = n / Vec::kLanes;
   const Vec* in_vec = reinterpret_cast<const Vec*>(in);
@@ -64,16 +66,35 @@ __global__ void sum_kernel(const T* __restrict__ in, std::int64_t n, T* __restri
   if (tail < n) thread_sum += in[tail];
 
   const T total = block_sum(thread_sum);
-  if (threadIdx.x == 0) block_sums[blockIdx.x] = total;
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) out[0] = total;
+    return;
+  }
+  // The fence makes this block's partial visible to every block before its ticket is.
+  __shared__ bool last_block;
+  if (threadIdx.x == 0) {
+    block_sums[blockIdx.x] = total;
+    __threadfence();
+    last_block = atomicAdd(finished_blocks, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last_block) return;
+  // Every other block's partial is written; read them from L2 (__ldcg: not a stale L1 line).
+  T partial = 0;
+  for (unsigned block = threadIdx.x; block < gridDim.x; block += blockDim.x) partial += __ldcg(block_sums + block);
+  const T sum = block_sum(partial);
+  if (threadIdx.x == 0) {
+    out[0] = sum;
+    *finished_blocks = 0;
+  }
 }
 
 }  // namespace
 
 template <class T>
-void launch_sum(const T* in, std::int64_t n, T* block_sums, T* out, LaunchConfig partial_pass, cudaStream_t stream) {
-  sum_kernel<T><<<partial_pass.blocks, partial_pass.threads, 0, stream>>>(in, n, block_sums);
-  GPB_CHECK_LAUNCH();
-  sum_kernel<T><<<1, partial_pass.threads, 0, stream>>>(block_sums, partial_pass.blocks, out);
+void launch_sum(const T* in, std::int64_t n, T* block_sums, unsigned* finished_blocks, T* out, LaunchConfig grid,
+                cudaStream_t stream) {
+  sum_kernel<T><<<grid.blocks, grid.threads, 0, stream>>>(in, n, block_sums, finished_blocks, out);
   GPB_CHECK_LAUNCH();
 }
 
@@ -84,8 +105,8 @@ int sum_blocks_per_sm(unsigned threads) {
   return blocks;
 }
 
-template void launch_sum<float>(const float*, std::int64_t, float*, float*, LaunchConfig, cudaStream_t);
-template void launch_sum<double>(const double*, std::int64_t, double*, double*, LaunchConfig, cudaStream_t);
+template void launch_sum<float>(const float*, std::int64_t, float*, unsigned*, float*, LaunchConfig, cudaStream_t);
+template void launch_sum<double>(const double*, std::int64_t, double*, unsigned*, double*, LaunchConfig, cudaStream_t);
 template int sum_blocks_per_sm<float>(unsigned);
 template int sum_blocks_per_sm<double>(unsigned);
 

@@ -1,4 +1,4 @@
-// Sum of n elements: a deterministic two-pass reduction (no atomics).
+// Sum of n elements: a deterministic reduction in one launch (no atomic adds of values).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,16 +9,20 @@
 
 namespace gpb::kernels {
 
-// Pass 1 runs `partial_pass` (grid-stride, 16-byte loads) and leaves one partial sum per
-// block in `block_sums` (partial_pass.blocks entries); pass 2 is one block of
-// partial_pass.threads threads that sums those into out[0]. The block count fixes the
-// summation order, so equal inputs and configs give bitwise equal results.
-// partial_pass.threads must be a multiple of 32, at most 1024.
+// One launch of `grid` (grid-stride, 16-byte loads): each block leaves its partial sum in
+// `block_sums` (grid.blocks entries), and the last block to finish -- the one that takes
+// the last ticket of `finished_blocks` with an atomic increment -- sums the partials in
+// block order into out[0] and sets the counter back to 0 for the next launch. A grid of one
+// block writes out[0] directly. The block count fixes the summation order, so equal inputs
+// and configs give bitwise equal results. `finished_blocks` must be 0 before the first
+// launch; launches that share it must not overlap (one stream). grid.threads must be a
+// multiple of 32, at most 1024.
 template <class T>
-void launch_sum(const T* in, std::int64_t n, T* block_sums, T* out, LaunchConfig partial_pass, cudaStream_t stream);
+void launch_sum(const T* in, std::int64_t n, T* block_sums, unsigned* finished_blocks, T* out, LaunchConfig grid,
+                cudaStream_t stream);
 
 // Blocks of `threads` threads that one SM keeps resident (the occupancy calculator, from
-// the kernel's registers and shared memory): pass 1's grid is sized with it.
+// the kernel's registers and shared memory): the grid is sized with it.
 template <class T>
 int sum_blocks_per_sm(unsigned threads);
 

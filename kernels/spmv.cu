@@ -321,19 +321,45 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
   for (int i = thread; i < rows; i += Tile::kThreads) y[first_row + i] = products[nonzeros + i];
 }
 
-// Adds the carries of tiles that ended inside a row to that row, which a later tile wrote:
-// one thread per run of tiles ending in the same row, summing the run in tile order.
+// Adds the carries of tiles that ended inside a row to that row, which a later tile wrote.
+// The first long_runs blocks: a block per long run, each thread summing every
+// kCarryThreads-th carry of it, then a warp-shuffle and shared-memory tree (a row across a
+// thousand tiles costs a few dependent steps, not a thousand). The other blocks: a thread
+// per short run, summing it in tile order. Which thread sums which carries, and in what
+// order, depends on the matrix alone.
 template <class T>
-__global__ void spmv_merge_path_carry_kernel(const std::int32_t* __restrict__ tile_rows,
-                                             const T* __restrict__ tile_carries, unsigned tiles, std::int64_t rows,
-                                             T* __restrict__ y) {
-  const std::int64_t tile = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (tile >= tiles) return;
-  const std::int32_t row = tile_rows[tile + 1];  // the row this tile's carry belongs to
-  if (row >= rows || (tile > 0 && tile_rows[tile] == row)) return;  // no row, or not the run's first tile
+__global__ void __launch_bounds__(SpmvCarryRuns::kCarryThreads)
+    spmv_merge_path_carry_kernel(const SpmvCarryRun* __restrict__ runs, unsigned long_runs, unsigned count,
+                                 const T* __restrict__ tile_carries, T* __restrict__ y) {
+  constexpr int kWarps = SpmvCarryRuns::kCarryThreads / kWarpSize;
+  if (blockIdx.x < long_runs) {
+    __shared__ T warp_sums[kWarps];
+    const SpmvCarryRun run = runs[blockIdx.x];
+    T sum = 0;
+    for (std::int32_t t = run.first_tile + static_cast<std::int32_t>(threadIdx.x); t < run.end_tile;
+         t += SpmvCarryRuns::kCarryThreads)
+      sum += tile_carries[t];
+#pragma unroll
+    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
+    const unsigned lane = threadIdx.x % kWarpSize;
+    const unsigned warp = threadIdx.x / kWarpSize;
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+      sum = lane < kWarps ? warp_sums[lane] : T(0);
+#pragma unroll
+      for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
+      if (lane == 0) y[run.row] += sum;
+    }
+    return;
+  }
+  const std::int64_t index =
+      long_runs + static_cast<std::int64_t>(blockIdx.x - long_runs) * SpmvCarryRuns::kCarryThreads + threadIdx.x;
+  if (index >= count) return;
+  const SpmvCarryRun run = runs[index];
   T carry = 0;
-  for (std::int64_t t = tile; t < tiles && tile_rows[t + 1] == row; ++t) carry += tile_carries[t];
-  y[row] += carry;
+  for (std::int32_t t = run.first_tile; t < run.end_tile; ++t) carry += tile_carries[t];
+  y[run.row] += carry;
 }
 
 }  // namespace
@@ -363,14 +389,18 @@ void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrVie
 
 template <class T>
 void launch_spmv_merge_path(CsrView matrix, const std::int32_t* tile_rows, const std::int32_t* tile_nonzeros,
-                            unsigned tiles, const T* values, const T* x, T* y, T* tile_carries, cudaStream_t stream) {
+                            unsigned tiles, const T* values, const T* x, T* y, T* tile_carries,
+                            SpmvCarryRuns carry_runs, cudaStream_t stream) {
   if (tiles == 0) return;
   spmv_merge_path_kernel<T><<<tiles, SpmvMergeTile<T>::kThreads, 0, stream>>>(matrix, tile_rows, tile_nonzeros, values,
                                                                               x, y, tile_carries);
   GPB_CHECK_LAUNCH();
-  constexpr unsigned kCarryThreads = 256;
-  spmv_merge_path_carry_kernel<T><<<(tiles + kCarryThreads - 1) / kCarryThreads, kCarryThreads, 0, stream>>>(
-      tile_rows, tile_carries, tiles, matrix.rows, y);
+  if (carry_runs.count == 0) return;
+  constexpr unsigned kThreads = SpmvCarryRuns::kCarryThreads;
+  const unsigned short_runs = carry_runs.count - carry_runs.long_runs;
+  const unsigned blocks = carry_runs.long_runs + (short_runs + kThreads - 1) / kThreads;
+  spmv_merge_path_carry_kernel<T><<<blocks, kThreads, 0, stream>>>(carry_runs.runs, carry_runs.long_runs,
+                                                                  carry_runs.count, tile_carries, y);
   GPB_CHECK_LAUNCH();
 }
 
@@ -386,8 +416,9 @@ template void launch_spmv_long_rows<double>(const std::int32_t*, unsigned, CsrVi
                                             double*, unsigned, cudaStream_t);
 
 template void launch_spmv_merge_path<float>(CsrView, const std::int32_t*, const std::int32_t*, unsigned, const float*,
-                                            const float*, float*, float*, cudaStream_t);
+                                            const float*, float*, float*, SpmvCarryRuns, cudaStream_t);
 template void launch_spmv_merge_path<double>(CsrView, const std::int32_t*, const std::int32_t*, unsigned,
-                                             const double*, const double*, double*, double*, cudaStream_t);
+                                             const double*, const double*, double*, double*, SpmvCarryRuns,
+                                             cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -45,9 +45,13 @@ void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrVie
 // values and col_idx must be 16-byte aligned), each thread walks kItemsPerThread items
 // of the path, a block-wide segmented scan joins the partial sums of rows that cross thread
 // boundaries, and the rows that end in the tile are written once, coalesced. The partial
-// sum of the row a tile leaves unfinished goes to tile_carries[t]; a second kernel adds
-// each row's carries, in tile order, to the row. No atomics: the result is the same bits
-// on every run. tile_carries holds `tiles` elements.
+// sum of the row a tile leaves unfinished goes to tile_carries[t] (tile_carries holds
+// `tiles` elements). A second kernel adds each row's carries to the row: the carry runs
+// (SpmvCarryRuns, listed on the host) name the row and its tiles. Its first
+// `long_runs` blocks take one long run each, the block's threads striding over the run's
+// carries and combining them in a fixed tree; the blocks after them take
+// kCarryThreads short runs each, one thread a run summing in tile order. No atomics and a
+// summation order fixed by the matrix alone: the result is the same bits on every run.
 // Items per thread, measured on an H200 (8M rows, power-law mean 16, merge path forced):
 // 4 items 1230 us f32 / 2275 us f64; 8 (f32) and 6 (f64) 1236 / 2300; 12 and 8 1234 / 2317.
 template <class T>
@@ -57,9 +61,28 @@ struct SpmvMergeTile {
   static constexpr int kItems = kThreads * kItemsPerThread;
 };
 
+// One row's carries: tiles [first_tile, end_tile) all stopped inside `row`.
+struct SpmvCarryRun {
+  std::int32_t row;
+  std::int32_t first_tile;
+  std::int32_t end_tile;
+};
+
+// The carry runs of a merge-path split, long runs (more than kLongTiles tiles: a row across
+// kLongTiles * kItems nonzeros or more, as in a skewed matrix) first, in row order, then the
+// short ones. count == 0: no row spans tiles, and the carry kernel is not launched.
+struct SpmvCarryRuns {
+  static constexpr int kLongTiles = 32;
+  static constexpr unsigned kCarryThreads = 256;
+  const SpmvCarryRun* runs = nullptr;
+  unsigned count = 0;
+  unsigned long_runs = 0;
+};
+
 template <class T>
 void launch_spmv_merge_path(CsrView matrix, const std::int32_t* tile_rows, const std::int32_t* tile_nonzeros,
-                            unsigned tiles, const T* values, const T* x, T* y, T* tile_carries, cudaStream_t stream);
+                            unsigned tiles, const T* values, const T* x, T* y, T* tile_carries,
+                            SpmvCarryRuns carry_runs, cudaStream_t stream);
 
 // "Scalar" CSR kernel: one thread per row; for matrices whose rows are mostly empty or
 // single entries, where a shared row would leave most lanes idle.

@@ -6,6 +6,11 @@ measurement agreement, and the performance targets, each met or not with the num
 decide it.
 
   scripts/performance_report.py performance.json --peers peers.json --out docs/PERFORMANCE.md
+  scripts/performance_report.py performance.json --zoo spmv-zoo.json ...
+
+--zoo adds the SpMV matrix zoo table (a report of configs/spmv-zoo.json): class x dtype x
+backend, median, GB/s, % of the copy ceiling and the ratio to cuSPARSE (cuSPARSE's median
+over the backend's: above 1, faster than cuSPARSE), with the kernel the cuda backend chose.
 
 Ceilings: a result's own roofline object (gpubench's measured copy bandwidth, theoretical
 peaks) when the report has it; otherwise GB/s over the copy bandwidth the peers script
@@ -203,6 +208,40 @@ def telemetry_lines(res):
     return lines
 
 
+ZOO_CLASSES = ("random", "banded", "powerlaw", "longtail", "skew", "short", "blockdiag", "wide", "tall")
+
+
+def zoo_lines(zoo):
+    """The SpMV zoo table from a report of configs/spmv-zoo.json (its GPU cases)."""
+    lines = ["## SpMV matrix zoo", "",
+             "configs/spmv-zoo.json: each generated class at 16M nonzeros or more (README.md describes them). "
+             "Ratio to cuSPARSE: cuSPARSE's median over the backend's (above 1: faster). Target: the cuda backend "
+             "at 1.0x or better on every class and dtype, none below 0.97x.", "",
+             "| class | shape | dtype | backend | median | GB/s | % of copy | ratio to cuSPARSE | cuda kernel |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    gpu_records = [r for r in zoo.ok() if r["op"] == "spmv" and r.get("device") == "gpu"]
+    for pattern in ZOO_CLASSES:
+        for dtype in ("f32", "f64"):
+            records = [r for r in gpu_records if r["shape"].get("pattern") == pattern and r["dtype"] == dtype]
+            reference = next((r for r in records if r["backend"] == "cusparse"), None)
+            if not records:
+                lines.append(f"| {pattern} | - | {dtype} | - | not measured | | | | |")
+            for record in sorted(records, key=lambda r: r["backend"]):
+                median = record["statistics"]["median"]
+                ratio = reference["statistics"]["median"] / median if reference and median else None
+                fraction, _ = zoo.ceiling_fraction(record)
+                kernel = record.get("details", "").split(" ")[0] if record["backend"] == "cuda" else ""
+                lines.append(f"| {pattern} | {record['shape'].get('label', '').split('/')[0]} | {dtype} | "
+                             f"{record['backend']} | {seconds_text(median)} | "
+                             f"{number(record.get('throughput', {}).get('gbps'))} | "
+                             f"{'-' if fraction is None else f'{fraction:.1%}'} | "
+                             f"{'-' if ratio is None else f'{ratio:.3f}x'} | {kernel} |")
+    failed = [r["id"] for r in zoo.report.get("results", []) if r.get("status") != "ok"]
+    if failed:
+        lines += ["", "Not measured (skipped or failed): " + ", ".join(failed) + "."]
+    return lines + [""]
+
+
 def markdown(res, args):
     ctx = res.context
     settings = ctx.get("settings", {})
@@ -257,6 +296,9 @@ def markdown(res, args):
     lines.append("")
 
     lines += telemetry_lines(res)
+    if args.zoo:
+        lines += zoo_lines(Results(load(args.zoo), None)) if os.path.exists(args.zoo) else [
+            "## SpMV matrix zoo", "", f"No zoo report (`{os.path.basename(args.zoo)}`): not measured.", ""]
 
     if res.peers.get("cases"):
         lines += ["## Peers", "",
@@ -304,6 +346,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", help="gpubench JSON report (e.g. of configs/performance.json)")
     parser.add_argument("--peers", help="JSON from scripts/compare_peers.py")
+    parser.add_argument("--zoo", help="gpubench JSON report of configs/spmv-zoo.json, for the zoo table")
     parser.add_argument("--out", default="docs/PERFORMANCE.md")
     parser.add_argument("--command", help="how the reports were made, for the header")
     parser.add_argument("--note", help="anything else the header should say (source commit, driver build)")

@@ -118,7 +118,11 @@ SuiteGroup parse_group(const json& object, const std::string& where) {
   }
   if (object.contains("nnz_per_row"))
     options.nnz_per_row = integer(object["nnz_per_row"], 1, kMaxNnzPerRow, where + ".nnz_per_row");
-  if (object.contains("pattern")) options.pattern = parse_pattern(single_string(object["pattern"], where + ".pattern"));
+  if (object.contains("pattern")) {
+    options.patterns.clear();
+    for (const auto& p : string_list(object["pattern"], where + ".pattern")) options.patterns.push_back(parse_pattern(p));
+    if (options.patterns.empty()) throw UsageError(where + ".pattern: expected a pattern or a list of patterns, got []");
+  }
   if (object.contains("matrix")) options.matrix_path = single_string(object["matrix"], where + ".matrix");
   if (object.contains("spmv_kernel"))
     options.spmv_kernel = parse_spmv_kernel(single_string(object["spmv_kernel"], where + ".spmv_kernel"));

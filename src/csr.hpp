@@ -23,16 +23,31 @@ struct CsrMatrix {
   std::int64_t max_row_length() const;
 };
 
-// Square rows x rows matrix with about nnz_per_row entries per row, deterministic from seed.
-//   random:   nnz_per_row distinct uniformly random columns per row
-//   banded:   a band of nnz_per_row diagonals centred on the main diagonal (clipped at edges)
-//   powerlaw: row lengths drawn from a Zipf-like law with mean about nnz_per_row
-//             (a few very long rows, many short ones, some empty), random columns
+// A rows-row matrix with about rows * nnz_per_row nonzeros, deterministic from seed; its
+// column count is generated_cols. The classes (README.md lists them for users):
+//   random:    nnz_per_row distinct uniformly random columns per row
+//   banded:    a band of nnz_per_row diagonals centred on the main diagonal (clipped at edges)
+//   powerlaw:  row lengths drawn from a Lomax (Pareto II) law, alpha 2.5, with mean about
+//              nnz_per_row (a few very long rows, many short ones, some empty), random columns
+//   skew:      7/8 of the nonzeros in a few heavy rows of min(cols / 2, 2^20, nnz / 8 * 7/8)
+//              entries each, the rest in rows that are mostly empty or a few entries long
+//   short:     row lengths uniform on 0..min(2, nnz_per_row), random columns (nnz about rows
+//              for nnz_per_row >= 2, rows / 2 for 1)
+//   blockdiag: dense nnz_per_row x nnz_per_row blocks along the diagonal (the last clipped)
+//   wide:      rows x 64 rows, nnz_per_row random columns per row
+//   tall:      rows x max(nnz_per_row, rows / 64), nnz_per_row random columns per row
+//   longtail:  as powerlaw with alpha 1.5: a tail of infinite variance, capped at the columns
+// nnz is exact for random, wide, tall (rows * nnz_per_row), banded and blockdiag (less
+// what the edges clip); the others draw row lengths, and their nnz is within a few percent
+// of its expectation at a few thousand rows and more.
 // Values are uniform in [-1, 1). Throws UsageError on sizes that do not fit 32-bit indices.
 CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed);
+// The column count of a generated matrix: rows, except for wide and tall.
+std::int64_t generated_cols(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
 // The checks generate_csr makes before it allocates: positive sizes, at most `rows` entries
-// per row, 32-bit indices. Throws UsageError; the plan calls it before anything runs.
-void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row);
+// per row, 32-bit indices (nonzeros and columns). Throws UsageError; the plan calls it
+// before anything runs.
+void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
 
 // Reads a Matrix Market file: coordinate format, real/integer/pattern field,
 // general/symmetric symmetry. Pattern entries get value 1. Duplicates are summed.

@@ -260,9 +260,11 @@ void build_spmv_inputs(Problem& problem) {
     problem.csr = load_matrix_cached(shape.matrix_path);
     problem.input_distribution = "matrix values from the file; x uniform[-1,1)";
   } else {
-    // Before generating: the fp64 matrix, its indices and the dtype's values, x and y.
+    // Before generating: the fp64 matrix, its indices and the dtype's values, the row
+    // lengths and pointers, y and x (cols entries: 64 times the rows for a wide matrix).
     const double nnz_estimate = as_double(shape.rows) * as_double(shape.nnz_per_row);
-    check_fits_in_memory(problem, nnz_estimate * (8 + 4 + element) + as_double(shape.rows) * (8 + 2 * element));
+    check_fits_in_memory(problem, nnz_estimate * (8 + 4 + element) + as_double(shape.rows) * (8 + element) +
+                                      as_double(shape.cols) * element);
     const std::uint64_t matrix_seed = derive_key(input_key(problem), kSparseMatrix);
     problem.csr = std::make_shared<const CsrMatrix>(generate_csr(shape.rows, shape.nnz_per_row, shape.pattern, matrix_seed));
     problem.input_distribution = "values and x uniform[-1,1)";

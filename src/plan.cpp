@@ -58,12 +58,13 @@ std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
       if (!options.matrix_path.empty()) {
         shapes.push_back(spmv_file_shape(options.matrix_path));
       } else if (options.spmv_rows > 0) {
-        shapes.push_back(spmv_shape(options.spmv_rows, options.nnz_per_row, options.pattern));
+        for (SpmvPattern pattern : options.patterns)
+          shapes.push_back(spmv_shape(options.spmv_rows, options.nnz_per_row, pattern));
       } else {
         const bool use_sizes = spmv_sized && !options.sizes.empty();
         for (auto size : use_sizes ? options.sizes : std::vector<std::int64_t>{kDefaultSpmvRows}) {
           const auto rows = footprint ? std::max<std::int64_t>(1, size / options.nnz_per_row) : size;
-          shapes.push_back(spmv_shape(rows, options.nnz_per_row, options.pattern));
+          for (SpmvPattern pattern : options.patterns) shapes.push_back(spmv_shape(rows, options.nnz_per_row, pattern));
         }
       }
       break;
@@ -205,7 +206,7 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   for (const auto& spec : plan.cases) {
     if (spec.op != Op::spmv || spec.shape.pattern == SpmvPattern::file) continue;
     try {
-      validate_generated_size(spec.shape.rows, spec.shape.nnz_per_row);
+      validate_generated_size(spec.shape.rows, spec.shape.nnz_per_row, spec.shape.pattern);
     } catch (const UsageError& error) {
       throw UsageError("case " + spec.id() + ": " + error.what());
     }
@@ -364,7 +365,10 @@ void check_plan_fits_memory(const Plan& plan) {
     }
     // Inputs and output once, plus a backend's copy of the output: op_bytes counts the
     // traffic, which is at least the footprint.
-    const double needed = op_bytes(spec.op, shape, spec.dtype) * 1.5;
+    double needed = op_bytes(spec.op, shape, spec.dtype) * 1.5;
+    // x is counted per nonzero; a wide matrix's x is longer than that.
+    if (shape_kind(spec.op) == ShapeKind::sparse_matrix)
+      needed += static_cast<double>(shape.cols) * static_cast<double>(dtype_size(spec.dtype));
     if (needed > memory * 0.8)
       throw UsageError("case " + spec.id() + " needs about " + std::to_string(static_cast<long long>(needed / (1 << 30))) +
                        " GiB of host memory, more than this machine's " +

@@ -43,7 +43,7 @@ struct RunOptions {
   std::vector<Shape> matmul_shapes;       // from --shape
   std::int64_t spmv_rows = 0;             // 0: use sizes or the op default
   std::int64_t nnz_per_row = 16;
-  SpmvPattern pattern = SpmvPattern::random;
+  std::vector<SpmvPattern> patterns{SpmvPattern::random};  // generated matrices: one case each
   std::string matrix_path;
   SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // cuda spmv cases only
   std::vector<TimingMode> timings{TimingMode::kernel};

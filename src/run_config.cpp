@@ -383,7 +383,8 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--shape", shapes_, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
   run.add_option("--rows", rows_, "spmv: rows (square matrix)");
   run.add_option("--nnz-per-row", nnz_per_row_, "spmv: nonzeros per row (mean for powerlaw; default 16)")->type_name("INT");
-  run.add_option("--pattern", pattern_, "spmv: random (default), banded or powerlaw");
+  run.add_option("--pattern", patterns_, "spmv: " + names_of(generated_patterns()) + " (default random; README.md describes them)")
+      ->delimiter(',');
   run.add_option("--matrix", matrix_, "spmv: a Matrix Market (.mtx) file");
   run.add_option("--spmv-kernel", spmv_kernel_, "spmv on cuda: auto (from the row lengths), row_split or merge_path");
   run.add_option("--timing", timings_, "kernel (op alone) or e2e (h2d + op + d2h)")->delimiter(',');
@@ -449,7 +450,7 @@ std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
   options.matmul_shapes = parse_each<Shape>(shapes_, parse_matmul_shape);
   if (!rows_.empty()) options.spmv_rows = parse_size(rows_);
   if (given("--nnz-per-row")) options.nnz_per_row = parse_nnz_per_row(nnz_per_row_);
-  if (given("--pattern")) options.pattern = parse_pattern(pattern_);
+  if (given("--pattern")) options.patterns = parse_each<SpmvPattern>(patterns_, parse_pattern);
   options.matrix_path = matrix_;
   if (given("--spmv-kernel")) options.spmv_kernel = parse_spmv_kernel(spmv_kernel_);
   if (!timings_.empty()) options.timings = parse_each<TimingMode>(timings_, parse_timing_mode);

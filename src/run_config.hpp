@@ -112,8 +112,8 @@ class RunCommandLine {
     bool set = false;  // a switch (--profile)
   };
   std::vector<SettingInput> setting_inputs_;  // one per table entry, in its order
-  std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_;
-  std::string rows_, nnz_per_row_, pattern_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
+  std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_, patterns_;
+  std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
   std::string progress_ = "auto";
   bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };

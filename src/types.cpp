@@ -1,5 +1,6 @@
 #include "types.hpp"
 
+#include "csr.hpp"
 #include "op_table.hpp"
 
 namespace gpb {
@@ -14,7 +15,10 @@ struct Names {
 const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMode::e2e, "e2e"}};
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
 const Names<SpmvPattern> kPatterns[] = {
-    {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"}, {SpmvPattern::powerlaw, "powerlaw"}, {SpmvPattern::file, "file"}};
+    {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"},     {SpmvPattern::powerlaw, "powerlaw"},
+    {SpmvPattern::skew, "skew"},     {SpmvPattern::short_rows, "short"},  {SpmvPattern::block_diagonal, "blockdiag"},
+    {SpmvPattern::wide, "wide"},     {SpmvPattern::tall, "tall"},         {SpmvPattern::longtail, "longtail"},
+    {SpmvPattern::file, "file"}};
 const Names<ShapeKind> kShapeParameters[] = {{ShapeKind::elements, "n"},
                                              {ShapeKind::dense_matrix, "m x n x k"},
                                              {ShapeKind::sparse_matrix, "rows, nnz/row, pattern | .mtx"}};
@@ -80,6 +84,12 @@ SpmvPattern parse_pattern(std::string_view text) {
   if (text == "file") throw UsageError("pattern 'file' is set by --matrix, not --pattern");
   return parse_name(kPatterns, text, "pattern");
 }
+std::vector<SpmvPattern> generated_patterns() {
+  std::vector<SpmvPattern> patterns;
+  for (const auto& entry : kPatterns)
+    if (entry.value != SpmvPattern::file) patterns.push_back(entry.value);
+  return patterns;
+}
 SpmvKernelChoice parse_spmv_kernel(std::string_view text) { return parse_name(kSpmvKernels, text, "SpMV kernel"); }
 
 std::size_t dtype_size(DType dtype) { return dtype_info(dtype).size; }
@@ -97,7 +107,7 @@ std::string Shape::label(Op op) const {
         const auto slash = matrix_path.find_last_of('/');
         return "file:" + (slash == std::string::npos ? matrix_path : matrix_path.substr(slash + 1));
       }
-      return std::to_string(rows) + "x" + std::to_string(rows) + "/" + std::to_string(nnz_per_row) + "/" + to_string(pattern);
+      return std::to_string(rows) + "x" + std::to_string(cols) + "/" + std::to_string(nnz_per_row) + "/" + to_string(pattern);
   }
   return "?";
 }
@@ -121,7 +131,7 @@ Shape matmul_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
 Shape spmv_shape(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern) {
   Shape s;
   s.rows = rows;
-  s.cols = rows;
+  s.cols = generated_cols(rows, nnz_per_row, pattern);
   s.nnz_per_row = nnz_per_row;
   s.pattern = pattern;
   return s;

@@ -24,7 +24,9 @@ enum class Op : int { sin, sqrt, sum, matmul, spmv };
 enum class ShapeKind { elements, dense_matrix, sparse_matrix };
 enum class TimingMode { kernel, e2e };
 enum class L2Mode { flush, warm };
-enum class SpmvPattern { random, banded, powerlaw, file };
+// Generated matrix classes (csr.hpp describes each) and `file` for a Matrix Market file.
+// The values key generated inputs (problem.cpp's input_key): new classes go at the end.
+enum class SpmvPattern { random, banded, powerlaw, file, skew, short_rows, block_diagonal, wide, tall, longtail };
 // Which SpMV kernel the cuda backend runs: chosen from the matrix's row lengths ("auto"),
 // or forced (--spmv-kernel) to split by rows or along the merge path of rows and nonzeros.
 enum class SpmvKernelChoice { automatic, row_split, merge_path };
@@ -52,6 +54,8 @@ DType parse_dtype(std::string_view text);
 TimingMode parse_timing_mode(std::string_view text);
 L2Mode parse_l2_mode(std::string_view text);
 SpmvPattern parse_pattern(std::string_view text);
+// The generated patterns, in the order `--pattern` lists them.
+std::vector<SpmvPattern> generated_patterns();
 SpmvKernelChoice parse_spmv_kernel(std::string_view text);
 
 std::size_t dtype_size(DType dtype);
@@ -61,8 +65,9 @@ double unit_roundoff(DType dtype);
 // The shape of one case. Which fields matter depends on the op's shape kind:
 //   elements (sin, sqrt, sum): n elements
 //   dense_matrix (matmul): C (m x n) = A (m x k) * B (k x n), all row-major
-//   sparse_matrix (spmv): a rows x cols CSR matrix, generated (pattern, nnz_per_row) or read
-//         from matrix_path; nnz is the actual count once the problem is built (0 before).
+//   sparse_matrix (spmv): a rows x cols CSR matrix, generated (pattern, nnz_per_row; cols from
+//         the pattern) or read from matrix_path; nnz is the actual count once the problem is
+//         built (0 before).
 struct Shape {
   std::int64_t n = 0;
   std::int64_t m = 0;
@@ -75,7 +80,8 @@ struct Shape {
   std::string matrix_path;
 
   // Stable, human-readable label used in case identities, tables and NVTX ranges:
-  // "16777216", "4096x4096x4096" (m x n x k), "1048576x1048576/16/random", "file:name.mtx".
+  // "16777216", "4096x4096x4096" (m x n x k), "1048576x1048576/16/random" (rows x cols),
+  // "file:name.mtx".
   std::string label(Op op) const;
 };
 

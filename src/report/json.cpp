@@ -643,8 +643,9 @@ void read(const Node& node, Shape& out) {
   read_member(node, "cols", out.cols);
   read_member(node, "nnz", out.nnz);
   read_member(node, "nnz_per_row", out.nnz_per_row);
-  read_enum_member(node, "pattern", out.pattern,
-                   {SpmvPattern::random, SpmvPattern::banded, SpmvPattern::powerlaw, SpmvPattern::file});
+  std::vector<SpmvPattern> patterns = generated_patterns();
+  patterns.push_back(SpmvPattern::file);
+  read_enum_member(node, "pattern", out.pattern, patterns);
   read_member(node, "matrix_path", out.matrix_path);
 }
 

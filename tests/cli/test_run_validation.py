@@ -49,7 +49,7 @@ class RunValidationTests(CliTestCase):
             '{"settings": {"l2": []}, "groups": [{%s}]}' % group: "settings.l2",
             '{"groups": [{%s, "pattern": []}]}' % group: "pattern",
             '{"groups": [{%s, "matrix": []}]}' % group: "matrix",
-            '{"groups": [{%s, "pattern": ["banded", "powerlaw"]}]}' % group: "pattern",
+            '{"groups": [{%s, "pattern": ["banded", "zigzag"]}]}' % group: "zigzag",
             '{"settings": {"warmup": 0.7}, "groups": [{%s}]}' % group: "settings.warmup",
             '{"settings": {"seed": -1}, "groups": [{%s}]}' % group: "settings.seed",
             '{"settings": {"max_time": 1e999}, "groups": [{%s}]}' % group: "1e999",

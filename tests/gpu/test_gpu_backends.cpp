@@ -55,7 +55,7 @@ std::optional<std::string> unavailable(const Backend& backend) {
   } while (false)
 
 // Hand-built matrices for what the generators do not reach on purpose.
-enum class MatrixSource { generated, long_row, mostly_empty, one_huge_row, empty_runs, tiny, single_entry, file };
+enum class MatrixSource { generated, long_row, mostly_empty, one_huge_row, empty_runs, tiny, single_entry, no_nonzeros, file };
 
 double value_for(std::uint64_t key, std::uint64_t index) { return 2 * unit_interval(random_bits(key, index)) - 1; }
 
@@ -157,6 +157,9 @@ CsrMatrix tiny_matrix() { return matrix_from_rows(9, {{}, {0, 2, 3, 7, 8}, {}, {
 
 CsrMatrix single_entry_matrix() { return matrix_from_rows(1, {{0}}, 5); }
 
+// 3000 rows (three merge-path tiles of row ends alone) and not one nonzero: y is all zeros.
+CsrMatrix no_nonzeros_matrix() { return matrix_from_rows(500, std::vector<std::vector<std::int32_t>>(3000), 1); }
+
 Problem spmv_problem(DType dtype, CsrMatrix matrix) {
   Problem problem;
   problem.op = Op::spmv;
@@ -209,6 +212,8 @@ Problem build_problem(const GpuCase& test_case) {
       return spmv_problem(test_case.dtype, tiny_matrix());
     case MatrixSource::single_entry:
       return spmv_problem(test_case.dtype, single_entry_matrix());
+    case MatrixSource::no_nonzeros:
+      return spmv_problem(test_case.dtype, no_nonzeros_matrix());
     case MatrixSource::generated:
     case MatrixSource::file:
       break;
@@ -267,6 +272,13 @@ std::vector<ShapeCase> shapes_for(Op op) {
       shapes.push_back({spmv_shape(100000, 16, SpmvPattern::powerlaw), MatrixSource::generated, "powerlaw100000_16"});
       shapes.push_back({spmv_shape(100000, 5, SpmvPattern::banded), MatrixSource::generated, "banded100000_5"});
       shapes.push_back({spmv_shape(1000003, 4, SpmvPattern::random), MatrixSource::generated, "random1000003_4"});
+      // The matrix zoo's classes (README.md): the generated classes at 20000 rows of 8, and
+      // skew at a million nonzeros, whose 8 heavy rows of 114688 entries each span 112
+      // merge-path tiles (more than SpmvCarryRuns::kLongTiles: a carry block each).
+      for (SpmvPattern pattern : {SpmvPattern::skew, SpmvPattern::short_rows, SpmvPattern::block_diagonal,
+                                  SpmvPattern::wide, SpmvPattern::tall, SpmvPattern::longtail})
+        shapes.push_back({spmv_shape(20000, 8, pattern), MatrixSource::generated, to_string(pattern) + "20000_8"});
+      shapes.push_back({spmv_shape(std::int64_t{1} << 20, 1, SpmvPattern::skew), MatrixSource::generated, "skew1048576_1"});
       shapes.push_back({Shape{}, MatrixSource::long_row, "long_row"});
       shapes.push_back({Shape{}, MatrixSource::mostly_empty, "mostly_empty"});
       shapes.push_back({Shape{}, MatrixSource::one_huge_row, "one_huge_row"});
@@ -340,11 +352,15 @@ void PrintTo(const ForcedSpmvCase& test_case, std::ostream* out) {
   PrintTo(test_case.matrix, out);
 }
 
+// Every spmv matrix of the backend tests, and one with no nonzeros at all (cuda only: what
+// a library takes for the null arrays of an empty matrix is its own business).
 std::vector<ForcedSpmvCase> forced_spmv_cases() {
+  std::vector<ShapeCase> shapes = shapes_for(Op::spmv);
+  shapes.push_back({Shape{}, MatrixSource::no_nonzeros, "no_nonzeros"});
   std::vector<ForcedSpmvCase> cases;
   for (SpmvKernelChoice choice : {SpmvKernelChoice::merge_path, SpmvKernelChoice::row_split})
     for (DType dtype : all_dtypes())
-      for (const ShapeCase& shape : shapes_for(Op::spmv))
+      for (const ShapeCase& shape : shapes)
         cases.push_back({choice, {"cuda", Op::spmv, dtype, shape.shape, shape.matrix, shape.label}});
   return cases;
 }
@@ -386,7 +402,7 @@ TEST(GpuBackends, ForcedSpmvKernelVerifiesAndShowsInTheIdAndDetails) {
   RunOptions options;
   options.ops = {Op::spmv};
   options.spmv_rows = 100000;
-  options.pattern = SpmvPattern::powerlaw;
+  options.patterns = {SpmvPattern::powerlaw};
   RunnerOptions runner;
   runner.warmup = 1;
   runner.stopping.min_samples = 3;
@@ -532,16 +548,84 @@ TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
   }
 }
 
+// A skewed matrix's heavy rows span about a hundred tiles each: their carries are combined
+// by a block each, in a fixed tree, so every run gives the same bits; the automatic rule
+// picks the merge path and says why.
+TEST(GpuBackends, CudaSpmvLongCarryRunsAreDeterministic) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  for (DType dtype : all_dtypes()) {
+    const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(std::int64_t{1} << 20, 1, SpmvPattern::skew), kSeed);
+    auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
+    const std::string details = prepared->details();
+    ASSERT_NE(details.find("kernel=csr_merge_path"), std::string::npos) << details;
+    EXPECT_NE(details.find(" (8 over 32 tiles, a block each; longest 11"), std::string::npos) << details;
+    EXPECT_NE(details.find("rule: merge_path when"), std::string::npos) << details;
+    EXPECT_NE(details.find(": skewed)"), std::string::npos) << details;
+    prepared->run();
+    const HostArray first = prepared->result();
+    EXPECT_TRUE(verify(problem, first).passed);
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      prepared->flush_cache();
+      prepared->run();
+      const HostArray again = prepared->result();
+      if (dtype == DType::f32)
+        EXPECT_EQ(first.as<float>(), again.as<float>());
+      else
+        EXPECT_EQ(first.as<double>(), again.as<double>());
+    }
+  }
+}
+
+// Small sums are one launch whose last block combines the block partials: every size from
+// one element to 64K (a sample: vector-width and block edges, one block and several) is
+// right against the fp64 reference, run after run (the finished-block counter resets).
+TEST(GpuBackends, CudaSmallSumsAreVerifiedAndRepeatable) {
+  SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t n = 1; n <= 33; ++n) sizes.push_back(n);
+  for (std::int64_t edge : {255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097,
+                            10007, 32767, 32768, 32769, 65535, 65536})
+    sizes.push_back(edge);
+  for (DType dtype : all_dtypes())
+    for (std::int64_t n : sizes) {
+      const Problem problem = make_problem(Op::sum, dtype, elementwise_shape(n), kSeed);
+      auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
+      EXPECT_NE(prepared->details().find("kernel=one_launch_block_reduce"), std::string::npos) << prepared->details();
+      prepared->run();
+      const HostArray first = prepared->result();
+      const Verification verification = verify(problem, first);
+      EXPECT_TRUE(verification.passed) << to_string(dtype) << " n=" << n << ": " << describe(verification);
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        prepared->run();
+        const HostArray again = prepared->result();
+        if (dtype == DType::f32)
+          EXPECT_EQ(first.as<float>(), again.as<float>()) << "n=" << n;
+        else
+          EXPECT_EQ(first.as<double>(), again.as<double>()) << "n=" << n;
+      }
+    }
+}
+
 TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
   Backend& backend = backend_named("cuda");
   // At most one entry per row, all alike: a thread per row.
   const Problem single_entries = make_problem(Op::spmv, DType::f32, spmv_shape(20000, 1, SpmvPattern::random), kSeed);
   EXPECT_NE(backend.prepare(single_entries, BackendSettings{})->details().find("kernel=csr_scalar"), std::string::npos);
-  // Row lengths that vary more than their mean: the merge-path kernel.
+  // Rows of 0 to 2 entries (mean 1, or 1/2 with half of them empty: a coefficient of
+  // variation of 1) are no skew: a thread per row, whatever the draw.
+  for (std::int64_t nnz_per_row : {1, 2}) {
+    const Problem short_rows = make_problem(Op::spmv, DType::f32, spmv_shape(20000, nnz_per_row, SpmvPattern::short_rows), kSeed);
+    const std::string details = backend.prepare(short_rows, BackendSettings{})->details();
+    EXPECT_NE(details.find("kernel=csr_scalar"), std::string::npos) << details;
+    EXPECT_NE(details.find(": not skewed)"), std::string::npos) << details;
+  }
+  // Row lengths that vary more than their mean, with rows far longer than it: the merge-path kernel.
   for (const Problem& skewed :
        {spmv_problem(DType::f32, mostly_empty_matrix()), spmv_problem(DType::f64, long_row_matrix()),
-        make_problem(Op::spmv, DType::f32, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed)}) {
+        make_problem(Op::spmv, DType::f32, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed),
+        make_problem(Op::spmv, DType::f32, spmv_shape(100000, 16, SpmvPattern::longtail), kSeed),
+        make_problem(Op::spmv, DType::f64, spmv_shape(100000, 4, SpmvPattern::skew), kSeed)}) {
     const std::string details = backend.prepare(skewed, BackendSettings{})->details();
     EXPECT_NE(details.find("kernel=csr_merge_path"), std::string::npos) << details;
     EXPECT_EQ(details.find("forced"), std::string::npos) << details;

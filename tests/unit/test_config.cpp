@@ -26,7 +26,8 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
     "groups": [
       {"ops": ["sin", "sqrt"], "dtypes": ["f32", "f64"], "sizes": ["1M", 4096, "1K..4K:x2"], "backends": ["eigen"]},
       {"ops": ["matmul"], "shapes": ["100x33x7"], "timing": ["kernel", "e2e"], "tf32": true, "threshold": 0.1},
-      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded", "spmv_kernel": "row_split"}]})",
+      {"ops": ["spmv"], "rows": ["1M"], "nnz_per_row": 8, "pattern": "banded", "spmv_kernel": "row_split"},
+      {"ops": ["spmv"], "pattern": ["skew", "short", "blockdiag", "wide", "tall", "longtail"]}]})",
                                   "suite.json");
   EXPECT_EQ(suite.name, "t");
   // Each setting in its type: the integer 4 of "max_time" is a number of seconds.
@@ -37,7 +38,7 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
   EXPECT_EQ(suite.settings.at("seed"), SettingValue(std::int64_t{7}));
   EXPECT_EQ(suite.settings.at("l2"), SettingValue(std::string("warm")));
   EXPECT_DOUBLE_EQ(suite.thresholds.at("spmv"), 0.08);
-  ASSERT_EQ(suite.groups.size(), 3u);
+  ASSERT_EQ(suite.groups.size(), 4u);
   EXPECT_EQ(suite.groups[0].options.sizes, (std::vector<std::int64_t>{1 << 20, 4096, 1024, 2048, 4096}));
   EXPECT_EQ(suite.groups[0].options.backends, std::vector<std::string>{"eigen"});
   EXPECT_EQ(suite.groups[1].options.matmul_shapes[0].k, 7);
@@ -45,8 +46,11 @@ TEST(Suite, ParsesSettingsThresholdsAndGroups) {
   EXPECT_TRUE(suite.groups[1].options.tf32);
   EXPECT_DOUBLE_EQ(*suite.groups[1].threshold, 0.1);
   EXPECT_EQ(suite.groups[2].options.spmv_rows, 1 << 20);
-  EXPECT_EQ(suite.groups[2].options.pattern, SpmvPattern::banded);
+  EXPECT_EQ(suite.groups[2].options.patterns, std::vector<SpmvPattern>{SpmvPattern::banded});
   EXPECT_EQ(suite.groups[2].options.spmv_kernel, SpmvKernelChoice::row_split);
+  EXPECT_EQ(suite.groups[3].options.patterns,
+            (std::vector<SpmvPattern>{SpmvPattern::skew, SpmvPattern::short_rows, SpmvPattern::block_diagonal,
+                                      SpmvPattern::wide, SpmvPattern::tall, SpmvPattern::longtail}));
   EXPECT_EQ(suite.groups[0].options.spmv_kernel, SpmvKernelChoice::automatic);
 }
 

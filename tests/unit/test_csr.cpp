@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "csr.hpp"
 
@@ -46,7 +47,7 @@ void expect_usage_error(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern
 }
 
 TEST(Csr, GenerationIsDeterministicFromTheSeed) {
-  for (SpmvPattern pattern : {SpmvPattern::random, SpmvPattern::banded, SpmvPattern::powerlaw}) {
+  for (SpmvPattern pattern : generated_patterns()) {
     const CsrMatrix first = generate_csr(5000, 8, pattern, 42);
     const CsrMatrix second = generate_csr(5000, 8, pattern, 42);
     EXPECT_EQ(first.row_ptr, second.row_ptr);
@@ -54,7 +55,119 @@ TEST(Csr, GenerationIsDeterministicFromTheSeed) {
     EXPECT_EQ(first.values, second.values);
     const CsrMatrix other = generate_csr(5000, 8, pattern, 43);
     EXPECT_NE(first.values, other.values) << to_string(pattern);
+    expect_well_formed(first);
+    EXPECT_EQ(first.cols, generated_cols(5000, 8, pattern)) << to_string(pattern);
   }
+}
+
+std::vector<std::int64_t> sorted_row_lengths(const CsrMatrix& matrix) {
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t row = 0; row < matrix.rows; ++row) lengths.push_back(row_length(matrix, row));
+  std::sort(lengths.begin(), lengths.end());
+  return lengths;
+}
+
+// The share of all nonzeros that the longest `fraction` of the rows hold.
+double share_of_longest_rows(const CsrMatrix& matrix, double fraction) {
+  const std::vector<std::int64_t> lengths = sorted_row_lengths(matrix);
+  const auto count = static_cast<std::size_t>(fraction * static_cast<double>(lengths.size()));
+  std::int64_t held = 0;
+  for (std::size_t i = lengths.size() - count; i < lengths.size(); ++i) held += lengths[i];
+  return static_cast<double>(held) / static_cast<double>(matrix.nnz());
+}
+
+TEST(Csr, SkewPutsMostNonzerosInAFewHeavyRowsAmongEmptyAndTinyOnes) {
+  const std::int64_t rows = 20000;
+  const CsrMatrix matrix = generate_csr(rows, 8, SpmvPattern::skew, 3);
+  expect_well_formed(matrix);
+  EXPECT_NEAR(static_cast<double>(matrix.nnz()), rows * 8.0, rows * 8.0 * 0.02);
+  std::int64_t heavy = 0, heavy_nonzeros = 0, empty = 0, longest_light = 0;
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const std::int64_t length = row_length(matrix, row);
+    if (length >= 1000) {
+      ++heavy;
+      heavy_nonzeros += length;
+    } else {
+      empty += length == 0;
+      longest_light = std::max(longest_light, length);
+    }
+  }
+  EXPECT_GE(heavy, 1);
+  EXPECT_LE(heavy, 32);
+  EXPECT_GE(static_cast<double>(heavy_nonzeros), 0.85 * static_cast<double>(matrix.nnz()));
+  EXPECT_GT(empty, rows * 2 / 5);
+  EXPECT_LE(longest_light, 8);
+}
+
+TEST(Csr, SkewHeavyRowsGrowWithTheNonzerosTowardsAMillion) {
+  // 1M nonzeros: heavy rows of 7/64 of them, over 10^5 each.
+  const std::int64_t rows = std::int64_t{1} << 20;
+  const CsrMatrix matrix = generate_csr(rows, 1, SpmvPattern::skew, 9);
+  EXPECT_GE(matrix.max_row_length(), 100000);
+  EXPECT_LE(matrix.max_row_length(), std::int64_t{1} << 20);
+  EXPECT_NEAR(static_cast<double>(matrix.nnz()), static_cast<double>(rows), 0.02 * static_cast<double>(rows));
+  EXPECT_GE(share_of_longest_rows(matrix, 16.0 / static_cast<double>(rows)), 0.85);
+}
+
+TEST(Csr, ShortRowsHoldZeroToTwoEntriesEachEquallyOften) {
+  const std::int64_t rows = 60000;
+  const CsrMatrix matrix = generate_csr(rows, 16, SpmvPattern::short_rows, 4);
+  expect_well_formed(matrix);
+  std::int64_t counts[3] = {0, 0, 0};
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const std::int64_t length = row_length(matrix, row);
+    ASSERT_LE(length, 2) << "row " << row;
+    ++counts[length];
+  }
+  for (std::int64_t count : counts) EXPECT_NEAR(static_cast<double>(count), rows / 3.0, rows * 0.02);
+  EXPECT_NEAR(static_cast<double>(matrix.nnz()), static_cast<double>(rows), rows * 0.02);
+  // One nonzero per row asked for: rows of 0 or 1.
+  EXPECT_EQ(generate_csr(1000, 1, SpmvPattern::short_rows, 4).max_row_length(), 1);
+}
+
+TEST(Csr, BlockDiagonalRowsFillTheirDiagonalBlock) {
+  const CsrMatrix matrix = generate_csr(1000, 16, SpmvPattern::block_diagonal, 5);
+  expect_well_formed(matrix);
+  EXPECT_EQ(matrix.nnz(), 62 * 16 * 16 + 8 * 8);  // 62 whole blocks, the last clipped to 8 rows
+  for (std::int64_t row = 0; row < matrix.rows; ++row) {
+    const std::int64_t first = row / 16 * 16;
+    const std::int64_t length = std::min<std::int64_t>(16, 1000 - first);
+    ASSERT_EQ(row_length(matrix, row), length) << "row " << row;
+    for (std::int64_t i = 0; i < length; ++i)
+      ASSERT_EQ(matrix.col_idx[static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)] + i)], first + i);
+  }
+}
+
+TEST(Csr, WideAndTallHaveTheirAspectAndRandomColumnsOverTheWholeWidth) {
+  const CsrMatrix wide = generate_csr(4000, 16, SpmvPattern::wide, 6);
+  EXPECT_EQ(wide.rows, 4000);
+  EXPECT_EQ(wide.cols, 4000 * 64);
+  const CsrMatrix tall = generate_csr(64000, 16, SpmvPattern::tall, 6);
+  EXPECT_EQ(tall.rows, 64000);
+  EXPECT_EQ(tall.cols, 1000);
+  for (const CsrMatrix* matrix : {&wide, &tall}) {
+    expect_well_formed(*matrix);
+    EXPECT_EQ(matrix->nnz(), matrix->rows * 16);
+    EXPECT_EQ(matrix->max_row_length(), 16);
+    const auto [lowest, highest] = std::minmax_element(matrix->col_idx.begin(), matrix->col_idx.end());
+    EXPECT_LT(*lowest, matrix->cols / 100);
+    EXPECT_GT(*highest, matrix->cols * 99 / 100);
+  }
+  // A tall matrix keeps room for nnz_per_row distinct columns.
+  EXPECT_EQ(generate_csr(100, 8, SpmvPattern::tall, 6).cols, 8);
+}
+
+TEST(Csr, LongTailRowsHoldMoreOfTheNonzerosThanPowerLawRows) {
+  const std::int64_t rows = 200000;
+  const CsrMatrix longtail = generate_csr(rows, 16, SpmvPattern::longtail, 8);
+  const CsrMatrix powerlaw = generate_csr(rows, 16, SpmvPattern::powerlaw, 8);
+  expect_well_formed(longtail);
+  EXPECT_NEAR(static_cast<double>(longtail.nnz()) / static_cast<double>(rows), 16.0, 1.6);
+  EXPECT_GT(longtail.max_row_length(), 2 * powerlaw.max_row_length());
+  EXPECT_GT(longtail.max_row_length(), 1000 * 16);
+  EXPECT_GT(share_of_longest_rows(longtail, 0.01), 0.15);
+  EXPECT_LT(share_of_longest_rows(powerlaw, 0.01), 0.15);
+  EXPECT_LE(longtail.max_row_length(), rows);
 }
 
 TEST(Csr, RandomRowsHaveExactlyNnzPerRowDistinctSortedColumns) {
@@ -117,6 +230,18 @@ TEST(Csr, PowerLawMeanHoldsForSmallTargetsAndCapsAtTheColumnCount) {
   EXPECT_LE(small.max_row_length(), 50);
 }
 
+TEST(Csr, EveryClassBuildsTinyMatrices) {
+  for (SpmvPattern pattern : generated_patterns())
+    for (std::int64_t rows = 1; rows <= 8; ++rows)
+      for (std::int64_t nnz_per_row = 1; nnz_per_row <= rows; ++nnz_per_row) {
+        const CsrMatrix matrix = generate_csr(rows, nnz_per_row, pattern, 2);
+        SCOPED_TRACE(to_string(pattern) + " " + std::to_string(rows) + " x " + std::to_string(nnz_per_row));
+        EXPECT_EQ(matrix.rows, rows);
+        EXPECT_EQ(matrix.cols, generated_cols(rows, nnz_per_row, pattern));
+        expect_well_formed(matrix);
+      }
+}
+
 TEST(Csr, RejectsSizesThatCannotBeBuilt) {
   expect_usage_error(0, 16, SpmvPattern::random, "rows must be positive");
   expect_usage_error(-5, 16, SpmvPattern::random, "rows must be positive");
@@ -124,6 +249,7 @@ TEST(Csr, RejectsSizesThatCannotBeBuilt) {
   expect_usage_error(10, 11, SpmvPattern::random, "cannot exceed the row count");
   expect_usage_error(std::int64_t{1} << 20, 4096, SpmvPattern::random, "32-bit indices");
   expect_usage_error(std::int64_t{1} << 32, 1, SpmvPattern::banded, "32-bit indices");
+  expect_usage_error(std::int64_t{1} << 26, 1, SpmvPattern::wide, "columns, too many for 32-bit indices");
 }
 
 }  // namespace

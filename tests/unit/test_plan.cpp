@@ -150,6 +150,19 @@ TEST(ExpandCases, SpmvKernelTagsTheCudaSpmvCasesOnly) {
   EXPECT_EQ(expand_cases(options, {"cuda"})[0].id(), "spmv/cuda/f32/256x256/16/random");
 }
 
+TEST(ExpandCases, EachSpmvPatternIsACaseWithItsColumns) {
+  RunOptions options;
+  options.ops = {Op::spmv};
+  options.spmv_rows = 1024;
+  options.patterns = {SpmvPattern::random, SpmvPattern::wide, SpmvPattern::tall, SpmvPattern::skew};
+  const auto cases = expand_cases(options, {"eigen"});
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(cases[0].id(), "spmv/eigen/f32/1024x1024/16/random");
+  EXPECT_EQ(cases[1].id(), "spmv/eigen/f32/1024x65536/16/wide");
+  EXPECT_EQ(cases[2].id(), "spmv/eigen/f32/1024x16/16/tall");
+  EXPECT_EQ(cases[3].id(), "spmv/eigen/f32/1024x1024/16/skew");
+}
+
 TEST(CheckPlanFitsMemory, RefusesAbsurdCases) {
   RunOptions options;
   options.ops = {Op::matmul};

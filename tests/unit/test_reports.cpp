@@ -384,6 +384,20 @@ TEST(JsonReport, RoundTripReproducesEveryField) {
   for (std::size_t i = 0; i < results.size(); ++i) expect_same(results[i], loaded.results[i]);
 }
 
+// Every generated matrix class reads back as itself, its id (rows x cols) included.
+TEST(JsonReport, EveryGeneratedPatternRoundTrips) {
+  std::vector<ResultRecord> results;
+  for (SpmvPattern pattern : generated_patterns())
+    results.push_back(measured(Op::spmv, "eigen", DType::f64, spmv_shape(4096, 8, pattern), DeviceKind::cpu, 1e-4, 1e6, 1e5));
+  const auto loaded = parse_json_report(render_json(fixed_context(), results), "report.json");
+  ASSERT_EQ(results.size(), loaded.results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    expect_same(results[i], loaded.results[i]);
+    EXPECT_EQ(results[i].spec.id(), loaded.results[i].spec.id());
+  }
+  EXPECT_EQ(loaded.results[6].spec.id(), "spmv/eigen/f64/4096x262144/8/wide");
+}
+
 TEST(JsonReport, SettingsKeepTheirTypes) {
   Context context = fixed_context();
   context.settings = {{"max_time_s", 2.0},
