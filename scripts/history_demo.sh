@@ -3,11 +3,11 @@
 # database (tags commit=run01..run10), runs 6 to 10 with a deliberately slower variant;
 # then the trend of the cases history check flags, and its verdict.
 #
-#   SLOW_ENV="GPUBENCH_SPMV_KERNEL=merge_path" scripts/history_demo.sh OUT_DIR
-#   SLOW_ARGS="--l2 warm" scripts/history_demo.sh OUT_DIR
+#   SLOW_ENV="GPUBENCH_TEST_SLOWDOWN=2" scripts/history_demo.sh OUT_DIR
 #
 # Environment:
-#   SLOW_ARGS   extra `gpubench run` arguments for the slow runs (split on spaces)
+#   SLOW_ARGS   extra `gpubench run` arguments for the slow runs (split on spaces; they must
+#               keep the case ids)
 #   SLOW_ENV    VAR=value assignments for the slow runs (split on spaces)
 #   EXTRA_ARGS  extra `gpubench run` arguments for every run
 #   GPUBENCH    the binary (default: build/release/gpubench)

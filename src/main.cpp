@@ -128,6 +128,22 @@ int run_exit_code(const RunConfig& config, const Context& context, const std::ve
   return exit_code;
 }
 
+// The run's context before measuring: the machine, the settings, the plan's and the GPU
+// choice's notes (said on stderr by the printing rank), and the baseline checked against it.
+Context run_context(const RunConfig& config, const Plan& plan, const std::vector<std::string>& argv, bool print_notes) {
+  Context context = collect_context(argv, worker_threads(static_cast<int>(config.settings.threads)));
+  record_settings(config, context);
+  context.thresholds = plan.thresholds;
+  context.ranks = {rank_info(config)};
+  add_notes(context, plan.notes);
+  add_notes(context, config.devices.notes);
+  check_baseline(config, context);
+  if (print_notes)
+    for (const auto* notes : {&plan.notes, &config.devices.notes})
+      for (const auto& note : *notes) std::cerr << "gpubench: " << note << "\n";
+  return context;
+}
+
 // run: every usage error surfaces in resolve(), build_plan() or check_baseline(),
 // before anything is measured, so a long run never ends in one.
 int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options,
@@ -147,17 +163,7 @@ int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv,
     require_same_plan(plan, config, runner, processes);
     runner.before_case = [&processes] { processes.barrier(); };
   }
-  Context context = collect_context(argv, worker_threads(static_cast<int>(config.settings.threads)));
-  record_settings(config, context);
-  context.thresholds = plan.thresholds;
-  context.ranks = {rank_info(config)};
-  add_notes(context, plan.notes);
-  add_notes(context, config.devices.notes);
-  check_baseline(config, context);
-  if (processes.rank() == 0)
-    for (const auto* notes : {&plan.notes, &config.devices.notes})
-      for (const auto& note : *notes) std::cerr << "gpubench: " << note << "\n";
-
+  Context context = run_context(config, plan, argv, processes.rank() == 0);
   nvtx::initialize();
   measure_ceilings(plan, backends, devices, context);
   add_telemetry_notes(plan, backends, devices, context);
