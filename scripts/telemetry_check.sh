@@ -67,7 +67,8 @@ PY
 echo "=== (a) three back-to-back DGEMM 4096 runs with --soak $soak_s"
 dgemm=(run --op matmul --size 4096 --backend cublas --dtype f64 --l2 warm --quiet)
 for run in 1 2 3; do
-  "$gpubench" "${dgemm[@]}" --soak "$soak_s" --out "$out/dgemm_soak_$run.json"
+  # Three seconds of samples each: a power-capped clock wanders over seconds.
+  "$gpubench" "${dgemm[@]}" --soak "$soak_s" --min-time 3 --max-time 5 --out "$out/dgemm_soak_$run.json"
 done
 summarize "$out"/dgemm_soak_{1,2,3}.json
 python3 - "$out"/dgemm_soak_{1,2,3}.json <<'PY'

@@ -152,7 +152,9 @@ void apply_energy(TelemetrySummary& summary, double median_s, double flops, doub
 // kSoakClockTolerance, the mean powers by at most kSoakPowerTolerance and the maximum
 // temperatures by at most kSoakTemperatureToleranceC (sensors a device lacks are left out).
 inline constexpr double kSoakWindowS = 1.0;
-inline constexpr double kSoakSpanS = 5.0;
+// Ten seconds: an H100 at its power cap warmed by 5 degrees over 30 s of DGEMM, too slowly
+// for a 5 s span to see, and its clock moved 3 % with it.
+inline constexpr double kSoakSpanS = 10.0;
 inline constexpr double kSoakClockTolerance = 0.01;
 inline constexpr double kSoakPowerTolerance = 0.02;
 inline constexpr double kSoakTemperatureToleranceC = 1.0;

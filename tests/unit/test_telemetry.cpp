@@ -138,23 +138,26 @@ std::vector<TelemetryReading> trace(double until, Sensors sensors) {
 }
 
 TEST(Soak, SettlesOnceClocksPowerAndTemperatureHoldStill) {
-  const auto steady = trace(6, [](double t) { return reading(t, 1755, 690, 70); });
-  EXPECT_TRUE(soak_settled(steady, 6));
+  const auto steady = trace(11, [](double t) { return reading(t, 1755, 690, 70); });
+  EXPECT_TRUE(soak_settled(steady, 11));
   EXPECT_FALSE(soak_settled(steady, kSoakSpanS - 0.5));  // too little history to judge
 }
 
 TEST(Soak, DoesNotSettleWhileTheDeviceStillHeatsOrItsClockFalls) {
   // +1 degree per second: 4 degrees between the compared windows.
-  const auto heating = trace(8, [](double t) { return reading(t, 1755, 690, 50 + t); });
-  EXPECT_FALSE(soak_settled(heating, 8));
+  const auto heating = trace(12, [](double t) { return reading(t, 1755, 690, 50 + t); });
+  EXPECT_FALSE(soak_settled(heating, 12));
+  // A fifth of a degree per second, as an H100 warmed at its power cap: 2 degrees over the span.
+  const auto warming = trace(12, [](double t) { return reading(t, 1755, 690, 50 + 0.2 * t); });
+  EXPECT_FALSE(soak_settled(warming, 12));
   // The clock sinking 1 % per second as the power cap bites harder.
-  const auto sinking = trace(8, [](double t) { return reading(t, 1980 * (1 - 0.01 * t), 700, 70); });
-  EXPECT_FALSE(soak_settled(sinking, 8));
-  const auto ramping_power = trace(8, [](double t) { return reading(t, 1755, 400 + 30 * t, 70); });
-  EXPECT_FALSE(soak_settled(ramping_power, 8));
+  const auto sinking = trace(12, [](double t) { return reading(t, 1980 * (1 - 0.01 * t), 700, 70); });
+  EXPECT_FALSE(soak_settled(sinking, 12));
+  const auto ramping_power = trace(12, [](double t) { return reading(t, 1755, 400 + 30 * t, 70); });
+  EXPECT_FALSE(soak_settled(ramping_power, 12));
   // A device that reports none of the three sensors never counts as settled.
-  const auto blind = trace(8, [](double t) { return reading(t, kNotReported, kNotReported, kNotReported); });
-  EXPECT_FALSE(soak_settled(blind, 8));
+  const auto blind = trace(12, [](double t) { return reading(t, kNotReported, kNotReported, kNotReported); });
+  EXPECT_FALSE(soak_settled(blind, 12));
 }
 
 TEST(TelemetryDifference, NamesClockOrPowerBeyondTheToleranceOnly) {
