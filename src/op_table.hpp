@@ -46,6 +46,9 @@ struct OpDef {
   bool shows_bandwidth = true;
   bool shows_flop_rate = true;
   bool accepts_tf32 = false;  // --tf32 applies (to dtypes that are tf32_eligible)
+  // The output is stored in the dtype's accumulation type rather than the dtype: sum, whose
+  // result outgrows f16 (largest 65504) at about 2^17 inputs of uniform[0,1).
+  bool output_in_accumulation_type = false;
 
   // The fewest bytes the op must move through memory: every input read once, every output
   // written once. Sizes are counted in double: products like m*n*k overflow 64-bit integers
@@ -72,6 +75,9 @@ const OpDef& op_def(Op op);
 // all_ops and to_string then know. Throws std::invalid_argument when the name is empty or
 // taken or a rule is missing.
 Op register_op(OpDef def);
+
+// The dtype of the op's output for inputs of `dtype` (see output_in_accumulation_type).
+DType op_output_dtype(Op op, DType dtype);
 
 // Whether the op is one of the Op enumerators rather than one register_op added: what a
 // backend with a kernel for each of them answers to supports().

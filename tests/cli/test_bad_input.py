@@ -38,7 +38,7 @@ class BadInputTests(CliTestCase):
             self.assertEqual(process.stderr.count("GPU backends unavailable"), 1, process.stderr)
 
     def test_unknown_dtype(self):
-        self.run_bad("--op", "sin", "--dtype", "f16", fragments=("f16",))
+        self.run_bad("--op", "sin", "--dtype", "f8", fragments=("f8",))
 
     def test_malformed_sizes(self):
         for size in ("12Q", "abc", "1.5M", "K", "4K..1K", "1K..4K:x1", "1K..4K:y2"):
