@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/gemm.cuh"
+#include "kernels/gemm_tensor.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
 #include "op_table.hpp"
@@ -55,33 +57,43 @@ class ElementwiseCase final : public GpuPrepared {
         n_(static_cast<std::int64_t>(problem.x.size())),
         launch_(elementwise_grid<T>(n_)) {}
   void run() override {
-    kernels::launch_elementwise<T>(Fn{}, device_x<T>(), device_output<T>(), n_, launch_, stream());
+    using D = DeviceType<T>;
+    kernels::launch_elementwise<D>(Fn{}, device_x<D>(), device_output<D>(), n_, launch_, stream());
   }
-  std::string details() const override { return "kernel=elementwise_vec16 " + launch_text(launch_); }
+  std::string details() const override {
+    return std::string("kernel=elementwise_vec16 ") + (kComputedWider<T> ? "compute=f32 " : "") + launch_text(launch_);
+  }
 
  private:
   std::int64_t n_;
   LaunchConfig launch_;
 };
 
+// Sums in T's accumulation type (f32 for f16 and bf16), in which the result is stored.
 template <class T>
 class SumCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+  using Acc = kernels::Accumulate<D>;
+
  public:
   SumCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
         n_(static_cast<std::int64_t>(problem.x.size())),
-        launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<T>(kBlockThreads),
+        launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<D>(kBlockThreads),
                               ceil_div(n_, kVecLanes<T> * kBlockThreads))),
         block_sums_(launch_.blocks, "sum block partials") {}
   void run() override {
-    kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), device_output<T>(), launch_, stream());
+    kernels::launch_sum<D>(device_x<D>(), n_, block_sums_.data(), device_output<Acc>(), launch_, stream());
   }
-  std::string details() const override { return "kernel=two_pass_block_reduce " + launch_text(launch_); }
+  std::string details() const override {
+    return std::string("kernel=two_pass_block_reduce ") + (kComputedWider<T> ? "accumulate=f32 (result stored as f32) " : "") +
+           launch_text(launch_);
+  }
 
  private:
   std::int64_t n_;
   LaunchConfig launch_;
-  DeviceBuffer<T> block_sums_;
+  DeviceBuffer<Acc> block_sums_;
 };
 
 template <class T>
@@ -94,14 +106,28 @@ class GemmCase final : public GpuPrepared {
         k_(int_dimension(problem.shape.k, "matmul k")),
         // 16-byte global accesses need every row of A (k wide) and B, C (n wide) aligned.
         vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0) {}
+  // f16 and bf16 on the tensor cores; f32 and f64 on the CUDA cores (FMA). The f32 kernel
+  // has no TF32 path, so --tf32 leaves its cases alone (src/gpu_backend_list.hpp).
   void run() override {
-    kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+    using D = DeviceType<T>;
+    if constexpr (kComputedWider<T>)
+      kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_, stream());
+    else
+      kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
   }
   std::string details() const override {
-    using Tile = kernels::GemmTile;
-    return "kernel=tiled_gemm block_tile=" + std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
-           std::to_string(Tile::kBlockK) + " thread_tile=" + std::to_string(Tile::kThreadM) + "x" +
-           std::to_string(Tile::kThreadN) + " global_access=" + (vectorized_ ? "vec16" : "scalar");
+    const std::string access = std::string(" global_access=") + (vectorized_ ? "vec16" : "scalar");
+    if constexpr (kComputedWider<T>) {
+      using Tile = kernels::TensorGemmTile;
+      return "kernel=wmma_gemm (tensor cores, f32 accumulation) block_tile=" + std::to_string(Tile::kBlockM) + "x" +
+             std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
+             std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) + " mma=16x16x16" + access;
+    } else {
+      using Tile = kernels::GemmTile;
+      return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path) block_tile=" + std::to_string(Tile::kBlockM) + "x" +
+             std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " thread_tile=" +
+             std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN) + access;
+    }
   }
 
  private:
@@ -350,7 +376,13 @@ class SpmvCase final : public GpuPrepared {
 class CudaKernelsBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
-  Support supports(Op op, DType) const override { return is_builtin(op) ? Support{} : no_kernel_for(name(), op); }
+  Support supports(Op op, DType dtype) const override {
+    if (!is_builtin(op)) return no_kernel_for(name(), op);
+    if (op == Op::spmv && dtype_info(dtype).accumulation != dtype)
+      return {false, "the cuda SpMV kernels accumulate in the element type, so " + to_string(dtype) +
+                         " SpMV is not run yet (it needs f32 accumulation); use cusparse"};
+    return {};
+  }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);
@@ -364,9 +396,10 @@ class CudaKernelsBackend final : public GpuBackend {
         case Op::matmul:
           return std::make_unique<GemmCase<T>>(problem, settings);
         case Op::spmv:
-          return std::make_unique<SpmvCase<T>>(problem, settings);
+          if constexpr (!kComputedWider<T>) return std::make_unique<SpmvCase<T>>(problem, settings);
+          break;
       }
-      throw std::logic_error("cuda backend: unknown op");
+      throw std::logic_error("cuda backend: no kernel for " + to_string(problem.op) + " " + to_string(problem.dtype));
     });
   }
 };
