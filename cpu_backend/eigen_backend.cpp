@@ -114,7 +114,7 @@ class EigenPrepared final : public CpuPrepared<T> {
  private:
   using Scalar = EigenScalar<T>;  // T itself, or Eigen's type of the 16-bit format
   static constexpr bool kSixteenBit = !std::is_same_v<Scalar, T>;
-  using Accumulation = std::conditional_t<kSixteenBit, float, T>;
+  using Accumulation = gpb::Accumulation<T>;  // the dtype table's: f32 for the 16-bit formats
   using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
   using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
   using RowMajorMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

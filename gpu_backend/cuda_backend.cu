@@ -15,6 +15,7 @@
 #include "kernels/gemm_tensor.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
+#include "kernels/spmv_widened.cuh"
 #include "op_table.hpp"
 
 namespace gpb::cuda {
@@ -373,16 +374,54 @@ class SpmvCase final : public GpuPrepared {
   DeviceBuffer<T> tile_carries_;
 };
 
+// f16 and bf16 SpMV: one row-split kernel that multiplies and adds in f32
+// (kernels/spmv_widened.cu). Lanes per row as plan_row_split gives f32 (about 4 entries
+// per lane, up to 32); a thread per row where rows average at most one entry. The merge-path
+// and long-row kernels are f32/f64 only, so skewed matrices run row split here too.
+int widened_lanes_per_row(double average_row_length) {
+  if (average_row_length <= 1.0) return 1;
+  int lanes = 2;
+  while (lanes < 32 && average_row_length > 4.0 * lanes) lanes *= 2;
+  return lanes;
+}
+
+template <class T>
+class WidenedSpmvCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+
+ public:
+  WidenedSpmvCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings),
+        matrix_{problem.csr->rows, device_row_ptr(), device_col_idx()},
+        lengths_(row_lengths(*problem.csr)),
+        threads_per_row_(widened_lanes_per_row(lengths_.mean)),
+        launch_(row_group_grid(matrix_.rows, threads_per_row_)),
+        forced_(settings.spmv_kernel == SpmvKernelChoice::row_split) {}
+  void run() override {
+    kernels::launch_spmv_widened<D>(threads_per_row_, matrix_, device_csr_values<D>(), device_x<D>(), device_output<D>(),
+                                    launch_, stream());
+  }
+  std::string details() const override {
+    char row_stats[96];
+    std::snprintf(row_stats, sizeof row_stats, " avg_row_nnz=%.1f row_nnz_cv=%.2f max_row_nnz=%lld", lengths_.mean,
+                  lengths_.variation, static_cast<long long>(lengths_.longest));
+    return "kernel=csr_vector_f32_accumulate threads_per_row=" + std::to_string(threads_per_row_) +
+           " (16-bit values, f32 sums; row split only: no merge-path or long-row variant for 16-bit)" +
+           (forced_ ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch_text(launch_);
+  }
+
+ private:
+  kernels::CsrView matrix_;
+  RowLengths lengths_;
+  int threads_per_row_;
+  LaunchConfig launch_;
+  bool forced_;
+};
+
 class CudaKernelsBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
-  Support supports(Op op, DType dtype) const override {
-    if (!is_builtin(op)) return no_kernel_for(name(), op);
-    if (op == Op::spmv && dtype_info(dtype).accumulation != dtype)
-      return {false, "the cuda SpMV kernels accumulate in the element type, so " + to_string(dtype) +
-                         " SpMV is not run yet (it needs f32 accumulation); use cusparse"};
-    return {};
-  }
+  Support supports(Op op, DType) const override { return is_builtin(op) ? Support{} : no_kernel_for(name(), op); }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);
@@ -396,8 +435,13 @@ class CudaKernelsBackend final : public GpuBackend {
         case Op::matmul:
           return std::make_unique<GemmCase<T>>(problem, settings);
         case Op::spmv:
-          if constexpr (!kComputedWider<T>) return std::make_unique<SpmvCase<T>>(problem, settings);
-          break;
+          if constexpr (kComputedWider<T>) {
+            if (settings.spmv_kernel == SpmvKernelChoice::merge_path)
+              throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
+            return std::make_unique<WidenedSpmvCase<T>>(problem, settings);
+          } else {
+            return std::make_unique<SpmvCase<T>>(problem, settings);
+          }
       }
       throw std::logic_error("cuda backend: no kernel for " + to_string(problem.op) + " " + to_string(problem.dtype));
     });

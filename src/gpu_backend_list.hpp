@@ -24,7 +24,7 @@ struct GpuBackendEntry {
 inline constexpr GpuBackendEntry kGpuBackends[] = {
     {GpuBackendKind::cuda, "cuda",
      "gpubench's own CUDA kernels: vectorised elementwise, two-pass reduction, tiled GEMM, CSR "
-     "vector/scalar/merge-path SpMV, f16/bf16 GEMM on tensor cores (WMMA, f32 accumulation)",
+     "vector/scalar/merge-path SpMV; f16/bf16 computed in f32, their GEMM on tensor cores (WMMA)",
      true, false},
     {GpuBackendKind::cublas, "cublas", "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)", false, true},
     {GpuBackendKind::cub, "cub",

@@ -340,7 +340,8 @@ std::vector<ForcedSpmvCase> forced_spmv_cases() {
   std::vector<ForcedSpmvCase> cases;
   for (SpmvKernelChoice choice : {SpmvKernelChoice::merge_path, SpmvKernelChoice::row_split})
     for (DType dtype : all_dtypes()) {
-      if (!backend_named("cuda").supports(Op::spmv, dtype).supported) continue;
+      // The 16-bit dtypes have the row-split kernel only (merge_path is refused: below).
+      if (choice == SpmvKernelChoice::merge_path && dtype_info(dtype).accumulation != dtype) continue;
       for (const ShapeCase& shape : shapes_for(Op::spmv))
         cases.push_back({choice, {"cuda", Op::spmv, dtype, shape.shape, shape.matrix, shape.label}});
     }
@@ -596,20 +597,36 @@ TEST(GpuBackends, CustomF32GemmSaysItHasNoTf32Path) {
   EXPECT_TRUE(verification.passed) << describe(verification);
 }
 
+// The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
+// row-split kernel says what it is.
+TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem = make_problem(Op::spmv, DType::bf16, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
+  try {
+    backend.prepare(problem, forcing(SpmvKernelChoice::merge_path));
+    ADD_FAILURE() << "merge_path was not refused for bf16";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("f32 and f64 only"), std::string::npos) << error.what();
+  }
+  auto prepared = backend.prepare(problem, BackendSettings{});
+  EXPECT_NE(prepared->details().find("kernel=csr_vector_f32_accumulate"), std::string::npos) << prepared->details();
+  prepared->run();
+  EXPECT_TRUE(verify(problem, prepared->result()).passed);
+}
+
 // What each GPU backend runs in f16 and bf16, and the reason where it does not: a static
 // property, checked without a device.
 TEST(GpuBackends, SixteenBitSupportMatrix) {
   for (DType dtype : {DType::f16, DType::bf16}) {
     SCOPED_TRACE(to_string(dtype));
-    for (Op op : {Op::sin, Op::sqrt, Op::sum, Op::matmul}) EXPECT_TRUE(backend_named("cuda").supports(op, dtype).supported);
+    for (Op op : all_ops()) EXPECT_TRUE(backend_named("cuda").supports(op, dtype).supported) << to_string(op);
     for (Op op : {Op::sin, Op::sqrt, Op::sum}) EXPECT_TRUE(backend_named("cub").supports(op, dtype).supported);
     EXPECT_TRUE(backend_named("cublas").supports(Op::matmul, dtype).supported);
     EXPECT_TRUE(backend_named("cusparse").supports(Op::spmv, dtype).supported);
-    for (const char* name : {"cuda", "cub"}) {
-      const Support spmv = backend_named(name).supports(Op::spmv, dtype);
-      EXPECT_FALSE(spmv.supported) << name;
-      EXPECT_NE(spmv.reason.find("use cusparse"), std::string::npos) << spmv.reason;
-    }
+    const Support spmv = backend_named("cub").supports(Op::spmv, dtype);
+    EXPECT_FALSE(spmv.supported);
+    EXPECT_NE(spmv.reason.find("use cusparse"), std::string::npos) << spmv.reason;
   }
 }
 
