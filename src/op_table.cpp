@@ -19,7 +19,10 @@
 // output's, the final rounding to the output adds the output's u (accumulated_tolerance).
 // f16 and bf16 accumulate in f32 (the dtype table), so their matmul and spmv are held to
 // 2^-24 (growth) + 2^-11 or 2^-8 (the one rounding of the stored result): the sum of
-// products is as accurate as f32's, and only storing it loses bits. Their inputs are
+// products is as accurate as f32's, and only storing it loses bits. (Tensor cores align and
+// add with truncation rather than rounding, Fasi et al. 2021: a bias of at most about
+// sqrt(k) 2^-23 of the scale for random-sign data, which the output's u, 2^-11 times a scale
+// that is about sqrt(k) times |ref|, absorbs many times over.) Their inputs are
 // rounded to 16 bits when the problem is built and the reference is computed from those
 // rounded inputs, so input rounding is no error of the backend's. sum stores its result in
 // the accumulation type (f32 for the 16-bit dtypes), so it is held to f32's bound alone.

@@ -27,8 +27,9 @@ struct Reference {
 };
 
 // Unit roundoffs of the arithmetic a result came from (dtype_table.hpp): of the stored
-// output and of the sums inside it. Both are the same for f32 and f64; a coarser arithmetic
-// (TF32 matmul: 2^-11) replaces both.
+// output and of the sums inside it. Both are the same for f32 and f64; f16 and bf16 store in
+// 2^-11 and 2^-8 and sum in f32's 2^-24 (a sum stored in f32 takes 2^-24 for both); a
+// coarser arithmetic (TF32 matmul: 2^-11) replaces both.
 struct Rounding {
   double output = 0;
   double accumulation = 0;
