@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,32 +18,47 @@ namespace gpb {
 
 // A CPU case ready to run. The output is allocated here, in prepare, and first-touched by
 // the worker threads with a static schedule, so page faults stay out of the samples and
-// each thread's pages sit on its own NUMA node. The runner keeps the Problem alive longer
-// than this object, so a pointer to it suffices.
+// each thread's pages sit on its own NUMA node. Its element type is the op's output dtype:
+// T, or T's accumulation type where the op stores its result in that (sum of f16 or bf16).
+// The runner keeps the Problem alive longer than this object, so a pointer to it suffices.
 template <class T>
 class CpuPrepared : public Prepared {
  public:
   CpuPrepared(const Problem& problem, int threads)
       : problem_(&problem),
         threads_(threads),
+        output_dtype_(op_output_dtype(problem.op, problem.dtype)),
         output_size_(op_output_size(problem.op, problem.shape)),
-        output_(static_cast<T*>(::operator new[](static_cast<std::size_t>(output_size_) * sizeof(T), kAlignment))) {
-    T* output = output_.get();
-    const std::int64_t size = output_size_;
+        output_(static_cast<unsigned char*>(
+            ::operator new[](static_cast<std::size_t>(output_size_) * dtype_size(output_dtype_), kAlignment))) {
+    unsigned char* output = output_.get();
+    const auto bytes = static_cast<std::int64_t>(output_size_ * static_cast<std::int64_t>(dtype_size(output_dtype_)));
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (std::int64_t i = 0; i < size; ++i) output[i] = T(0);
+    for (std::int64_t i = 0; i < bytes; ++i) output[i] = 0;  // zero bits are zero in every dtype
   }
 
   void run() final { compute(); }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<SteadyClockTimer>(); }
-  HostArray result() override { return HostArray(std::vector<T>(output_.get(), output_.get() + output_size_)); }
+  HostArray result() override {
+    return dispatch_dtype(output_dtype_, [&](auto tag) {
+      using Output = decltype(tag);
+      const Output* output = output_as<Output>();
+      return HostArray(std::vector<Output>(output, output + output_size_));
+    });
+  }
 
  protected:
   // One run of the op.
   virtual void compute() = 0;
   const Problem& problem() const { return *problem_; }
   int threads() const { return threads_; }
-  T* output() { return output_.get(); }
+  T* output() { return output_as<T>(); }
+  // The output as its element type, where that is not T (see the class comment).
+  template <class Output>
+  Output* output_as() {
+    if (dtype_size(output_dtype_) != sizeof(Output)) throw std::logic_error("CPU output read as the wrong type");
+    return reinterpret_cast<Output*>(output_.get());
+  }
 
  private:
   // Aligned to the cache line and the widest vector (AVX-512), so blocks of a multiple of 16
@@ -50,13 +66,14 @@ class CpuPrepared : public Prepared {
   // start, whose results would depend on where the allocation happened to land.
   static constexpr std::align_val_t kAlignment{64};
   struct AlignedDelete {
-    void operator()(T* output) const { ::operator delete[](output, kAlignment); }
+    void operator()(unsigned char* output) const { ::operator delete[](output, kAlignment); }
   };
 
   const Problem* problem_;
   int threads_;
+  DType output_dtype_;
   std::int64_t output_size_;
-  std::unique_ptr<T[], AlignedDelete> output_;  // untouched until the fill above
+  std::unique_ptr<unsigned char[], AlignedDelete> output_;  // untouched until the fill above
 };
 
 // y = sqrt(x) for one block through Eigen array maps, built without Eigen's fast math

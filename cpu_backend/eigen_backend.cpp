@@ -2,6 +2,9 @@
 // with OpenMP (our own loops for elementwise and sum, Eigen's own for gemm and spmv).
 // Double sin is the exception: Eigen 3.4 has no vectorised double sin, so it runs
 // vector_sin.cpp's vectorised kernel instead of one std::sin call per element.
+// f16 and bf16 are Eigen::half and Eigen::bfloat16 (eigen_types.hpp), computed in f32 as
+// every backend computes them: each op reads the 16-bit values, casts them to float inside
+// the Eigen expression, and rounds only the results back to 16 bits.
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
@@ -11,6 +14,7 @@
 #include <type_traits>
 
 #include "cpu_backends.hpp"
+#include "eigen_types.hpp"
 #include "threading.hpp"
 
 namespace gpb {
@@ -46,6 +50,11 @@ class EigenPrepared final : public CpuPrepared<T> {
       case Op::sin:
         if constexpr (std::is_same_v<T, double>)
           elementwise(sin_block_f64);
+        else if constexpr (kSixteenBit)
+          elementwise([](const T* x, T* y, std::int64_t count) {
+            Eigen::Map<Array>(eigen_data(y), count) =
+                Eigen::Map<const Array>(eigen_data(x), count).template cast<float>().sin().template cast<Scalar>();
+          });
         else
           elementwise([](const T* x, T* y, std::int64_t count) {
             Eigen::Map<Array>(y, count) = Eigen::Map<const Array>(x, count).sin();
@@ -74,18 +83,27 @@ class EigenPrepared final : public CpuPrepared<T> {
                (std::is_same_v<T, double> ? "vectorised double sin per block (Eigen 3.4's double sin is scalar; see "
                                             "cpu_backend/vector_sin.cpp)"
                                           : "Eigen array sin per block") +
+               computed_in_float() +
                threads;
       case Op::sqrt:
         return "OpenMP static over " + std::to_string(kElementwiseBlock) +
                "-element blocks, Eigen array sqrt per block (IEEE sqrt: EIGEN_FAST_MATH=0, " +
                (eigen_sqrt_is_vectorised<T>() ? "vectorised" : "scalar: Eigen 3.4 has no exact AVX-512 sqrt packet") +
-               ")" + threads;
+               ")" + computed_in_float() + threads;
       case Op::sum:
         return "OpenMP static over " + std::to_string(kSumBlock) +
-               "-element blocks, Eigen sum per block, block sums added pairwise in double" + threads;
+               "-element blocks, Eigen sum per block" +
+               (kSixteenBit ? " accumulated in f32 (the 16-bit values cast to float), the f32 result stored as f32" : "") +
+               ", block sums added pairwise in double" + threads;
       case Op::matmul:
+        if constexpr (kSixteenBit)
+          return "Eigen gemm in f32 on row-major maps: A and B cast to float (inside the timed run), C = A B accumulated "
+                 "in f32 and rounded to " + to_string(this->problem().dtype) + " (Eigen's OpenMP-parallel gemm)" + threads;
         return "Eigen gemm on row-major maps (Eigen's OpenMP-parallel gemm)" + threads;
       case Op::spmv:
+        if constexpr (kSixteenBit)
+          return "OpenMP loop over rows (dynamic schedule), each row's products of Eigen 16-bit values accumulated in "
+                 "f32 and rounded once (Eigen's sparse product would accumulate in 16 bits)" + threads;
         return "Eigen row-major sparse x dense product (Eigen's own OpenMP loop over rows, dynamic schedule, "
                "used above 20000 nonzeros; y is zeroed first)" +
                threads;
@@ -94,10 +112,15 @@ class EigenPrepared final : public CpuPrepared<T> {
   }
 
  private:
-  using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
-  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using RowMajorSparse = Eigen::SparseMatrix<T, Eigen::RowMajor, int>;
+  using Scalar = EigenScalar<T>;  // T itself, or Eigen's type of the 16-bit format
+  static constexpr bool kSixteenBit = !std::is_same_v<Scalar, T>;
+  using Accumulation = gpb::Accumulation<T>;  // the dtype table's: f32 for the 16-bit formats
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+  using RowMajorMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using RowMajorSparse = Eigen::SparseMatrix<Scalar, Eigen::RowMajor, int>;
+
+  static std::string computed_in_float() { return kSixteenBit ? ", computed in f32 and rounded to 16 bits" : ""; }
 
   // At least kElementwiseBlock elements per thread: waking a team for a small input costs
   // more than the work, and on a busy machine one descheduled thread stalls the barrier.
@@ -128,21 +151,35 @@ class EigenPrepared final : public CpuPrepared<T> {
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t begin = block * kSumBlock;
       const std::int64_t length = std::min(kSumBlock, size - begin);
-      block_sums[block] = static_cast<double>(Eigen::Map<const Array>(x + begin, length).sum());
+      const Eigen::Map<const Array> values(eigen_data(x + begin), length);
+      if constexpr (kSixteenBit)
+        block_sums[block] = static_cast<double>(values.template cast<float>().sum());
+      else
+        block_sums[block] = static_cast<double>(values.sum());
     }
-    this->output()[0] = static_cast<T>(pairwise_sum(block_sums_));
+    this->template output_as<Accumulation>()[0] = static_cast<Accumulation>(pairwise_sum(block_sums_));
   }
 
   void matmul() {
     const Problem& problem = this->problem();
     const Shape& shape = problem.shape;
-    const Eigen::Map<const RowMajorMatrix> a(problem.a.template as<T>().data(), shape.m, shape.k);
-    const Eigen::Map<const RowMajorMatrix> b(problem.b.template as<T>().data(), shape.k, shape.n);
-    Eigen::Map<RowMajorMatrix> c(this->output(), shape.m, shape.n);
-    c.noalias() = a * b;
+    const Eigen::Map<const RowMajorMatrix> a(eigen_data(problem.a.template as<T>().data()), shape.m, shape.k);
+    const Eigen::Map<const RowMajorMatrix> b(eigen_data(problem.b.template as<T>().data()), shape.k, shape.n);
+    Eigen::Map<RowMajorMatrix> c(eigen_data(this->output()), shape.m, shape.n);
+    if constexpr (kSixteenBit)
+      c = (a.template cast<float>() * b.template cast<float>()).template cast<Scalar>();
+    else
+      c.noalias() = a * b;
   }
 
   void spmv() {
+    if constexpr (kSixteenBit)
+      spmv_accumulating_in_float();
+    else
+      spmv_in_eigen();
+  }
+
+  void spmv_in_eigen() {
     const Problem& problem = this->problem();
     const CsrMatrix& csr = *problem.csr;
     const Eigen::Map<const RowMajorSparse> matrix(csr.rows, csr.cols, csr.nnz(), csr.row_ptr.data(), csr.col_idx.data(),
@@ -150,6 +187,24 @@ class EigenPrepared final : public CpuPrepared<T> {
     const Eigen::Map<const Vector> x(problem.x.template as<T>().data(), csr.cols);
     Eigen::Map<Vector> y(this->output(), csr.rows);
     y.noalias() = matrix * x;
+  }
+
+  void spmv_accumulating_in_float() {
+    const Problem& problem = this->problem();
+    const CsrMatrix& csr = *problem.csr;
+    const Scalar* values = eigen_data(problem.csr_values.template as<T>().data());
+    const Scalar* x = eigen_data(problem.x.template as<T>().data());
+    Scalar* y = eigen_data(this->output());
+    const std::int32_t* row_ptr = csr.row_ptr.data();
+    const std::int32_t* col_idx = csr.col_idx.data();
+    const std::int64_t rows = csr.rows;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(this->threads())
+    for (std::int64_t row = 0; row < rows; ++row) {
+      float sum = 0;
+      for (std::int32_t j = row_ptr[row]; j < row_ptr[row + 1]; ++j)
+        sum += static_cast<float>(values[j]) * static_cast<float>(x[col_idx[j]]);
+      y[row] = static_cast<Scalar>(sum);
+    }
   }
 
   std::vector<double> block_sums_;  // sum only; sized in prepare

@@ -11,9 +11,11 @@
 #include <string>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
+#include "kernels/numeric.cuh"
 
 namespace gpb::cuda {
 namespace {
@@ -23,37 +25,59 @@ DeviceBuffer<unsigned char> cub_temp_storage(std::size_t bytes, const std::strin
   return DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), what + " temp storage");
 }
 
+// The functor runs in the element type's compute type (f32 for f16 and bf16), as the cuda
+// backend's does.
 template <class T, class Fn>
 class CubTransformCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+
  public:
   CubTransformCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings), n_(static_cast<std::int64_t>(problem.x.size())) {}
   void run() override {
-    GPB_CUDA_CHECK(cub::DeviceTransform::Transform(device_x<T>(), device_output<T>(), n_, Fn{}, stream()));
+    GPB_CUDA_CHECK(cub::DeviceTransform::Transform(device_x<D>(), device_output<D>(), n_,
+                                                   kernels::InComputeType<Fn>{Fn{}}, stream()));
   }
-  std::string details() const override { return "algorithm=cub::DeviceTransform::Transform"; }
+  std::string details() const override {
+    return std::string("algorithm=cub::DeviceTransform::Transform") + (kComputedWider<T> ? " compute=f32" : "");
+  }
 
  private:
   std::int64_t n_;
 };
 
+// cub::DeviceReduce::Sum adds in the output's value type: the accumulation type, f32 for
+// f16 and bf16, in which the result is stored.
 template <class T>
 class CubSumCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+  using Acc = kernels::Accumulate<D>;
+
  public:
   CubSumCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings), n_(static_cast<std::int64_t>(problem.x.size())) {
-    GPB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, device_x<T>(), device_output<T>(), n_, stream()));
+    GPB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, inputs(), device_output<Acc>(), n_, stream()));
     temp_ = cub_temp_storage(temp_bytes_, "cub::DeviceReduce::Sum");
   }
   void run() override {
-    GPB_CUDA_CHECK(
-        cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, device_x<T>(), device_output<T>(), n_, stream()));
+    GPB_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, inputs(), device_output<Acc>(), n_, stream()));
   }
   std::string details() const override {
-    return "algorithm=cub::DeviceReduce::Sum temp_storage_bytes=" + std::to_string(temp_bytes_);
+    return std::string("algorithm=cub::DeviceReduce::Sum") +
+           (kComputedWider<T> ? " over the inputs widened to f32 (transform_iterator), accumulate=f32" : "") +
+           " temp_storage_bytes=" + std::to_string(temp_bytes_);
   }
 
  private:
+  // f32 and f64 as they are (CUB's vectorised loads); the 16-bit formats widened to f32 as
+  // they are read, so that CUB's accumulator, which follows the input and output value
+  // types, is f32 and no __half + float overload is left to choose.
+  auto inputs() const {
+    if constexpr (kComputedWider<T>)
+      return thrust::make_transform_iterator(device_x<D>(), kernels::Widen<D>{});
+    else
+      return device_x<D>();
+  }
   std::int64_t n_;
   std::size_t temp_bytes_ = 0;
   DeviceBuffer<unsigned char> temp_;
@@ -101,12 +125,16 @@ class CubSpmvCase final : public GpuPrepared {
 class CubBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
-  Support supports(Op op, DType) const override {
+  Support supports(Op op, DType dtype) const override {
     switch (op) {
       case Op::sin:
       case Op::sqrt:
       case Op::sum:
+        return {};
       case Op::spmv:
+        if (dtype_info(dtype).accumulation != dtype)
+          return {false, "cub's segmented-reduction SpMV sums in the element type, and a " + to_string(dtype) +
+                             " sum needs f32 accumulation; use cusparse"};
         return {};
       case Op::matmul:
         return {false, "CUB has no dense matrix product; use cublas or cuda"};
@@ -124,7 +152,8 @@ class CubBackend final : public GpuBackend {
         case Op::sum:
           return std::make_unique<CubSumCase<T>>(problem, settings);
         case Op::spmv:
-          return std::make_unique<CubSpmvCase<T>>(problem, settings);
+          if constexpr (!kComputedWider<T>) return std::make_unique<CubSpmvCase<T>>(problem, settings);
+          break;
         case Op::matmul:
           break;
       }

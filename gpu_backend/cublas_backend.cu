@@ -55,6 +55,8 @@ class CublasGemmCase final : public GpuPrepared {
 
   std::string details() const override {
     std::string text = tf32_ ? "math=CUBLAS_TF32_TENSOR_OP_MATH" : "math=CUBLAS_DEFAULT_MATH";
+    // 16-bit A, B and C with CUBLAS_COMPUTE_32F: tensor cores, f32 accumulation.
+    if (kComputedWider<T>) text += " compute=CUBLAS_COMPUTE_32F (tensor cores, f32 accumulation)";
     if (tf32_ignored_) text += " (tf32 applies to f32 only)";
     return text;
   }

@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/gemm.cuh"
+#include "kernels/gemm_tensor.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
+#include "kernels/spmv_widened.cuh"
 #include "op_table.hpp"
 
 namespace gpb::cuda {
@@ -55,39 +58,47 @@ class ElementwiseCase final : public GpuPrepared {
         n_(static_cast<std::int64_t>(problem.x.size())),
         launch_(elementwise_grid<T>(n_)) {}
   void run() override {
-    kernels::launch_elementwise<T>(Fn{}, device_x<T>(), device_output<T>(), n_, launch_, stream());
+    using D = DeviceType<T>;
+    kernels::launch_elementwise<D>(Fn{}, device_x<D>(), device_output<D>(), n_, launch_, stream());
   }
-  std::string details() const override { return "kernel=elementwise_vec16 " + launch_text(launch_); }
+  std::string details() const override {
+    return std::string("kernel=elementwise_vec16 ") + (kComputedWider<T> ? "compute=f32 " : "") + launch_text(launch_);
+  }
 
  private:
   std::int64_t n_;
   LaunchConfig launch_;
 };
 
+// Sums in T's accumulation type (f32 for f16 and bf16), in which the result is stored.
 template <class T>
 class SumCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+  using Acc = kernels::Accumulate<D>;
+
  public:
   SumCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
         n_(static_cast<std::int64_t>(problem.x.size())),
-        launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<T>(kBlockThreads),
+        launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<D>(kBlockThreads),
                               ceil_div(n_, kVecLanes<T> * kBlockThreads))),
         block_sums_(launch_.blocks, "sum block partials"),
         finished_blocks_(1, "sum finished-block counter") {
     GPB_CUDA_CHECK(cudaMemsetAsync(finished_blocks_.data(), 0, finished_blocks_.bytes(), stream()));
   }
   void run() override {
-    kernels::launch_sum<T>(device_x<T>(), n_, block_sums_.data(), finished_blocks_.data(), device_output<T>(), launch_,
+    kernels::launch_sum<D>(device_x<D>(), n_, block_sums_.data(), finished_blocks_.data(), device_output<Acc>(), launch_,
                            stream());
   }
   std::string details() const override {
-    return "kernel=one_launch_block_reduce (the last block to finish sums the block partials) " + launch_text(launch_);
+    return std::string("kernel=one_launch_block_reduce (the last block to finish sums the block partials) ") +
+           (kComputedWider<T> ? "accumulate=f32 (result stored as f32) " : "") + launch_text(launch_);
   }
 
  private:
   std::int64_t n_;
   LaunchConfig launch_;
-  DeviceBuffer<T> block_sums_;
+  DeviceBuffer<Acc> block_sums_;
   DeviceBuffer<unsigned> finished_blocks_;
 };
 
@@ -101,14 +112,28 @@ class GemmCase final : public GpuPrepared {
         k_(int_dimension(problem.shape.k, "matmul k")),
         // 16-byte global accesses need every row of A (k wide) and B, C (n wide) aligned.
         vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0) {}
+  // f16 and bf16 on the tensor cores; f32 and f64 on the CUDA cores (FMA). The f32 kernel
+  // has no TF32 path, so --tf32 leaves its cases alone (src/gpu_backend_list.hpp).
   void run() override {
-    kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+    using D = DeviceType<T>;
+    if constexpr (kComputedWider<T>)
+      kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_, stream());
+    else
+      kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
   }
   std::string details() const override {
-    using Tile = kernels::GemmTile;
-    return "kernel=tiled_gemm block_tile=" + std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
-           std::to_string(Tile::kBlockK) + " thread_tile=" + std::to_string(Tile::kThreadM) + "x" +
-           std::to_string(Tile::kThreadN) + " global_access=" + (vectorized_ ? "vec16" : "scalar");
+    const std::string access = std::string(" global_access=") + (vectorized_ ? "vec16" : "scalar");
+    if constexpr (kComputedWider<T>) {
+      using Tile = kernels::TensorGemmTile;
+      return "kernel=wmma_gemm (tensor cores, f32 accumulation) block_tile=" + std::to_string(Tile::kBlockM) + "x" +
+             std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
+             std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) + " mma=16x16x16" + access;
+    } else {
+      using Tile = kernels::GemmTile;
+      return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path) block_tile=" + std::to_string(Tile::kBlockM) + "x" +
+             std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " thread_tile=" +
+             std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN) + access;
+    }
   }
 
  private:
@@ -409,6 +434,50 @@ class SpmvCase final : public GpuPrepared {
   std::int32_t longest_carry_run_ = 0;
 };
 
+// f16 and bf16 SpMV: one row-split kernel that multiplies and adds in f32
+// (kernels/spmv_widened.cu). Lanes per row as plan_row_split gives f32 (about 4 entries
+// per lane, up to 32); a thread per row where rows average under kScalarMaxMean entries. The
+// merge-path and long-row kernels are f32/f64 only, so skewed matrices run row split here too.
+int widened_lanes_per_row(double average_row_length) {
+  if (average_row_length < kScalarMaxMean) return 1;
+  int lanes = 2;
+  while (lanes < 32 && average_row_length > 4.0 * lanes) lanes *= 2;
+  return lanes;
+}
+
+template <class T>
+class WidenedSpmvCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+
+ public:
+  WidenedSpmvCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings),
+        matrix_{problem.csr->rows, device_row_ptr(), device_col_idx()},
+        lengths_(row_lengths(*problem.csr)),
+        threads_per_row_(widened_lanes_per_row(lengths_.mean)),
+        launch_(row_group_grid(matrix_.rows, threads_per_row_)),
+        forced_(settings.spmv_kernel == SpmvKernelChoice::row_split) {}
+  void run() override {
+    kernels::launch_spmv_widened<D>(threads_per_row_, matrix_, device_csr_values<D>(), device_x<D>(), device_output<D>(),
+                                    launch_, stream());
+  }
+  std::string details() const override {
+    char row_stats[96];
+    std::snprintf(row_stats, sizeof row_stats, " avg_row_nnz=%.1f row_nnz_cv=%.2f max_row_nnz=%lld", lengths_.mean,
+                  lengths_.variation, static_cast<long long>(lengths_.longest));
+    return "kernel=csr_vector_f32_accumulate threads_per_row=" + std::to_string(threads_per_row_) +
+           " (16-bit values, f32 sums; row split only: no merge-path or long-row variant for 16-bit)" +
+           (forced_ ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch_text(launch_);
+  }
+
+ private:
+  kernels::CsrView matrix_;
+  RowLengths lengths_;
+  int threads_per_row_;
+  LaunchConfig launch_;
+  bool forced_;
+};
+
 class CudaKernelsBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
@@ -426,9 +495,15 @@ class CudaKernelsBackend final : public GpuBackend {
         case Op::matmul:
           return std::make_unique<GemmCase<T>>(problem, settings);
         case Op::spmv:
-          return std::make_unique<SpmvCase<T>>(problem, settings);
+          if constexpr (kComputedWider<T>) {
+            if (settings.spmv_kernel == SpmvKernelChoice::merge_path)
+              throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
+            return std::make_unique<WidenedSpmvCase<T>>(problem, settings);
+          } else {
+            return std::make_unique<SpmvCase<T>>(problem, settings);
+          }
       }
-      throw std::logic_error("cuda backend: unknown op");
+      throw std::logic_error("cuda backend: no kernel for " + to_string(problem.op) + " " + to_string(problem.dtype));
     });
   }
 };

@@ -72,7 +72,8 @@ class CusparseSpmvCase final : public GpuPrepared {
                                     &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm, workspace_.data()));
   }
   std::string details() const override {
-    return "algorithm=CUSPARSE_SPMV_CSR_ALG1 workspace_bytes=" + std::to_string(workspace_.bytes());
+    return std::string("algorithm=CUSPARSE_SPMV_CSR_ALG1") + (kComputedWider<T> ? " compute=CUDA_R_32F" : "") +
+           " workspace_bytes=" + std::to_string(workspace_.bytes());
   }
 
  private:

@@ -46,7 +46,7 @@ void StagedInput::upload(cudaStream_t stream) {
 
 GpuPrepared::GpuPrepared(const Problem& problem, const BackendSettings& settings)
     : limits_(select_device_limits(settings.device)),
-      dtype_(problem.dtype),
+      output_dtype_(op_output_dtype(problem.op, problem.dtype)),
       output_size_(static_cast<std::size_t>(op_output_size(problem.op, problem.shape))),
       l2_flusher_(limits_.l2_bytes, limits_.sm_count) {
   const std::string op = to_string(problem.op);
@@ -58,7 +58,7 @@ GpuPrepared::GpuPrepared(const Problem& problem, const BackendSettings& settings
     row_ptr_ = stage_if_present(problem.csr->row_ptr.data(), vector_bytes(problem.csr->row_ptr), op + " row pointers");
     col_idx_ = stage_if_present(problem.csr->col_idx.data(), vector_bytes(problem.csr->col_idx), op + " column indices");
   }
-  const std::size_t output_bytes = checked_bytes(output_size_, dtype_size(dtype_), op + " output");
+  const std::size_t output_bytes = checked_bytes(output_size_, dtype_size(output_dtype_), op + " output");
   output_ = DeviceBuffer<unsigned char>(output_bytes, op + " output");
   output_staging_ = PinnedBuffer<unsigned char>(output_bytes, op + " output (pinned staging)");
 
@@ -88,7 +88,7 @@ std::unique_ptr<SampleTimer> GpuPrepared::make_timer() { return std::make_unique
 HostArray GpuPrepared::result() {
   download();
   stream_.synchronize();
-  HostArray output(dtype_, output_size_);
+  HostArray output(output_dtype_, output_size_);
   if (output.bytes() != 0) std::memcpy(output.raw(), output_staging_.data(), output.bytes());
   return output;
 }

@@ -49,8 +49,9 @@ class GpuPrepared : public Prepared {
 
  protected:
   // Selects settings.device, creates the stream, uploads the inputs once and poisons the
-  // output with 0xFF bytes (NaN in f32 and f64), so entries a kernel never writes fail
-  // verification instead of passing as leftovers.
+  // output with 0xFF bytes (NaN in every dtype), so entries a kernel never writes fail
+  // verification instead of passing as leftovers. The output is in the op's output dtype
+  // (op_output_dtype: the accumulation type for sum).
   GpuPrepared(const Problem& problem, const BackendSettings& settings);
 
   cudaStream_t stream() const { return stream_.get(); }
@@ -72,7 +73,7 @@ class GpuPrepared : public Prepared {
  private:
   DeviceLimits limits_;  // first member: selecting the device precedes every allocation
   Stream stream_;
-  DType dtype_;
+  DType output_dtype_;
   std::size_t output_size_;
   StagedInput x_, a_, b_, csr_values_, row_ptr_, col_idx_;
   DeviceBuffer<unsigned char> output_;

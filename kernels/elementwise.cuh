@@ -38,7 +38,8 @@ inline constexpr int kElementwiseVectorsPerThread = 4;
 
 // Grid-stride over 16-byte vectors (a scalar tail covers n not divisible by the vector
 // width); `in` and `out` must be 16-byte aligned, as cudaMalloc'd buffers are. Any grid
-// is correct; one block per tile needs no second step.
+// is correct; one block per tile needs no second step. T is float, double, __half or
+// __nv_bfloat16; the 16-bit types are computed in float (kernels/numeric.cuh).
 template <class T, class Fn>
 void launch_elementwise(Fn fn, const T* in, T* out, std::int64_t n, LaunchConfig config, cudaStream_t stream);
 

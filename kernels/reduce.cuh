@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/launch_config.cuh"
+#include "kernels/numeric.cuh"
 
 namespace gpb::kernels {
 
@@ -14,12 +15,13 @@ namespace gpb::kernels {
 // the last ticket of `finished_blocks` with an atomic increment -- sums the partials in
 // block order into out[0] and sets the counter back to 0 for the next launch. A grid of one
 // block writes out[0] directly. The block count fixes the summation order, so equal inputs
-// and configs give bitwise equal results. `finished_blocks` must be 0 before the first
-// launch; launches that share it must not overlap (one stream). grid.threads must be a
-// multiple of 32, at most 1024.
+// and configs give bitwise equal results. Every add is in T's accumulation type (float for
+// __half and __nv_bfloat16), which the partials and the result are stored in.
+// `finished_blocks` must be 0 before the first launch; launches that share it must not
+// overlap (one stream). grid.threads must be a multiple of 32, at most 1024.
 template <class T>
-void launch_sum(const T* in, std::int64_t n, T* block_sums, unsigned* finished_blocks, T* out, LaunchConfig grid,
-                cudaStream_t stream);
+void launch_sum(const T* in, std::int64_t n, Accumulate<T>* block_sums, unsigned* finished_blocks, Accumulate<T>* out,
+                LaunchConfig grid, cudaStream_t stream);
 
 // Blocks of `threads` threads that one SM keeps resident (the occupancy calculator, from
 // the kernel's registers and shared memory): the grid is sized with it.

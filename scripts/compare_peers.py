@@ -67,8 +67,11 @@ PEER_PATTERNS = ("random", "banded", "powerlaw", "file")
 
 
 def usable(record):
+    """A kernel-only f32 or f64 case that ran, on a structure the peers draw: the peers here
+    have no f16/bf16 runs yet."""
     settings = record.get("settings", {})
     return (record.get("status") == "ok" and settings.get("timing", "kernel") == "kernel"
+            and record.get("dtype") in ("f32", "f64")
             and not settings.get("tf32", False) and record.get("statistics", {}).get("median", 0) > 0
             and record.get("shape", {}).get("pattern", "random") in PEER_PATTERNS)
 

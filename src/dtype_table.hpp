@@ -6,9 +6,11 @@
 
 #include <cstddef>
 
+#include "half_float.hpp"
+
 namespace gpb {
 
-enum class DType { f32, f64 };
+enum class DType { f32, f64, f16, bf16 };
 
 struct DTypeInfo {
   DType dtype;
@@ -23,6 +25,10 @@ struct DTypeInfo {
 inline constexpr DTypeInfo kDTypeTable[] = {
     {DType::f32, "f32", 4, 0x1p-24, DType::f32, true},
     {DType::f64, "f64", 8, 0x1p-53, DType::f64, false},
+    // The 16-bit formats are storage formats: every backend computes and sums them in f32
+    // (tensor cores accumulate in f32), and rounds only the stored results to 16 bits.
+    {DType::f16, "f16", 2, 0x1p-11, DType::f32, false},
+    {DType::bf16, "bf16", 2, 0x1p-8, DType::f32, false},
 };
 
 template <class... T>
@@ -30,7 +36,24 @@ struct TypeList {};
 
 // The host element type of each dtype, in the table's order: what HostArray stores and what
 // dispatch_dtype hands a template.
-using HostElementTypes = TypeList<float, double>;
+using HostElementTypes = TypeList<float, double, Float16, BFloat16>;
+
+// The host type of each element type's accumulation type (the table's accumulation column):
+// what a host computation of the dtype sums and computes in.
+template <class T>
+struct AccumulationOf {
+  using type = T;
+};
+template <>
+struct AccumulationOf<Float16> {
+  using type = float;
+};
+template <>
+struct AccumulationOf<BFloat16> {
+  using type = float;
+};
+template <class T>
+using Accumulation = typename AccumulationOf<T>::type;
 
 constexpr const DTypeInfo& dtype_info(DType dtype) { return kDTypeTable[static_cast<std::size_t>(dtype)]; }
 
@@ -40,15 +63,18 @@ template <class... T>
 constexpr bool rows_match_types(TypeList<T...>) {
   std::size_t index = 0;
   const std::size_t sizes[] = {sizeof(T)...};
+  const std::size_t accumulation_sizes[] = {sizeof(Accumulation<T>)...};
   for (const DTypeInfo& row : kDTypeTable) {
     if (index >= sizeof...(T) || static_cast<std::size_t>(row.dtype) != index || row.size != sizes[index]) return false;
+    if (kDTypeTable[static_cast<std::size_t>(row.accumulation)].size != accumulation_sizes[index]) return false;
     ++index;
   }
   return index == sizeof...(T);
 }
 
 static_assert(rows_match_types(HostElementTypes{}),
-              "kDTypeTable rows must follow the DType enumerators and HostElementTypes, one each, with matching sizes");
+              "kDTypeTable rows must follow the DType enumerators and HostElementTypes, one each, with matching sizes "
+              "(and AccumulationOf must match the accumulation column)");
 
 }  // namespace dtype_table_checks
 

@@ -16,23 +16,33 @@ struct GpuBackendEntry {
   // Runs the SpMV kernel that --spmv-kernel forces (CaseSpec::spmv_kernel); other
   // backends choose their own algorithm and ignore it.
   bool takes_spmv_kernel;
+  // Runs f32 matmul on TF32 tensor cores when --tf32 asks (CaseSpec::tf32): only such cases
+  // carry the tag and are held to the TF32 peak. gpubench's own GEMM has no TF32 path.
+  bool takes_tf32;
 };
 
 inline constexpr GpuBackendEntry kGpuBackends[] = {
     {GpuBackendKind::cuda, "cuda",
-     "gpubench's own CUDA kernels: vectorised elementwise, two-pass reduction, tiled GEMM, CSR "
-     "vector/scalar/merge-path SpMV",
-     true},
-    {GpuBackendKind::cublas, "cublas", "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)", false},
+     "gpubench's own CUDA kernels: vectorised elementwise, one-launch reduction, tiled GEMM, CSR "
+     "vector/scalar/merge-path SpMV; f16/bf16 computed in f32, their GEMM on tensor cores (WMMA)",
+     true, false},
+    {GpuBackendKind::cublas, "cublas", "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)", false, true},
     {GpuBackendKind::cub, "cub",
-     "CUB device-wide primitives: DeviceTransform, DeviceReduce::Sum, DeviceSegmentedReduce for CSR SpMV", false},
-    {GpuBackendKind::cusparse, "cusparse", "cuSPARSE generic SpMV (CSR, 32-bit indices, CSR_ALG1)", false},
+     "CUB device-wide primitives: DeviceTransform, DeviceReduce::Sum, DeviceSegmentedReduce for CSR SpMV", false, false},
+    {GpuBackendKind::cusparse, "cusparse", "cuSPARSE generic SpMV (CSR, 32-bit indices, CSR_ALG1)", false, false},
 };
 
 // Whether the backend of this name runs the SpMV kernel --spmv-kernel forces.
 inline bool takes_spmv_kernel(const std::string& backend) {
   for (const GpuBackendEntry& entry : kGpuBackends)
     if (entry.takes_spmv_kernel && backend == entry.name) return true;
+  return false;
+}
+
+// Whether the backend of this name has a TF32 path for f32 matmul.
+inline bool takes_tf32(const std::string& backend) {
+  for (const GpuBackendEntry& entry : kGpuBackends)
+    if (entry.takes_tf32 && backend == entry.name) return true;
   return false;
 }
 

@@ -280,15 +280,22 @@ void print_list(std::ostream& out) {
   for (auto& backend : backends) {
     const bool available = backend->availability().available;
     out << "  " << backend->name() << std::string(10 - std::min<std::size_t>(9, backend->name().size()), ' ');
-    for (Op op : all_ops())
+    for (Op op : all_ops()) {
+      std::vector<std::pair<DType, std::string>> refused;
       for (DType dtype : all_dtypes()) {
         const Support support = backend->supports(op, dtype);
         const std::string column = to_string(op) + "/" + to_string(dtype);
         const std::string mark = support.supported ? "yes" : "-";
         out << mark << std::string(std::max<std::size_t>(12, column.size() + 1) - mark.size(), ' ');
         // An unavailable backend's reason is already on its line above.
-        if (!support.supported && available) reasons[backend->name() + " " + to_string(op)] = support.reason;
+        if (!support.supported && available) refused.emplace_back(dtype, support.reason);
       }
+      // One line per op where every dtype is refused for one reason, else one per dtype.
+      const bool one_reason = refused.size() == all_dtypes().size() &&
+                              std::all_of(refused.begin(), refused.end(), [&](const auto& entry) { return entry.second == refused[0].second; });
+      for (const auto& [dtype, reason] : refused)
+        reasons[backend->name() + " " + to_string(op) + (one_reason ? "" : " " + to_string(dtype))] = reason;
+    }
     out << "\n";
   }
   if (!reasons.empty()) {

@@ -1,7 +1,8 @@
 // The built-in ops' entries and the registry that holds them.
 //
 // Tolerances. With u the unit roundoff of the arithmetic used (2^-24 f32, 2^-53 f64, 2^-11
-// for TF32; Rounding says which), entry i passes when |y - ref| <= tol * scale_i, where
+// for f16 and TF32, 2^-8 for bf16; Rounding says which), entry i passes when
+// |y - ref| <= tol * scale_i, where
 //   sqrt:   tol = 2u,               scale = |ref|              IEEE sqrt is correctly rounded.
 //   sin:    tol = 4u,               scale = |ref| + 1/4        a few ulps, plus an absolute u
 //                                                              for results near zero (|sin| <= 1).
@@ -16,6 +17,17 @@
 //           chains, so the error grows with the tree's depth, not with n.
 // Sums and dot products take u of the accumulation type; where that is finer than the
 // output's, the final rounding to the output adds the output's u (accumulated_tolerance).
+// f16 and bf16 accumulate in f32 (the dtype table), so their matmul and spmv are held to
+// 2^-24 (growth) + 2^-11 or 2^-8 (the one rounding of the stored result): the sum of
+// products is as accurate as f32's, and only storing it loses bits. (Tensor cores align and
+// add with truncation rather than rounding, Fasi et al. 2021: a bias of at most about
+// sqrt(k) 2^-23 of the scale for random-sign data, which the output's u, 2^-11 times a scale
+// that is about sqrt(k) times |ref|, absorbs many times over.) Their inputs are
+// rounded to 16 bits when the problem is built and the reference is computed from those
+// rounded inputs, so input rounding is no error of the backend's. sum stores its result in
+// the accumulation type (f32 for the 16-bit dtypes), so it is held to f32's bound alone.
+// sin and sqrt compute in f32 and round once to the output: f32's error (a few 2^-24) plus
+// half an ulp of the output stays within 4u and 2u of the output's u.
 #include "op_table.hpp"
 
 #include <omp.h>
@@ -156,7 +168,10 @@ Reference sum_reference(const std::vector<T>& x) {
 OpDef sum_op() {
   OpDef def = named_op("sum", "s = sum(x)", "x uniform[0,1)", ShapeKind::elements);
   def.shows_flop_rate = false;
-  def.bytes = [](const Shape& shape, DType dtype) { return (as_double(shape.n) + 1) * element_bytes(dtype); };
+  def.output_in_accumulation_type = true;
+  def.bytes = [](const Shape& shape, DType dtype) {
+    return as_double(shape.n) * element_bytes(dtype) + element_bytes(dtype_info(dtype).accumulation);
+  };
   def.flops = [](const Shape& shape) { return as_double(shape.n); };  // n-1 adds, counted as n
   def.output_size = [](const Shape&) { return std::int64_t{1}; };
   def.build_inputs = uniform_x(0, 1, "uniform[0,1)");
@@ -371,6 +386,10 @@ std::vector<Op> all_ops() {
 bool is_builtin(Op op) { return static_cast<std::size_t>(op) < registry().builtin_count; }
 
 ShapeKind shape_kind(Op op) { return op_def(op).shape_kind; }
+
+DType op_output_dtype(Op op, DType dtype) {
+  return op_def(op).output_in_accumulation_type ? dtype_info(dtype).accumulation : dtype;
+}
 
 double op_bytes(Op op, const Shape& shape, DType dtype) { return op_def(op).bytes(shape, dtype); }
 double op_flops(Op op, const Shape& shape) { return op_def(op).flops(shape); }

@@ -27,8 +27,9 @@ struct Reference {
 };
 
 // Unit roundoffs of the arithmetic a result came from (dtype_table.hpp): of the stored
-// output and of the sums inside it. Both are the same for f32 and f64; a coarser arithmetic
-// (TF32 matmul: 2^-11) replaces both.
+// output and of the sums inside it. Both are the same for f32 and f64; f16 and bf16 store in
+// 2^-11 and 2^-8 and sum in f32's 2^-24 (a sum stored in f32 takes 2^-24 for both); a
+// coarser arithmetic (TF32 matmul: 2^-11) replaces both.
 struct Rounding {
   double output = 0;
   double accumulation = 0;
@@ -46,6 +47,9 @@ struct OpDef {
   bool shows_bandwidth = true;
   bool shows_flop_rate = true;
   bool accepts_tf32 = false;  // --tf32 applies (to dtypes that are tf32_eligible)
+  // The output is stored in the dtype's accumulation type rather than the dtype: sum, whose
+  // result outgrows f16 (largest 65504) at about 2^17 inputs of uniform[0,1).
+  bool output_in_accumulation_type = false;
 
   // The fewest bytes the op must move through memory: every input read once, every output
   // written once. Sizes are counted in double: products like m*n*k overflow 64-bit integers
@@ -72,6 +76,9 @@ const OpDef& op_def(Op op);
 // all_ops and to_string then know. Throws std::invalid_argument when the name is empty or
 // taken or a rule is missing.
 Op register_op(OpDef def);
+
+// The dtype of the op's output for inputs of `dtype` (see output_in_accumulation_type).
+DType op_output_dtype(Op op, DType dtype);
 
 // Whether the op is one of the Op enumerators rather than one register_op added: what a
 // backend with a kernel for each of them answers to supports().

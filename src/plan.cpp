@@ -330,7 +330,9 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             spec.shape = shape;
             spec.timing = timing;
             spec.l2 = options.l2;
-            spec.tf32 = options.tf32 && op_def(op).accepts_tf32 && dtype_info(dtype).tf32_eligible;
+            // Only where the backend has a TF32 path: a case without one runs plain FP32 and
+            // keeps its f32 id and the FP32 peak.
+            spec.tf32 = options.tf32 && op_def(op).accepts_tf32 && dtype_info(dtype).tf32_eligible && takes_tf32(backend);
             // Only where the backend runs the forced kernel: a cuSPARSE case measures the
             // same thing with or without the option, so its id does not change.
             if (shape_kind(op) == ShapeKind::sparse_matrix && takes_spmv_kernel(backend)) spec.spmv_kernel = options.spmv_kernel;

@@ -193,6 +193,7 @@ struct GpuInfo {
   // theoretical, from SM count x SM clock x flops per clock per SM of the architecture.
   double copy_gbps = 0;
   double peak_fp32_gflops = 0, peak_fp64_gflops = 0, peak_tf32_gflops = 0;
+  double peak_fp16_gflops = 0;  // dense FP16/BF16 tensor cores, FP32 accumulation
   std::string uuid, pci_bus_id;  // as in GpuIdentity
   GpuManagement nvml;  // read-only management state from NVML (available = false without it)
 };

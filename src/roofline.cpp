@@ -9,24 +9,30 @@ namespace gpb {
 namespace {
 
 // Flops per clock per SM (an FMA counts 2), dense, as the CUDA programming guide's
-// throughput table and the architecture whitepapers give them.
+// throughput table and the architecture whitepapers give them. fp16 is the dense FP16 and
+// BF16 tensor-core rate with FP32 accumulation (the two are equal on every row), from the
+// datasheets' dense figures (their headline figures assume 2:4 sparsity, twice these):
+// A100 SXM 312 TFLOPS at 108 SMs x 1410 MHz = 2048 per SM per clock (NVIDIA A100 Tensor
+// Core GPU datasheet); H100 SXM 989.4 TFLOPS at 132 SMs x 1830 MHz = 4096 (NVIDIA H100
+// Tensor Core GPU datasheet: 1,979 TFLOPS with sparsity); H200 SXM the same GH100 SMs and
+// figure (NVIDIA H200 datasheet).
 struct FlopsPerClock {
   const char* compute_capability;
-  double fp32, fp64, tf32;
+  double fp32, fp64, tf32, fp16;
 };
 
 constexpr FlopsPerClock kFlopsPerClock[] = {
     // A100: 64 FP32 cores; FP64 on the tensor cores (DMMA), which cuBLAS DGEMM uses.
-    {"8.0", 128, 128, 1024},
-    // GA10x/AD10x: 128 FP32 cores, FP64 at 1/64 rate; TF32 is the professional parts' rate
-    // (GeForce runs it at half), so it stays an upper bound.
-    {"8.6", 256, 4, 512},
-    {"8.9", 256, 4, 512},
+    {"8.0", 128, 128, 1024, 2048},
+    // GA10x/AD10x: 128 FP32 cores, FP64 at 1/64 rate; TF32 and FP16 are the professional
+    // parts' rates (GeForce runs them at half with FP32 accumulation), so they stay upper bounds.
+    {"8.6", 256, 4, 512, 1024},
+    {"8.9", 256, 4, 512, 1024},
     // H100/H200: 128 FP32 cores; 256 FP64 flops per clock from Hopper's FP64 tensor cores
     // (the FP64 CUDA cores give half that), which cuBLAS DGEMM uses.
-    {"9.0", 256, 256, 2048},
+    {"9.0", 256, 256, 2048, 4096},
     // B200: taken as Hopper's until per-SM figures are confirmed.
-    {"10.0", 256, 256, 2048},
+    {"10.0", 256, 256, 2048, 4096},
 };
 
 // Which of GpuInfo's theoretical peaks a compute-bound case of each dtype is held to.
@@ -39,6 +45,8 @@ struct ComputePeak {
 constexpr ComputePeak kComputePeaks[] = {
     {DType::f32, "FP32 peak", &GpuInfo::peak_fp32_gflops},
     {DType::f64, "FP64 peak", &GpuInfo::peak_fp64_gflops},
+    {DType::f16, "FP16 tensor peak", &GpuInfo::peak_fp16_gflops},
+    {DType::bf16, "BF16 tensor peak", &GpuInfo::peak_fp16_gflops},
 };
 // Cases that ran with --tf32 (tf32_eligible dtypes only).
 constexpr ComputePeak kTf32Peak = {DType::f32, "TF32 peak", &GpuInfo::peak_tf32_gflops};
@@ -67,6 +75,7 @@ void set_theoretical_peaks(GpuInfo& gpu) {
   gpu.peak_fp32_gflops = known ? sm_gigacycles * found->fp32 : 0;
   gpu.peak_fp64_gflops = known ? sm_gigacycles * found->fp64 : 0;
   gpu.peak_tf32_gflops = known ? sm_gigacycles * found->tf32 : 0;
+  gpu.peak_fp16_gflops = known ? sm_gigacycles * found->fp16 : 0;
 }
 
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device) {

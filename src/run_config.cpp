@@ -17,6 +17,7 @@
 #include "build_info.hpp"
 #include "compare.hpp"
 #include "context.hpp"
+#include "gpu_backend_list.hpp"
 #include "history_baseline.hpp"
 #include "launcher.hpp"
 #include "store/database_url.hpp"
@@ -471,6 +472,8 @@ void RunCommandLine::refuse_flags_without_effect(const RunOptions& options) cons
   }
   if (std::find(options.dtypes.begin(), options.dtypes.end(), DType::f32) == options.dtypes.end())
     refuse_if_given("--tf32", "applies to f32 matmul, and no --dtype is f32");
+  if (!options.backends.empty() && std::none_of(options.backends.begin(), options.backends.end(), takes_tf32))
+    refuse_if_given("--tf32", "applies to a backend with a TF32 path (cublas), and no --backend is one");
   for (const char* flag : {"--rows", "--nnz-per-row", "--pattern", "--matrix"}) {
     if (!has(Op::spmv)) refuse_if_given(flag, "applies to spmv, and no --op is spmv");
     if (flag != std::string("--matrix") && given("--matrix"))

@@ -10,6 +10,13 @@
 // costs about as much as one run of an elementwise op and catches what a sample would miss.
 //
 // How close: entry i passes when |y - ref| <= tol * scale_i, with the op's scale and tol.
+// The unit roundoffs tol is built from come from the dtype table, per format: the output's
+// (2^-24 f32, 2^-53 f64, 2^-11 f16: 11 significand bits, 2^-8 bf16: 8 bits) and the
+// accumulation type's, in which sums and dot products run (f32 for f16 and bf16, so their
+// long sums are held to 2^-24 growth plus one rounding of the stored 16-bit result; an op
+// that stores its result in the accumulation type, sum, takes that type's u for both). A
+// backend whose arithmetic is coarser than the dtype's (TF32 matmul: 2^-11) reports its own
+// unit, which replaces both.
 // Verification.max_error is the largest |y - ref| / scale_i: the case passes when it is
 // at most Verification.tolerance.
 #include "verify.hpp"
@@ -29,11 +36,11 @@ namespace {
 constexpr std::uint64_t kVerifyStream = 0x7665726966790001ull;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// The arithmetic's unit roundoffs: the dtype's and its accumulation type's, or the coarser
-// unit a backend reports for both.
-Rounding rounding_of(DType dtype, double unit) {
+// The arithmetic's unit roundoffs: the output's and the dtype's accumulation type's, or the
+// coarser unit a backend reports for both.
+Rounding rounding_of(const Problem& problem, double unit) {
   if (unit > 0) return {unit, unit};
-  return {unit_roundoff(dtype), unit_roundoff(dtype_info(dtype).accumulation)};
+  return {unit_roundoff(op_output_dtype(problem.op, problem.dtype)), unit_roundoff(dtype_info(problem.dtype).accumulation)};
 }
 
 struct EntrySelection {
@@ -64,25 +71,26 @@ std::int64_t first_non_finite(const std::vector<T>& output) {
   std::int64_t first = size;
 #pragma omp parallel for schedule(static) reduction(min : first)
   for (std::int64_t i = 0; i < size; ++i)
-    if (!std::isfinite(output[static_cast<std::size_t>(i)])) first = std::min(first, i);
+    if (!std::isfinite(static_cast<double>(output[static_cast<std::size_t>(i)]))) first = std::min(first, i);
   return first == size ? -1 : first;
 }
 
 }  // namespace
 
 double tolerance(const Problem& problem, double unit) {
-  return op_def(problem.op).tolerance(problem, rounding_of(problem.dtype, unit));
+  return op_def(problem.op).tolerance(problem, rounding_of(problem, unit));
 }
 
 Verification verify(const Problem& problem, const HostArray& output, double unit) {
   const OpDef& op = op_def(problem.op);
   const std::int64_t expected = op.output_size(problem.shape);
-  if (output.dtype() != problem.dtype || static_cast<std::int64_t>(output.size()) != expected) {
+  const DType output_dtype = op_output_dtype(problem.op, problem.dtype);
+  if (output.dtype() != output_dtype || static_cast<std::int64_t>(output.size()) != expected) {
     Verification mismatch;
     mismatch.checked = true;
     mismatch.max_error = kInfinity;
     mismatch.method = "output is " + to_string(output.dtype()) + "[" + std::to_string(output.size()) + "], expected " +
-                      to_string(problem.dtype) + "[" + std::to_string(expected) + "]";
+                      to_string(output_dtype) + "[" + std::to_string(expected) + "]";
     return mismatch;
   }
   Verification verification;
@@ -92,7 +100,7 @@ Verification verify(const Problem& problem, const HostArray& output, double unit
   if (references.size() != selection.indices.size())
     throw std::logic_error("op " + op.name + ": " + std::to_string(references.size()) + " references for " +
                            std::to_string(selection.indices.size()) + " entries");
-  verification.tolerance = op.tolerance(problem, rounding_of(problem.dtype, unit));
+  verification.tolerance = op.tolerance(problem, rounding_of(problem, unit));
 
   for (std::size_t e = 0; e < references.size(); ++e) {
     const double computed = output.at(static_cast<std::size_t>(selection.indices[e]));
@@ -106,7 +114,7 @@ Verification verify(const Problem& problem, const HostArray& output, double unit
   verification.method = selection.description + "; " + op.error_scale;
 
   const std::int64_t non_finite =
-      dispatch_dtype(problem.dtype, [&](auto tag) { return first_non_finite(output.as<decltype(tag)>()); });
+      dispatch_dtype(output_dtype, [&](auto tag) { return first_non_finite(output.as<decltype(tag)>()); });
   if (non_finite >= 0) {
     verification.max_error = kInfinity;
     verification.method += "; non-finite output at index " + std::to_string(non_finite);

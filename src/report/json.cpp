@@ -151,6 +151,7 @@ Json context_json(const Context& context) {
                     {"peak_fp32_gflops", real(gpu.peak_fp32_gflops)},
                     {"peak_fp64_gflops", real(gpu.peak_fp64_gflops)},
                     {"peak_tf32_gflops", real(gpu.peak_tf32_gflops)},
+                    {"peak_fp16_gflops", real(gpu.peak_fp16_gflops)},
                     {"l2_mib", real(gpu.l2_mib)},
                     {"ecc", gpu.ecc},
                     {"driver_version", gpu.driver_version},
@@ -562,6 +563,7 @@ void read(const Node& node, GpuInfo& out) {
   read_member(node, "peak_fp32_gflops", out.peak_fp32_gflops);
   read_member(node, "peak_fp64_gflops", out.peak_fp64_gflops);
   read_member(node, "peak_tf32_gflops", out.peak_tf32_gflops);
+  read_member(node, "peak_fp16_gflops", out.peak_fp16_gflops);
   read_member(node, "l2_mib", out.l2_mib);
   read_member(node, "ecc", out.ecc);
   read_member(node, "driver_version", out.driver_version);

@@ -46,7 +46,7 @@ class BadInputTests(CliTestCase):
                 self.run_bad("--op", "sum", "--size", "1K", *args, fragments=(fragment,))
 
     def test_unknown_dtype(self):
-        self.run_bad("--op", "sin", "--dtype", "f16", fragments=("f16",))
+        self.run_bad("--op", "sin", "--dtype", "f8", fragments=("f8",))
 
     def test_malformed_sizes(self):
         for size in ("12Q", "abc", "1.5M", "K", "4K..1K", "1K..4K:x1", "1K..4K:y2"):

@@ -88,7 +88,7 @@ class SchemaTests(CliTestCase):
         with open(out, encoding="utf-8") as handle:
             report = json.load(handle)
         del report["results"][0]["statistics"]
-        report["results"][0]["dtype"] = "f16"
+        report["results"][0]["dtype"] = "f8"
         errors = list(jsonschema.Draft7Validator(self.schema).iter_errors(report))
         self.assertGreaterEqual(len(errors), 2)
 

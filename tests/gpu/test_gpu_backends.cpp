@@ -172,13 +172,8 @@ Problem spmv_problem(DType dtype, CsrMatrix matrix) {
   auto csr = std::make_shared<const CsrMatrix>(std::move(matrix));
   std::vector<double> x;
   for (std::int64_t i = 0; i < csr->cols; ++i) x.push_back(value_for(kSeed, static_cast<std::uint64_t>(i)));
-  if (dtype == DType::f32) {
-    problem.csr_values = HostArray(std::vector<float>(csr->values.begin(), csr->values.end()));
-    problem.x = HostArray(std::vector<float>(x.begin(), x.end()));
-  } else {
-    problem.csr_values = HostArray(csr->values);
-    problem.x = HostArray(std::move(x));
-  }
+  problem.csr_values = converted_values(dtype, csr->values);
+  problem.x = converted_values(dtype, x);
   problem.csr = std::move(csr);
   return problem;
 }
@@ -255,9 +250,10 @@ std::vector<ShapeCase> shapes_for(Op op) {
       break;
     case Op::matmul:
       // 1x1x1 and odd sizes take the element-wise path; 130x260x68 the vectorised path
-      // with partial tiles in m, n and k; 512 whole tiles only.
+      // with partial tiles in m, n and k (f32, f64), 136x264x72 that of the 16-bit tensor-core
+      // kernel (n and k multiples of 8); 512 whole tiles only.
       for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
-               {1, 1, 1}, {1000, 333, 77}, {129, 257, 65}, {130, 260, 68}, {512, 512, 512}}) {
+               {1, 1, 1}, {1000, 333, 77}, {129, 257, 65}, {130, 260, 68}, {136, 264, 72}, {512, 512, 512}}) {
         const Shape shape = matmul_shape(m, n, k);
         shapes.push_back({shape, MatrixSource::generated, shape.label(Op::matmul)});
       }
@@ -359,9 +355,12 @@ std::vector<ForcedSpmvCase> forced_spmv_cases() {
   shapes.push_back({Shape{}, MatrixSource::no_nonzeros, "no_nonzeros"});
   std::vector<ForcedSpmvCase> cases;
   for (SpmvKernelChoice choice : {SpmvKernelChoice::merge_path, SpmvKernelChoice::row_split})
-    for (DType dtype : all_dtypes())
+    for (DType dtype : all_dtypes()) {
+      // The 16-bit dtypes have the row-split kernel only (merge_path is refused: below).
+      if (choice == SpmvKernelChoice::merge_path && dtype_info(dtype).accumulation != dtype) continue;
       for (const ShapeCase& shape : shapes)
         cases.push_back({choice, {"cuda", Op::spmv, dtype, shape.shape, shape.matrix, shape.label}});
+    }
   return cases;
 }
 
@@ -530,7 +529,7 @@ TEST(GpuBackends, CudaSumIsDeterministic) {
 // Carries are joined in a fixed order, with no atomics: the same bits on every run.
 TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
-  for (DType dtype : all_dtypes()) {
+  for (DType dtype : {DType::f32, DType::f64}) {
     const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
     auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
     ASSERT_NE(prepared->details().find("kernel=csr_merge_path"), std::string::npos) << prepared->details();
@@ -550,10 +549,10 @@ TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
 
 // A skewed matrix's heavy rows span about a hundred tiles each: their carries are combined
 // by a block each, in a fixed tree, so every run gives the same bits; the automatic rule
-// picks the merge path and says why.
+// picks the merge path and says why (f32 and f64: the 16-bit dtypes have no merge path).
 TEST(GpuBackends, CudaSpmvLongCarryRunsAreDeterministic) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
-  for (DType dtype : all_dtypes()) {
+  for (DType dtype : {DType::f32, DType::f64}) {
     const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(std::int64_t{1} << 20, 1, SpmvPattern::skew), kSeed);
     auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
     const std::string details = prepared->details();
@@ -579,6 +578,7 @@ TEST(GpuBackends, CudaSpmvLongCarryRunsAreDeterministic) {
 // Small sums are one launch whose last block combines the block partials: every size from
 // one element to 64K (a sample: vector-width and block edges, one block and several) is
 // right against the fp64 reference, run after run (the finished-block counter resets).
+// The 16-bit sums accumulate in f32 and are stored in f32.
 TEST(GpuBackends, CudaSmallSumsAreVerifiedAndRepeatable) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
   std::vector<std::int64_t> sizes;
@@ -598,10 +598,11 @@ TEST(GpuBackends, CudaSmallSumsAreVerifiedAndRepeatable) {
       for (int repeat = 0; repeat < 2; ++repeat) {
         prepared->run();
         const HostArray again = prepared->result();
-        if (dtype == DType::f32)
-          EXPECT_EQ(first.as<float>(), again.as<float>()) << "n=" << n;
-        else
+        ASSERT_EQ(again.dtype(), dtype_info(dtype).accumulation) << to_string(dtype);
+        if (again.dtype() == DType::f64)
           EXPECT_EQ(first.as<double>(), again.as<double>()) << "n=" << n;
+        else
+          EXPECT_EQ(first.as<float>(), again.as<float>()) << to_string(dtype) << " n=" << n;
       }
     }
 }
@@ -666,6 +667,71 @@ TEST(GpuBackends, CublasTf32IsVerifiedAtTf32Precision) {
   EXPECT_NE(f64_prepared->details().find("CUBLAS_DEFAULT_MATH"), std::string::npos) << f64_prepared->details();
   f64_prepared->run();
   EXPECT_TRUE(verify(f64_problem, f64_prepared->result()).passed);
+}
+
+// The custom GEMM has no TF32 path: its f32 case says so, runs plain FP32 and is verified at
+// f32 precision; the plan gives it no tf32 tag (tests/unit/test_plan.cpp).
+TEST(GpuBackends, CustomF32GemmSaysItHasNoTf32Path) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(130, 260, 68), kSeed);
+  auto prepared = backend.prepare(problem, BackendSettings{});
+  EXPECT_NE(prepared->details().find("no TF32 path"), std::string::npos) << prepared->details();
+  EXPECT_EQ(prepared->unit_roundoff_override(), 0.0);
+  prepared->run();
+  const Verification verification = verify(problem, prepared->result());
+  EXPECT_TRUE(verification.passed) << describe(verification);
+}
+
+// The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
+// row-split kernel says what it is.
+TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem = make_problem(Op::spmv, DType::bf16, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
+  try {
+    backend.prepare(problem, forcing(SpmvKernelChoice::merge_path));
+    ADD_FAILURE() << "merge_path was not refused for bf16";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("f32 and f64 only"), std::string::npos) << error.what();
+  }
+  auto prepared = backend.prepare(problem, BackendSettings{});
+  EXPECT_NE(prepared->details().find("kernel=csr_vector_f32_accumulate"), std::string::npos) << prepared->details();
+  prepared->run();
+  EXPECT_TRUE(verify(problem, prepared->result()).passed);
+}
+
+// What each GPU backend runs in f16 and bf16, and the reason where it does not: a static
+// property, checked without a device.
+TEST(GpuBackends, SixteenBitSupportMatrix) {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    SCOPED_TRACE(to_string(dtype));
+    for (Op op : all_ops()) EXPECT_TRUE(backend_named("cuda").supports(op, dtype).supported) << to_string(op);
+    for (Op op : {Op::sin, Op::sqrt, Op::sum}) EXPECT_TRUE(backend_named("cub").supports(op, dtype).supported);
+    EXPECT_TRUE(backend_named("cublas").supports(Op::matmul, dtype).supported);
+    EXPECT_TRUE(backend_named("cusparse").supports(Op::spmv, dtype).supported);
+    const Support spmv = backend_named("cub").supports(Op::spmv, dtype);
+    EXPECT_FALSE(spmv.supported);
+    EXPECT_NE(spmv.reason.find("use cusparse"), std::string::npos) << spmv.reason;
+  }
+}
+
+// The 16-bit sums are stored in f32, their accumulation type, on every backend that runs them.
+TEST(GpuBackends, SixteenBitSumsAreStoredInF32) {
+  for (const char* name : {"cuda", "cub"}) {
+    Backend& backend = backend_named(name);
+    SKIP_UNLESS_AVAILABLE(backend);
+    for (DType dtype : {DType::f16, DType::bf16}) {
+      const Problem problem = make_problem(Op::sum, dtype, elementwise_shape(1000003), kSeed);
+      auto prepared = backend.prepare(problem, BackendSettings{});
+      prepared->run();
+      const HostArray result = prepared->result();
+      EXPECT_EQ(result.dtype(), DType::f32) << name;
+      // The exact sum of a million uniform[0,1) values is far above f16's largest finite (65504).
+      EXPECT_GT(result.at(0), 4.0e5) << name;
+      EXPECT_TRUE(verify(problem, result).passed) << name << " " << to_string(dtype);
+    }
+  }
 }
 
 // A product whose 200000 x 200000 output (149 GiB in f32) no current GPU holds, from

@@ -97,13 +97,13 @@ class NegatePrepared final : public Prepared {
         launch_s_(model.fixed_s + model.per_element_s * static_cast<double>(x_.size())),
         corrupt_(corrupt) {}
   void run() override {
-    for (std::size_t i = 0; i < x_.size(); ++i) y_[i] = -x_[i];
+    for (std::size_t i = 0; i < x_.size(); ++i) y_[i] = static_cast<T>(-static_cast<double>(x_[i]));
     ++count_.runs;
   }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<ScriptedTimer>(count_, launch_s_); }
   HostArray result() override {
     std::vector<T> output = y_;
-    if (corrupt_) output[output.size() / 2] *= T(2);
+    if (corrupt_) output[output.size() / 2] = static_cast<T>(2 * static_cast<double>(output[output.size() / 2]));
     return HostArray(std::move(output));
   }
 
@@ -162,13 +162,13 @@ Context suite_context() {
   return context;
 }
 
-// negate over four sizes and both dtypes on the two negate backends and on eigen and openblas,
+// negate over four sizes and f32 and f64 on the two negate backends and on eigen and openblas,
 // which have no kernel for it, planned from the op's name as the CLI would, run and annotated once.
 const std::vector<ResultRecord>& suite_results() {
   static const std::vector<ResultRecord> results = [] {
     RunOptions options;
     options.ops = {parse_op(kName)};
-    options.dtypes = all_dtypes();
+    options.dtypes = {DType::f32, DType::f64};
     options.sizes = kSizes;
     Plan plan;
     plan.cases = expand_cases(options, {"host-negate", "device-negate", "eigen", "openblas"});

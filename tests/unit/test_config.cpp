@@ -90,7 +90,7 @@ TEST(Suite, MissingFile) {
 
 TEST(Suite, ShippedSuitesParseAndTheEmbeddedDefaultMatchesTheFile) {
   const std::string dir = std::string(GPUBENCH_SOURCE_DIR) + "/configs/";
-  for (const char* name : {"default.json", "ci.json", "sweep.json"}) {
+  for (const char* name : {"default.json", "ci.json", "sweep.json", "performance.json"}) {
     EXPECT_NO_THROW(load_suite(dir + name)) << name;
   }
   std::ifstream file(dir + "default.json");

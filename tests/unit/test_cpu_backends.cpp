@@ -178,8 +178,16 @@ TEST(CpuBackends, AllCoresByDefault) {
 TEST(CpuBackends, OpenblasExplainsWhatItCannotRun) {
   auto backends = cpu_backends();
   Backend& openblas = *backends[1];
+  for (DType dtype : {DType::f32, DType::f64}) EXPECT_TRUE(openblas.supports(Op::matmul, dtype).supported);
+  const Support f16 = openblas.supports(Op::matmul, DType::f16);
+  EXPECT_FALSE(f16.supported);
+  EXPECT_NE(f16.reason.find("no f16 gemm; use eigen"), std::string::npos) << f16.reason;
+#ifndef GPUBENCH_HAVE_SBGEMM
+  const Support bf16 = openblas.supports(Op::matmul, DType::bf16);
+  EXPECT_FALSE(bf16.supported);
+  EXPECT_NE(bf16.reason.find("cblas_sbgemm"), std::string::npos) << bf16.reason;
+#endif
   for (DType dtype : all_dtypes()) {
-    EXPECT_TRUE(openblas.supports(Op::matmul, dtype).supported);
     for (Op op : {Op::sin, Op::sqrt, Op::sum, Op::spmv}) {
       const Support support = openblas.supports(op, dtype);
       EXPECT_FALSE(support.supported) << to_string(op);

@@ -23,8 +23,20 @@ TEST(OpTable, SumReadsInputAndWritesOneValue) {
   const Shape shape = elementwise_shape(1000);
   EXPECT_DOUBLE_EQ(op_bytes(Op::sum, shape, DType::f32), 4004);
   EXPECT_DOUBLE_EQ(op_bytes(Op::sum, shape, DType::f64), 8008);
+  // The 16-bit sums store their result in f32, their accumulation type.
+  EXPECT_DOUBLE_EQ(op_bytes(Op::sum, shape, DType::f16), 2004);
+  EXPECT_DOUBLE_EQ(op_bytes(Op::sum, shape, DType::bf16), 2004);
   EXPECT_DOUBLE_EQ(op_flops(Op::sum, shape), 1000);
   EXPECT_EQ(op_output_size(Op::sum, shape), 1);
+}
+
+TEST(OpTable, OnlySumStoresItsResultInTheAccumulationType) {
+  for (DType dtype : all_dtypes()) {
+    EXPECT_EQ(op_output_dtype(Op::sum, dtype), dtype_info(dtype).accumulation) << to_string(dtype);
+    for (Op op : {Op::sin, Op::sqrt, Op::matmul, Op::spmv}) EXPECT_EQ(op_output_dtype(op, dtype), dtype);
+  }
+  EXPECT_EQ(op_output_dtype(Op::sum, DType::f16), DType::f32);
+  EXPECT_EQ(op_output_dtype(Op::sum, DType::f64), DType::f64);
 }
 
 TEST(OpTable, MatmulBytesAreThreeMatricesAndFlopsTwoMnk) {
@@ -91,21 +103,30 @@ TEST(OpTable, UnknownOpValuesAreAProgrammingError) {
 }
 
 TEST(DTypeTable, EntriesHoldSizeRoundoffAndAccumulation) {
-  EXPECT_EQ(all_dtypes(), (std::vector<DType>{DType::f32, DType::f64}));
+  EXPECT_EQ(all_dtypes(), (std::vector<DType>{DType::f32, DType::f64, DType::f16, DType::bf16}));
   EXPECT_EQ(dtype_size(DType::f32), 4u);
   EXPECT_EQ(dtype_size(DType::f64), 8u);
+  EXPECT_EQ(dtype_size(DType::f16), 2u);
+  EXPECT_EQ(dtype_size(DType::bf16), 2u);
+  // u = 2^-p for p significand bits: 24, 53, 11 (binary16) and 8 (bfloat16).
   EXPECT_EQ(unit_roundoff(DType::f32), std::ldexp(1.0, -24));
   EXPECT_EQ(unit_roundoff(DType::f64), std::ldexp(1.0, -53));
+  EXPECT_EQ(unit_roundoff(DType::f16), std::ldexp(1.0, -11));
+  EXPECT_EQ(unit_roundoff(DType::bf16), std::ldexp(1.0, -8));
   EXPECT_EQ(dtype_info(DType::f32).accumulation, DType::f32);
   EXPECT_EQ(dtype_info(DType::f64).accumulation, DType::f64);
+  EXPECT_EQ(dtype_info(DType::f16).accumulation, DType::f32);
+  EXPECT_EQ(dtype_info(DType::bf16).accumulation, DType::f32);
   EXPECT_TRUE(dtype_info(DType::f32).tf32_eligible);
   EXPECT_FALSE(dtype_info(DType::f64).tf32_eligible);
+  EXPECT_FALSE(dtype_info(DType::f16).tf32_eligible);
+  EXPECT_FALSE(dtype_info(DType::bf16).tf32_eligible);
   for (DType dtype : all_dtypes()) EXPECT_EQ(parse_dtype(to_string(dtype)), dtype);
   try {
-    parse_dtype("f16");
-    ADD_FAILURE() << "f16 parsed";
+    parse_dtype("f8");
+    ADD_FAILURE() << "f8 parsed";
   } catch (const UsageError& error) {
-    EXPECT_STREQ(error.what(), "unknown dtype 'f16' (expected one of: f32, f64)");
+    EXPECT_STREQ(error.what(), "unknown dtype 'f8' (expected one of: f32, f64, f16, bf16)");
   }
 }
 

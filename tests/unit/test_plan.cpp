@@ -121,14 +121,18 @@ TEST(ExpandCases, SpmvKeepsItsDefaultBesideOtherOpsWithOneSize) {
   EXPECT_EQ(expand_cases(options, {"eigen"})[0].shape.rows, 256 << 20);
 }
 
-TEST(ExpandCases, Tf32OnlyForF32Matmul) {
+// Only a backend with a TF32 path (cublas) runs and tags it: the custom GEMM and the CPU
+// backends run plain FP32 and keep the f32 id and the FP32 peak.
+TEST(ExpandCases, Tf32OnlyForF32MatmulOnABackendWithATf32Path) {
   RunOptions options;
   options.ops = {Op::matmul, Op::sum};
-  options.dtypes = {DType::f32, DType::f64};
+  options.dtypes = all_dtypes();
   options.sizes = {8};
   options.tf32 = true;
-  for (const auto& spec : expand_cases(options, {"eigen"}))
-    EXPECT_EQ(spec.tf32, spec.op == Op::matmul && spec.dtype == DType::f32) << spec.id();
+  const auto cases = expand_cases(options, {"eigen", "cuda", "cublas"});
+  EXPECT_EQ(cases.size(), 2u * all_dtypes().size() * 3);
+  for (const auto& spec : cases)
+    EXPECT_EQ(spec.tf32, spec.op == Op::matmul && spec.dtype == DType::f32 && spec.backend == "cublas") << spec.id();
 }
 
 // The forced kernel is the cuda backend's: only its spmv cases measure something else, so

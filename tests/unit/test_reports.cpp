@@ -104,7 +104,7 @@ Context fixed_context() {
   context.settings = {{"l2", std::string("flush")}, {"max_noise", 0.005}, {"seed", std::int64_t{42}}};
   context.thresholds = {{"*", 0.05}, {"matmul", 0.08}};
   context.gpus = {GpuInfo{0, "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 79.1, 5120, 3352.32, 50, true, "550.54.15", "12.4",
-                          2950.4, 66908.16, 66908.16, 535265.28, "", "", GpuManagement{}}};
+                          2950.4, 66908.16, 66908.16, 535265.28, 1070530.56, "", "", GpuManagement{}}};
   context.notes = {"L2 flushed between samples"};
   GpuManagement& nvml = context.gpus[0].nvml;
   nvml.available = true;
@@ -477,8 +477,8 @@ TEST(JsonReport, WrongTypesNameTheField) {
 TEST(JsonReport, MissingAndUnknownValuesNameTheField) {
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1].erase("op"); })),
             "base.json: results[1]: missing field \"op\"");
-  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["dtype"] = "f16"; })),
-            "base.json: results[1].dtype: unknown value 'f16' (expected one of: f32, f64)");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["dtype"] = "f8"; })),
+            "base.json: results[1].dtype: unknown value 'f8' (expected one of: f32, f64, f16, bf16)");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][1]["settings"]["stop_reason"] = "converged+bored"; })),
             "base.json: results[1].settings.stop_reason: unknown value 'bored' (expected one of: converged, max_time, "
             "max_samples)");

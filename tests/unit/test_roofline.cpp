@@ -49,6 +49,12 @@ TEST(Roofline, HopperPeaksFromSmCountAndClock) {
   EXPECT_DOUBLE_EQ(gpu.peak_fp32_gflops, 132 * 1.98 * 256);
   EXPECT_DOUBLE_EQ(gpu.peak_fp64_gflops, 132 * 1.98 * 256);   // FP64 tensor cores
   EXPECT_DOUBLE_EQ(gpu.peak_tf32_gflops, 132 * 1.98 * 2048);  // dense TF32 tensor cores
+  // Dense FP16/BF16 tensor cores: 4096 per SM per clock, the datasheet's 989 TFLOP/s at 1.83 GHz.
+  EXPECT_DOUBLE_EQ(gpu.peak_fp16_gflops, 132 * 1.98 * 4096);
+  GpuInfo datasheet_clock = gpu;
+  datasheet_clock.sm_clock_mhz = 1830;
+  set_theoretical_peaks(datasheet_clock);
+  EXPECT_NEAR(datasheet_clock.peak_fp16_gflops, 989.4e3, 0.5e3);
 }
 
 TEST(Roofline, PeaksPerArchitecture) {
@@ -60,12 +66,14 @@ TEST(Roofline, PeaksPerArchitecture) {
   EXPECT_DOUBLE_EQ(gpu.peak_fp32_gflops, 100 * 128);
   EXPECT_DOUBLE_EQ(gpu.peak_fp64_gflops, 100 * 128);
   EXPECT_DOUBLE_EQ(gpu.peak_tf32_gflops, 100 * 1024);
+  EXPECT_DOUBLE_EQ(gpu.peak_fp16_gflops, 100 * 2048);
   for (const char* ada_or_ampere : {"8.6", "8.9"}) {
     gpu.compute_capability = ada_or_ampere;
     set_theoretical_peaks(gpu);
     EXPECT_DOUBLE_EQ(gpu.peak_fp32_gflops, 100 * 256) << ada_or_ampere;
     EXPECT_DOUBLE_EQ(gpu.peak_fp64_gflops, 100 * 4) << ada_or_ampere;
     EXPECT_DOUBLE_EQ(gpu.peak_tf32_gflops, 100 * 512) << ada_or_ampere;
+    EXPECT_DOUBLE_EQ(gpu.peak_fp16_gflops, 100 * 1024) << ada_or_ampere;
   }
 }
 
@@ -76,6 +84,7 @@ TEST(Roofline, UnknownArchitectureHasNoPeaks) {
   EXPECT_EQ(gpu.peak_fp32_gflops, 0);
   EXPECT_EQ(gpu.peak_fp64_gflops, 0);
   EXPECT_EQ(gpu.peak_tf32_gflops, 0);
+  EXPECT_EQ(gpu.peak_fp16_gflops, 0);
 }
 
 TEST(Roofline, GpuMemoryBoundAgainstMeasuredCopyAndTheoreticalBandwidth) {
@@ -121,6 +130,13 @@ TEST(Roofline, GpuMatmulAgainstThePeakForItsDtype) {
   EXPECT_EQ(tf32.ceiling_name, "TF32 peak");
   EXPECT_DOUBLE_EQ(tf32.ceiling, gpu.peak_tf32_gflops);
   EXPECT_DOUBLE_EQ(tf32.fraction, 0.5);
+
+  for (DType half : {DType::f16, DType::bf16}) {
+    const Roofline tensor = roofline_of(record(Op::matmul, half, DeviceKind::gpu, 30, gpu.peak_fp16_gflops / 4), context, 0);
+    EXPECT_EQ(tensor.ceiling_name, to_string(half) == "f16" ? "FP16 tensor peak" : "BF16 tensor peak");
+    EXPECT_DOUBLE_EQ(tensor.ceiling, gpu.peak_fp16_gflops);
+    EXPECT_DOUBLE_EQ(tensor.fraction, 0.25);
+  }
 }
 
 TEST(Roofline, CpuMemoryBoundAgainstMeasuredCpuCopy) {

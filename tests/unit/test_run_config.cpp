@@ -192,6 +192,10 @@ TEST(RunConfig, AFlagThatAppliesToNoOpIsRefused) {
   EXPECT_EQ(error_of("--op sin --shape 4x4x4"), "--shape applies to matmul, and no --op is matmul");
   EXPECT_EQ(error_of("--op spmv --matrix m.mtx --rows 1K"), "--rows does not apply with --matrix: the file is the matrix");
   EXPECT_EQ(error_of("--op matmul --dtype f64 --tf32"), "--tf32 applies to f32 matmul, and no --dtype is f32");
+  EXPECT_EQ(error_of("--op matmul --dtype f16,bf16 --tf32"), "--tf32 applies to f32 matmul, and no --dtype is f32");
+  // The custom GEMM has no TF32 path: --tf32 with only it would change nothing.
+  EXPECT_EQ(error_of("--op matmul --backend eigen,cuda --tf32"),
+            "--tf32 applies to a backend with a TF32 path (cublas), and no --backend is one");
   EXPECT_EQ(error_of("--op sum --allow-machine-mismatch"), "--allow-machine-mismatch applies to --baseline, which is not given");
 }
 

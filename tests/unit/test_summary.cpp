@@ -100,6 +100,30 @@ TEST(SpeedupSummary, GpuWinsFromAnInterpolatedSize) {
   EXPECT_TRUE(summary.has_cpu_gpu_pair());
 }
 
+// Each dtype is its own group: the 16-bit ones are never paired with f32 results.
+TEST(SpeedupSummary, SixteenBitDtypesAreGroupsOfTheirOwn) {
+  std::vector<ResultRecord> results = power_law_results();
+  for (DType dtype : {DType::f16, DType::bf16})
+    for (double n : kSizes) {
+      for (ResultRecord r : {cpu(n, n * 2e-9), gpu(n, 1e-5)}) {
+        r.spec.dtype = dtype;
+        results.push_back(r);
+      }
+    }
+  const SpeedupSummary summary = summarize_speedups(results);
+  ASSERT_EQ(summary.groups.size(), 3u);
+  std::vector<std::string> names;
+  for (const SpeedupGroup& group : summary.groups) {
+    names.push_back(group.name());
+    ASSERT_EQ(group.rows.size(), kSizes.size()) << group.name();
+    if (group.dtype == DType::f32) continue;
+    // Twice as slow on the CPU: the GPU wins from half the size, 5000 elements.
+    EXPECT_EQ(group.kernel_crossover.kind, CrossoverKind::at) << group.name();
+    EXPECT_NEAR(group.kernel_crossover.size, 5000, 1e-6) << group.name();
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"sin f32", "sin f16", "sin bf16"}));
+}
+
 TEST(SpeedupSummary, InterpolatesInLogLogSpace) {
   // Speed-ups 0.5 at 1000 and 8 at 16000: log2 speed-up -1 and 3, a quarter of the way in
   // log size, so 1000 * 16^(1/4) = 2000.

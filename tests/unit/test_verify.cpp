@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -11,31 +12,35 @@
 namespace gpb {
 namespace {
 
-// Straightforward outputs in the problem's dtype, computed the way a backend would.
+// Straightforward outputs in the problem's output dtype, computed the way a backend would:
+// in the dtype's accumulation type (f32 for f16 and bf16), rounded once to the output.
 template <class T>
 HostArray compute_output(const Problem& problem) {
+  using Compute = Accumulation<T>;
+  const auto in = [](T value) { return static_cast<Compute>(static_cast<double>(value)); };
+  const auto out = [](Compute value) { return static_cast<T>(static_cast<double>(value)); };
   const Shape& shape = problem.shape;
   std::vector<T> output;
   switch (problem.op) {
     case Op::sin:
     case Op::sqrt:
-      for (T x : problem.x.as<T>()) output.push_back(problem.op == Op::sin ? std::sin(x) : std::sqrt(x));
+      for (T x : problem.x.as<T>()) output.push_back(out(problem.op == Op::sin ? std::sin(in(x)) : std::sqrt(in(x))));
       break;
     case Op::sum: {
       double total = 0;
       for (T x : problem.x.as<T>()) total += static_cast<double>(x);
-      output.push_back(static_cast<T>(total));
-      break;
+      return HostArray(std::vector<Compute>{static_cast<Compute>(total)});
     }
     case Op::matmul: {
       const auto& a = problem.a.as<T>();
       const auto& b = problem.b.as<T>();
-      output.assign(static_cast<std::size_t>(shape.m * shape.n), T(0));
+      std::vector<Compute> sums(static_cast<std::size_t>(shape.m * shape.n), Compute(0));
       for (std::int64_t i = 0; i < shape.m; ++i)
         for (std::int64_t p = 0; p < shape.k; ++p)
           for (std::int64_t j = 0; j < shape.n; ++j)
-            output[static_cast<std::size_t>(i * shape.n + j)] +=
-                a[static_cast<std::size_t>(i * shape.k + p)] * b[static_cast<std::size_t>(p * shape.n + j)];
+            sums[static_cast<std::size_t>(i * shape.n + j)] +=
+                in(a[static_cast<std::size_t>(i * shape.k + p)]) * in(b[static_cast<std::size_t>(p * shape.n + j)]);
+      for (Compute sum : sums) output.push_back(out(sum));
       break;
     }
     case Op::spmv: {
@@ -43,10 +48,10 @@ HostArray compute_output(const Problem& problem) {
       const auto& values = problem.csr_values.as<T>();
       const auto& x = problem.x.as<T>();
       for (std::int64_t row = 0; row < matrix.rows; ++row) {
-        T total = 0;
+        Compute total = 0;
         for (auto p = matrix.row_ptr[static_cast<std::size_t>(row)]; p < matrix.row_ptr[static_cast<std::size_t>(row) + 1]; ++p)
-          total += values[static_cast<std::size_t>(p)] * x[static_cast<std::size_t>(matrix.col_idx[static_cast<std::size_t>(p)])];
-        output.push_back(total);
+          total += in(values[static_cast<std::size_t>(p)]) * in(x[static_cast<std::size_t>(matrix.col_idx[static_cast<std::size_t>(p)])]);
+        output.push_back(out(total));
       }
       break;
     }
@@ -62,7 +67,8 @@ HostArray compute_output(const Problem& problem) {
 void perturb(HostArray& output, std::size_t i, double relative) {
   dispatch_dtype(output.dtype(), [&](auto tag) {
     auto& values = output.as<decltype(tag)>();
-    values[i] += static_cast<decltype(tag)>(relative * (std::abs(static_cast<double>(values[i])) + 1));
+    const double value = static_cast<double>(values[i]);
+    values[i] = static_cast<decltype(tag)>(value + relative * (std::abs(value) + 1));
   });
 }
 
@@ -104,7 +110,8 @@ TEST(Verify, OneEntryBeyondToleranceFails) {
       if (c.op == Op::sum) continue;
       const Problem problem = make_problem(c.op, dtype, c.shape, 42);
       HostArray output = compute_output(problem);
-      perturb(output, 17, 1e-3);
+      // Far beyond the coarsest tolerance of the dtype (bf16 sin: 4 x 2^-8).
+      perturb(output, 17, std::max(1e-3, 256 * unit_roundoff(dtype)));
       const Verification verification = verify(problem, output);
       EXPECT_FALSE(verification.passed) << to_string(c.op) << " " << to_string(dtype);
       EXPECT_GT(verification.max_error, verification.tolerance);
