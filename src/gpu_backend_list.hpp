@@ -20,7 +20,7 @@ struct GpuBackendEntry {
 
 inline constexpr GpuBackendEntry kGpuBackends[] = {
     {GpuBackendKind::cuda, "cuda",
-     "gpubench's own CUDA kernels: vectorised elementwise, two-pass reduction, tiled GEMM, CSR "
+     "gpubench's own CUDA kernels: vectorised elementwise, one-launch reduction, tiled GEMM, CSR "
      "vector/scalar/merge-path SpMV",
      true},
     {GpuBackendKind::cublas, "cublas", "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)", false},
