@@ -430,7 +430,7 @@ def ncu_agreement(path, report, case_id, tolerance, samples_taken):
     """Kernel durations from `ncu --csv --metrics gpu__time_duration.sum` over a gpubench
     --profile run of one case, filtered to its samples (the NVTX filter
     gpubench@<case, '/' escaped as '\\/'>/measure: the `samples_taken` samples that --profile
-    fixes, no warm-ups): the launches of one sample are summed (the sum launches two passes),
+    fixes, no warm-ups): the launches of one sample are summed (an op may launch several kernels),
     then the median over samples is compared with gpubench's median for that case in the
     main report. The L2 flush between samples (l2_evict_kernel) runs inside the same range
     but outside gpubench's timed region, so it is left out."""

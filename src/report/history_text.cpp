@@ -14,12 +14,6 @@ using report_model::Align;
 using report_model::Column;
 using report_model::Table;
 
-std::string percent(double fraction, const char* format) {
-  char text[32];
-  std::snprintf(text, sizeof text, format, fraction * 100);
-  return text;
-}
-
 std::string p_value(double p) {
   char text[32];
   std::snprintf(text, sizeof text, "p %.3g", p);
@@ -53,8 +47,8 @@ std::string verdict_line(std::size_t histories, std::size_t regressions) {
 
 }  // namespace
 
-std::string format_change(double fraction) { return percent(fraction, "%+.1f%%"); }
-std::string format_threshold(double fraction) { return percent(fraction, "%g%%"); }
+std::string format_change(double fraction) { return format_percent(fraction, "%+.1f%%"); }
+std::string format_threshold(double fraction) { return format_percent(fraction, "%g%%"); }
 
 std::string render_runs_console(const std::vector<store::RunInfo>& runs) {
   Table table;

@@ -20,8 +20,8 @@ SUITE = {
         {"ops": ["sin"], "sizes": ["16M"], "backends": ["eigen"]},
         {"ops": ["sum"], "sizes": ["2M"], "backends": ["eigen"]},
         # Eigen splits a 512 product poorly over two threads (1.2x on a 16-core H100 host):
-        # 1024 gives each thread enough blocks.
-        {"ops": ["matmul"], "sizes": [512], "backends": ["openblas"]},
+        # 1024 gives each thread enough blocks. OpenBLAS is left out: Ubuntu 24.04's 0.3.26 on
+        # that host ran a 512 product as fast on one thread as on two.
         {"ops": ["matmul"], "sizes": [1024], "backends": ["eigen"]},
     ],
 }
@@ -43,7 +43,7 @@ class CompareAbTests(CliTestCase):
         process = gpubench("compare", baseline, current, "--format", "json")
         self.assertEqual(process.returncode, 1, process.stdout + process.stderr)
         verdicts = {case["id"]: case["verdict"] for case in json.loads(process.stdout)["cases"]}
-        self.assertEqual(len(verdicts), 4, verdicts)
+        self.assertEqual(len(verdicts), 3, verdicts)
         for case_id, verdict in verdicts.items():
             self.assertEqual(verdict, "slower", f"{case_id}: {verdict}\n{process.stdout}")
         self.assertIn("threads", process.stderr)  # the thread-count difference is a warning

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compare.hpp"
+#include "report/compare_render.hpp"
 #include "report/report.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -12,20 +12,14 @@
 #include "input_file.hpp"
 #include "json_input.hpp"
 #include "types.hpp"
+#include "usage_error_of.hpp"
 
 namespace gpb {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string usage_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "<no UsageError>";
-}
+using testing::usage_error_of;
 
 class InputFile : public ::testing::Test {
  protected:

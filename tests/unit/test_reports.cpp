@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "report/report.hpp"
+#include "usage_error_of.hpp"
 
 namespace gpb {
 namespace {
@@ -423,14 +424,7 @@ TEST(JsonReport, NonFiniteValuesBecomeNullAndReadBackAsNan) {
 
 // ---- JSON errors: one line naming the origin and what is wrong ----
 
-std::string usage_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "<no UsageError>";
-}
+using testing::usage_error_of;
 
 std::string parse_error_of(const std::string& text) {
   return usage_error_of([&] { parse_json_report(text, "base.json"); });
