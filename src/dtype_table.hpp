@@ -19,16 +19,20 @@ struct DTypeInfo {
   double unit_roundoff;  // u = 2^-p for a p-bit significand: the bound on one rounding's relative error
   DType accumulation;    // what backends sum in for it (sums, dot products); verification's bound follows it
   bool tf32_eligible;    // --tf32 may round its matmul inputs to TF32 on tensor cores
+  // The smallest positive subnormal. Below the normal range a rounding's error is absolute,
+  // up to half of it, however small the value: f16's 2^-24 is within reach of a product of two
+  // inputs of about 10^-3, so verification allows half of it beside the relative bound.
+  double smallest_subnormal;
 };
 
 // Indexed by the DType enumerator.
 inline constexpr DTypeInfo kDTypeTable[] = {
-    {DType::f32, "f32", 4, 0x1p-24, DType::f32, true},
-    {DType::f64, "f64", 8, 0x1p-53, DType::f64, false},
+    {DType::f32, "f32", 4, 0x1p-24, DType::f32, true, 0x1p-149},
+    {DType::f64, "f64", 8, 0x1p-53, DType::f64, false, 0x1p-1074},
     // The 16-bit formats are storage formats: every backend computes and sums them in f32
     // (tensor cores accumulate in f32), and rounds only the stored results to 16 bits.
-    {DType::f16, "f16", 2, 0x1p-11, DType::f32, false},
-    {DType::bf16, "bf16", 2, 0x1p-8, DType::f32, false},
+    {DType::f16, "f16", 2, 0x1p-11, DType::f32, false, 0x1p-24},
+    {DType::bf16, "bf16", 2, 0x1p-8, DType::f32, false, 0x1p-133},
 };
 
 template <class... T>

@@ -11,9 +11,11 @@ from gpubench_cli import CliTestCase, gpubench, main, write_file
 SUITE = {
     "name": "ab",
     "settings": {"warmup": 2, "min_samples": 30, "max_noise": 0.01, "min_time": 1, "max_time": 5},
-    # Two threads against one is a 1.3x to 1.8x effect; a 15 % threshold asks compare to find
-    # it on the quiet machine this test needs (label perf).
-    "thresholds": {"*": 0.15},
+    # Two threads against one is a 1.5x to 1.8x effect. compare calls a side noisy when its p5
+    # runs more than the threshold below its median (interference): on the 16-core H100 host
+    # one-thread Eigen runs showed p5 gaps of 15-25 %, which left a 1.5x slowdown "same
+    # (noisy)" at a 15 % threshold. 30 % is still far inside the effect (label perf).
+    "thresholds": {"*": 0.30},
     "groups": [
         # sin is compute-bound at any size; sum only while it stays in the last-level cache
         # (beyond it one core already draws most of a small VM's memory bandwidth).
