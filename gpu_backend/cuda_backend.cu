@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu_backend/cuda_check.cuh"
@@ -12,6 +14,7 @@
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/gemm.cuh"
+#include "kernels/gemm_dmma.cuh"
 #include "kernels/gemm_tensor.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
@@ -102,8 +105,23 @@ class SumCase final : public GpuPrepared {
   DeviceBuffer<unsigned> finished_blocks_;
 };
 
+// Why the f64 GEMM cannot run on this device's FP64 tensor cores (DMMA, from sm_80 on), or
+// nothing when it can. Some sm_8x and sm_12x parts (GeForce, RTX) allow 99 KiB of shared
+// memory per block, too little for the kernel's three stages.
+std::optional<std::string> dmma_unavailable(const DeviceLimits& limits) {
+  if (limits.compute_capability < 80) return "no FP64 tensor cores below sm_80";
+  using Tile = kernels::DmmaGemmTile;
+  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
+    return "the DMMA kernel needs " + std::to_string(Tile::kSharedBytes / 1024) +
+           " KiB of shared memory per block, this device allows " +
+           std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
+  return std::nullopt;
+}
+
 template <class T>
 class GemmCase final : public GpuPrepared {
+  static constexpr bool kHasDmmaPath = std::is_same_v<T, double>;
+
  public:
   GemmCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
@@ -111,15 +129,24 @@ class GemmCase final : public GpuPrepared {
         n_(int_dimension(problem.shape.n, "matmul n")),
         k_(int_dimension(problem.shape.k, "matmul k")),
         // 16-byte global accesses need every row of A (k wide) and B, C (n wide) aligned.
-        vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0) {}
-  // f16 and bf16 on the tensor cores; f32 and f64 on the CUDA cores (FMA). The f32 kernel
-  // has no TF32 path, so --tf32 leaves its cases alone (src/gpu_backend_list.hpp).
+        vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0),
+        no_dmma_(dmma_unavailable(limits())),
+        dmma_(kHasDmmaPath && !no_dmma_) {
+    if (dmma_) kernels::configure_gemm_dmma();
+  }
+  // f16 and bf16 on the tensor cores; f64 on the FP64 tensor cores where the device has
+  // them (dmma_unavailable); f32, and f64 elsewhere, on the CUDA cores (FMA). The f32 kernel has no TF32 path, so --tf32
+  // leaves its cases alone (src/gpu_backend_list.hpp).
   void run() override {
     using D = DeviceType<T>;
-    if constexpr (kComputedWider<T>)
+    if constexpr (kComputedWider<T>) {
       kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_, stream());
-    else
+    } else if (dmma_) {
+      if constexpr (kHasDmmaPath)
+        kernels::launch_gemm_dmma(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+    } else {
       kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+    }
   }
   std::string details() const override {
     const std::string access = std::string(" global_access=") + (vectorized_ ? "vec16" : "scalar");
@@ -129,16 +156,26 @@ class GemmCase final : public GpuPrepared {
              std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
              std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) + " mma=16x16x16" + access;
     } else {
+      if (dmma_) {
+        using Tile = kernels::DmmaGemmTile;
+        return "kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4) block_tile=" + std::to_string(Tile::kBlockM) +
+               "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
+               std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
+               " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
+      }
       using Tile = kernels::GemmTile;
-      return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path) block_tile=" + std::to_string(Tile::kBlockM) + "x" +
-             std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " thread_tile=" +
-             std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN) + access;
+      return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path" + (kHasDmmaPath ? "; " + *no_dmma_ : std::string()) +
+             ") block_tile=" + std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
+             std::to_string(Tile::kBlockK) + " thread_tile=" + std::to_string(Tile::kThreadM) + "x" +
+             std::to_string(Tile::kThreadN) + access;
     }
   }
 
  private:
   int m_, n_, k_;
   bool vectorized_;
+  std::optional<std::string> no_dmma_;
+  bool dmma_;  // f64 on a device that runs the DMMA kernel
 };
 
 // Whether a matrix's rows hold runs of neighbouring columns (banded, stencils): most

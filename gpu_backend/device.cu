@@ -32,10 +32,15 @@ void select_device(int ordinal) {
 DeviceLimits device_limits(int ordinal) {
   DeviceLimits limits;
   limits.ordinal = ordinal;
-  int l2_bytes = 0;
+  int l2_bytes = 0, major = 0, minor = 0, shared_optin = 0;
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&limits.sm_count, cudaDevAttrMultiProcessorCount, ordinal));
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal));
+  GPB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal));
+  GPB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal));
+  GPB_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
   limits.l2_bytes = static_cast<std::size_t>(l2_bytes);
+  limits.compute_capability = 10 * major + minor;
+  limits.shared_bytes_per_block_optin = static_cast<std::size_t>(shared_optin);
   return limits;
 }
 

@@ -19,6 +19,8 @@ struct DeviceLimits {
   int ordinal = 0;
   int sm_count = 0;
   std::size_t l2_bytes = 0;
+  int compute_capability = 0;  // major * 10 + minor: 80 for sm_80, 90 for sm_90
+  std::size_t shared_bytes_per_block_optin = 0;  // dynamic shared memory a kernel may opt into
 };
 
 DeviceLimits device_limits(int ordinal);

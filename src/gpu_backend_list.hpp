@@ -23,8 +23,9 @@ struct GpuBackendEntry {
 
 inline constexpr GpuBackendEntry kGpuBackends[] = {
     {GpuBackendKind::cuda, "cuda",
-     "gpubench's own CUDA kernels: vectorised elementwise, one-launch reduction, tiled GEMM, CSR "
-     "vector/scalar/merge-path SpMV; f16/bf16 computed in f32, their GEMM on tensor cores (WMMA)",
+     "gpubench's own CUDA kernels: vectorised elementwise, one-launch reduction, tiled GEMM (f64 on "
+     "FP64 tensor cores, DMMA, from sm_80), CSR vector/scalar/merge-path SpMV; f16/bf16 computed in "
+     "f32, their GEMM on tensor cores (WMMA)",
      true, false},
     {GpuBackendKind::cublas, "cublas", "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)", false, true},
     {GpuBackendKind::cub, "cub",

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "context.hpp"
 #include "plan.hpp"
 #include "problem.hpp"
 #include "random.hpp"
@@ -681,6 +682,75 @@ TEST(GpuBackends, CustomF32GemmSaysItHasNoTf32Path) {
   prepared->run();
   const Verification verification = verify(problem, prepared->result());
   EXPECT_TRUE(verification.passed) << describe(verification);
+}
+
+// Device 0's compute capability as major * 10 + minor (90 for "9.0"), as the cuda backend
+// compares it when it chooses its f64 GEMM.
+int device_compute_capability() {
+  Context context;
+  append_gpu_context(context);
+  if (context.gpus.empty()) throw std::runtime_error("no CUDA device in the context");
+  const std::string& text = context.gpus[0].compute_capability;
+  const std::size_t dot = text.find('.');
+  return 10 * std::stoi(text.substr(0, dot)) + std::stoi(text.substr(dot + 1));
+}
+
+// The custom f64 GEMM (on the FP64 tensor cores from sm_80 on, the SIMT kernel below) at
+// shapes that are no multiple of its tiles, against the host's fp64 reference with the op
+// table's tolerance, u (2 sqrt(k) + 16) times sum |a||b| (op_table.cpp): a single entry; odd
+// n or k (element-wise copies); even n and k with partial tiles in m, n and k (16-byte
+// copies); whole 128 x 128 tiles over 8 stages of k; k of 250 (16 stages, the last partial);
+// and n = k = 2 (one 16-byte chunk per row). The output is poisoned before the run, so an
+// entry the kernel never writes fails too.
+TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
+                                                                        {7, 13, 5},
+                                                                        {33, 65, 17},
+                                                                        {1000, 333, 77},
+                                                                        {128, 128, 128},
+                                                                        {130, 260, 68},
+                                                                        {257, 130, 250},
+                                                                        {300, 2, 2}}) {
+    const Problem problem = make_problem(Op::matmul, DType::f64, matmul_shape(m, n, k), kSeed);
+    SCOPED_TRACE(problem.shape.label(Op::matmul));
+    auto prepared = backend.prepare(problem, BackendSettings{});
+    const std::string details = prepared->details();
+    const bool even = n % 2 == 0 && k % 2 == 0;
+    EXPECT_NE(details.find(even ? "global_access=vec16" : "global_access=scalar"), std::string::npos) << details;
+    prepared->run();
+    prepared->synchronize();
+    const Verification verification = verify(problem, prepared->result());
+    EXPECT_TRUE(verification.checked);
+    EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+  }
+}
+
+// Which kernel the f64 GEMM runs follows the device, and the details say which: DMMA on the
+// data-centre parts from sm_80 on (A100, H100/H200, B200: 8.0, 9.0, 10.0), the SIMT kernel
+// with the reason below sm_80 and, where the DMMA kernel's shared memory does not fit (some
+// GeForce/RTX parts of sm_8x and sm_12x), either with its reason. f32 stays on the CUDA
+// cores everywhere.
+TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem = make_problem(Op::matmul, DType::f64, matmul_shape(130, 260, 68), kSeed);
+  const std::string details = backend.prepare(problem, BackendSettings{})->details();
+  const int compute_capability = device_compute_capability();
+  const bool dmma = details.find("kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4)") != std::string::npos;
+  if (compute_capability < 80) {
+    EXPECT_NE(details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path; no FP64 tensor cores below sm_80)"),
+              std::string::npos)
+        << details;
+  } else if (compute_capability == 80 || compute_capability == 90 || compute_capability == 100) {
+    EXPECT_TRUE(dmma) << details;
+  } else if (!dmma) {
+    EXPECT_NE(details.find("KiB of shared memory per block, this device allows"), std::string::npos) << details;
+  }
+  const Problem f32_problem = make_problem(Op::matmul, DType::f32, matmul_shape(130, 260, 68), kSeed);
+  const std::string f32_details = backend.prepare(f32_problem, BackendSettings{})->details();
+  EXPECT_NE(f32_details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path)"), std::string::npos) << f32_details;
 }
 
 // The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the

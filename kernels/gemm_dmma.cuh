@@ -1,0 +1,43 @@
+// Dense C = A * B (row-major) for f64 on the FP64 tensor cores (DMMA, sm_80 and newer);
+// design notes in gemm_dmma.cu.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace gpb::kernels {
+
+struct DmmaGemmTile {
+  static constexpr int kBlockM = 128;  // rows of C per block
+  static constexpr int kBlockN = 128;  // columns of C per block
+  static constexpr int kBlockK = 16;   // depth of one shared-memory stage
+  static constexpr int kStages = 3;    // shared-memory stages in flight (cp.async pipeline)
+  static constexpr int kWarpsM = 2;    // warps along the rows of a block tile
+  static constexpr int kWarpsN = 4;    // and along its columns
+  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 rows of C per warp
+  static constexpr int kWarpN = kBlockN / kWarpsN;  // 32 columns of C per warp
+  static constexpr int kMmaM = 8;                   // the mma.sync shape: m8n8k4
+  static constexpr int kMmaN = 8;
+  static constexpr int kMmaK = 4;
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kPad = 4;  // doubles added to each shared row, against bank conflicts
+  // Dynamic shared memory per block: kStages slices of A (kBlockM x (kBlockK + kPad)) and
+  // B (kBlockK x (kBlockN + kPad)); 112 KiB, more than some sm_8x/sm_12x parts allow.
+  static constexpr std::size_t kSharedBytes =
+      sizeof(double) * kStages * (kBlockM * (kBlockK + kPad) + kBlockK * (kBlockN + kPad));
+};
+
+// Lets the kernel use the dynamic shared memory its stages need (more than the default
+// 48 KiB) on the current device: once per device, before the first launch_gemm_dmma there.
+void configure_gemm_dmma();
+
+// C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1, in f64 on the tensor
+// cores. `vectorized` selects 16-byte global copies, legal only when n and k are even so
+// that every row starts 16-byte aligned; otherwise the same tiling copies element-wise.
+// Needs a device of compute capability 8.0 or newer that allows kSharedBytes of shared
+// memory per block: the caller checks (below sm_80 the kernel traps).
+void launch_gemm_dmma(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized,
+                      cudaStream_t stream);
+
+}  // namespace gpb::kernels
