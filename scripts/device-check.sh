@@ -6,7 +6,7 @@
 # tests, the default suite, and the performance step: the performance suite
 # (configs/performance.json), the agreement suite (configs/agreement.json) and the SpMV
 # matrix zoo (configs/spmv-zoo.json) to JSON, two
-# Nsight Compute runs as a third clock, then scripts/compare_peers.py (CuPy, NumPy) and
+# Nsight Compute runs as a third clock, then scripts/compare_peers.py (CuPy, PyTorch, NumPy) and
 # scripts/performance_report.py (docs/PERFORMANCE.md). Ends with a summary block; exits
 # non-zero if any step failed or did not run.
 #

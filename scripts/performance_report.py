@@ -302,8 +302,9 @@ def markdown(res, args):
 
     if res.peers.get("cases"):
         lines += ["## Peers", "",
-                  "The same op, dtype, shape and input distribution in CuPy (GPU backends) and NumPy/SciPy (CPU "
-                  "backends), each peer's output checked against a float64 NumPy reference on sampled entries. "
+                  "The same op, dtype, shape and input distribution in CuPy or PyTorch (GPU backends: PyTorch for "
+                  "bf16 and for f16 matmul and spmv) and NumPy/SciPy (CPU backends, f32 and f64), each peer's output "
+                  "checked against a float64 NumPy reference on sampled entries; a case without a peer says why. "
                   "ratio = gpubench throughput / peer throughput (for equal shapes, peer time / gpubench time): "
                   "above 1 gpubench is faster.", "",
                   "| case | backend | gpubench | peer | peer median | peer timing | ratio | peer check |",
@@ -312,10 +313,10 @@ def markdown(res, args):
             peer = row.get("peer") or {}
             check = peer.get("check") or {}
             verdict = ("ok" if check.get("passed") else f"FAIL ({check.get('worst_error_over_bound', 0):.3g}x bound)") \
-                if check else peer.get("error", "no peer")
+                if check else peer.get("skipped") or peer.get("error", "no peer")
             ratio = f"{row['ratio']:.2f}x" if "ratio" in row else "-"
             lines.append(f"| {row['case']} | {row['backend']} | {seconds_text(row['gpubench_median_s'])} | "
-                         f"{peer.get('call', peer.get('peer', '-'))} | {seconds_text(peer.get('median_s'))} | "
+                         f"{peer.get('call') or peer.get('peer') or '-'} | {seconds_text(peer.get('median_s'))} | "
                          f"{peer.get('method', '-')} | {ratio} | {verdict} |")
         lines += [""] + [f"- {note}" for note in res.peers.get("notes", [])] + [""]
 

@@ -1,4 +1,5 @@
 """Shared helpers for the end-to-end CLI tests: run the built binary, parse its output."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -36,6 +37,15 @@ def run_json(*args, **kwargs):
     process = gpubench("run", *args, "--format", "json", **kwargs)
     report = json.loads(process.stdout) if process.stdout.strip().startswith("{") else None
     return process, report
+
+
+def load_script(name):
+    """scripts/<name>.py as a module, for tests of its functions (its top level imports the
+    standard library only)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(SOURCE_DIR, "scripts", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_file(directory, name, text):
