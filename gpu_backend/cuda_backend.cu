@@ -84,7 +84,7 @@ class SumCase final : public GpuPrepared {
       : GpuPrepared(problem, settings),
         n_(static_cast<std::int64_t>(problem.x.size())),
         launch_(resident_grid(limits(), kernels::sum_blocks_per_sm<D>(kBlockThreads),
-                              ceil_div(n_, kVecLanes<T> * kBlockThreads))),
+                              ceil_div(n_, kVecLanes<T> * kBlockThreads * kernels::kSumUnroll))),
         block_sums_(launch_.blocks, "sum block partials"),
         finished_blocks_(1, "sum finished-block counter") {
     GPB_CUDA_CHECK(cudaMemsetAsync(finished_blocks_.data(), 0, finished_blocks_.bytes(), stream()));

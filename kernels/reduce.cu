@@ -8,7 +8,7 @@ namespace {
 
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullWarp = 0xffffffffu;
-constexpr int kUnroll = 4;
+constexpr int kUnroll = kSumUnroll;
 
 template <class T>
 __device__ T warp_sum(T value) {

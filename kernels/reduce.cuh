@@ -19,6 +19,11 @@ namespace gpb::kernels {
 // __half and __nv_bfloat16), which the partials and the result are stored in.
 // `finished_blocks` must be 0 before the first launch; launches that share it must not
 // overlap (one stream). grid.threads must be a multiple of 32, at most 1024.
+// Vectors each thread loads per grid-stride step: a block covers kSumUnroll * threads
+// vectors in one pass, which is how the grid is sized (an input of up to 4096 f32 is one
+// block, with no partials and no ticket: the one launch of a small sum is all it costs).
+inline constexpr int kSumUnroll = 4;
+
 template <class T>
 void launch_sum(const T* in, std::int64_t n, Accumulate<T>* block_sums, unsigned* finished_blocks, Accumulate<T>* out,
                 LaunchConfig grid, cudaStream_t stream);

@@ -124,15 +124,18 @@ def target_rows(res):
             if dtype == "f32":
                 rows.append(peer_ratio_row(f"cuda {op} f32 256M ≥ 2x CuPy", res.peer_row(f"{op}/{dtype}/268435456", "cuda"),
                                            "gpubench", "CuPy", 2.0, "no CuPy figure"))
-    for dtype in ("f32", "f64"):
+    def sum_row(dtype):
         cuda, cub = res.find("sum", "cuda", dtype, "268435456"), res.find("sum", "cub", dtype, "268435456")
         name = f"cuda sum {dtype} 256M ≥ 95 % of cub"
         if cuda is None or cub is None:
-            rows.append((name, "not measured", None))
-        else:
-            ratio = cub["statistics"]["median"] / cuda["statistics"]["median"]
-            rows.append((name, f"{gbps(cuda):,.0f} vs {gbps(cub):,.0f} GB/s = {ratio:.1%}", ratio >= 0.95))
-        rows.append(copy_fraction_row(f"cuda sum {dtype} 256M ≥ 90 % of copy bandwidth (bytes read)", cuda))
+            return (name, "not measured", None)
+        ratio = cub["statistics"]["median"] / cuda["statistics"]["median"]
+        return (name, f"{gbps(cuda):,.0f} vs {gbps(cub):,.0f} GB/s = {ratio:.1%}", ratio >= 0.95)
+
+    for dtype in ("f32", "f64"):
+        rows.append(sum_row(dtype))
+        rows.append(copy_fraction_row(f"cuda sum {dtype} 256M ≥ 90 % of copy bandwidth (bytes read)",
+                                      res.find("sum", "cuda", dtype, "268435456")))
     labels = sorted({r["shape"]["label"] for r in res.ok() if r["op"] == "spmv" and r["shape"].get("rows", 0) >= 1 << 20},
                     key=lambda label: (label.split("/")[-1], label))
     for label in labels:
@@ -143,15 +146,29 @@ def target_rows(res):
             ratio = gbps(cuda) / gbps(ref)
             rows.append((f"cuda spmv {dtype} {label} ≥ cusparse",
                          f"{gbps(cuda):,.0f} vs {gbps(ref):,.0f} GB/s = {ratio:.1%}", ratio >= 1.0))
-    cuda = res.find("matmul", "cuda", "f32", "4096x4096x4096")
-    cublas = res.find("matmul", "cublas", "f32", "4096x4096x4096")
-    name = "cuda matmul f32 4096 ≥ 50 % of cublas (no TF32)"
-    if cuda is None or cublas is None:
-        rows.append((name, "not measured", None))
-    else:
+    def gemm_row(name, dtype, label, minimum):
+        cuda, cublas = res.find("matmul", "cuda", dtype, label), res.find("matmul", "cublas", dtype, label)
+        if cuda is None or cublas is None:
+            return (name, "not measured", None)
         ratio = cuda["throughput"]["gflops"] / cublas["throughput"]["gflops"]
-        rows.append((name, f"{cuda['throughput']['gflops']:,.0f} vs {cublas['throughput']['gflops']:,.0f} GFLOP/s "
-                           f"= {ratio:.1%}", ratio >= 0.5))
+        return (name, f"{cuda['throughput']['gflops']:,.0f} vs {cublas['throughput']['gflops']:,.0f} GFLOP/s "
+                      f"= {ratio:.1%}", ratio >= minimum)
+
+    for label, minimum in (("4096x4096x4096", 0.90), ("4097x4097x4097", 0.85), ("1000x333x77", 0.80)):
+        rows.append(gemm_row(f"cuda matmul f32 {label} ≥ {minimum:.0%} of cublas (no tensor cores)", "f32", label,
+                             minimum))
+    rows.append(gemm_row("cuda matmul f64 4096 ≥ 80 % of cublas (FP64 tensor cores)", "f64", "4096x4096x4096", 0.80))
+    for dtype in ("bf16", "f16"):
+        for n in (8192, 4096):
+            rows.append(gemm_row(f"cuda matmul {dtype} {n} ≥ 90 % of cublas (tensor cores)", dtype, f"{n}x{n}x{n}", 0.90))
+    rows.append(peer_ratio_row("cuda matmul bf16 8192 ≥ 0.95x torch.matmul",
+                               res.peer_row("matmul/bf16/8192x8192x8192", "cuda"), "gpubench", "PyTorch", 0.95,
+                               "no PyTorch figure"))
+    for dtype in ("f16", "bf16"):
+        for op in ("sin", "sqrt"):
+            rows.append(copy_fraction_row(f"cuda {op} {dtype} 256M ≥ 90 % of copy bandwidth",
+                                          res.find(op, "cuda", dtype, "268435456")))
+        rows.append(sum_row(dtype))
     rows.append(peer_ratio_row("eigen sin f64 16M, all cores ≥ 4x numpy.sin", res.peer_row("sin/f64/16777216", "eigen"),
                                "eigen", "numpy", 4.0, "no NumPy figure"))
     for dtype in ("f32", "f64"):
