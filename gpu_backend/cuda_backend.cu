@@ -131,8 +131,10 @@ class GemmCase final : public GpuPrepared {
         // 16-byte global accesses need every row of A (k wide) and B, C (n wide) aligned.
         vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0),
         no_dmma_(dmma_unavailable(limits())),
-        dmma_(kHasDmmaPath && !no_dmma_) {
-    if (dmma_) kernels::configure_gemm_dmma();
+        dmma_(kHasDmmaPath && !no_dmma_),
+        dmma_shape_(dmma_ ? kernels::dmma_shape_for_current_device(limits().compute_capability)
+                          : kernels::DmmaShape::m8n8k4) {
+    if (dmma_) kernels::configure_gemm_dmma(dmma_shape_);
   }
   // f16 and bf16 on the tensor cores; f64 on the FP64 tensor cores where the device has
   // them (dmma_unavailable); f32, and f64 elsewhere, on the CUDA cores (FMA). The f32 kernel has no TF32 path, so --tf32
@@ -143,7 +145,8 @@ class GemmCase final : public GpuPrepared {
       kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_, stream());
     } else if (dmma_) {
       if constexpr (kHasDmmaPath)
-        kernels::launch_gemm_dmma(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+        kernels::launch_gemm_dmma(dmma_shape_, m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
+                                  stream());
     } else {
       kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
     }
@@ -158,7 +161,8 @@ class GemmCase final : public GpuPrepared {
     } else {
       if (dmma_) {
         using Tile = kernels::DmmaGemmTile;
-        return "kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4) block_tile=" + std::to_string(Tile::kBlockM) +
+        return std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape_) +
+               ") block_tile=" + std::to_string(Tile::kBlockM) +
                "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
                std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
                " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
@@ -176,6 +180,7 @@ class GemmCase final : public GpuPrepared {
   bool vectorized_;
   std::optional<std::string> no_dmma_;
   bool dmma_;  // f64 on a device that runs the DMMA kernel
+  kernels::DmmaShape dmma_shape_;  // its mma.sync shape there (m16n8k16 from sm_90 on)
 };
 
 // Whether a matrix's rows hold runs of neighbouring columns (banded, stencils): most
