@@ -146,9 +146,11 @@ class GemmCase final : public GpuPrepared {
         vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0),
         no_dmma_(dmma_unavailable(limits())),
         dmma_(kHasDmmaPath && !no_dmma_),
+        dmma_shape_(dmma_ ? kernels::dmma_shape_for_current_device(limits().compute_capability)
+                          : kernels::DmmaShape::m8n8k4),
         no_mma_(mma_unavailable(limits(), vectorized_)),
         mma_(kComputedWider<T> && !no_mma_) {
-    if (dmma_) kernels::configure_gemm_dmma();
+    if (dmma_) kernels::configure_gemm_dmma(dmma_shape_);
     if (mma_) kernels::configure_gemm_mma();
   }
   // f16 and bf16 on the tensor cores (the mma.sync kernel where mma_unavailable allows, the
@@ -165,7 +167,8 @@ class GemmCase final : public GpuPrepared {
                                        stream());
     } else if (dmma_) {
       if constexpr (kHasDmmaPath)
-        kernels::launch_gemm_dmma(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+        kernels::launch_gemm_dmma(dmma_shape_, m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
+                                  stream());
     } else {
       kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
     }
@@ -189,7 +192,8 @@ class GemmCase final : public GpuPrepared {
     } else {
       if (dmma_) {
         using Tile = kernels::DmmaGemmTile;
-        return "kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4) block_tile=" + std::to_string(Tile::kBlockM) +
+        return std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape_) +
+               ") block_tile=" + std::to_string(Tile::kBlockM) +
                "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
                std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
                " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
@@ -207,6 +211,7 @@ class GemmCase final : public GpuPrepared {
   bool vectorized_;
   std::optional<std::string> no_dmma_;
   bool dmma_;  // f64 on a device that runs the DMMA kernel
+  kernels::DmmaShape dmma_shape_;  // its mma.sync shape there (m16n8k16 from sm_90 on)
   std::optional<std::string> no_mma_;
   bool mma_;  // f16 or bf16 on the mma.sync kernel
 };

@@ -728,23 +728,26 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
 }
 
 // Which kernel the f64 GEMM runs follows the device, and the details say which: DMMA on the
-// data-centre parts from sm_80 on (A100, H100/H200, B200: 8.0, 9.0, 10.0), the SIMT kernel
-// with the reason below sm_80 and, where the DMMA kernel's shared memory does not fit (some
-// GeForce/RTX parts of sm_8x and sm_12x), either with its reason. f32 stays on the CUDA
-// cores everywhere.
+// data-centre parts from sm_80 on (A100, H100/H200, B200: 8.0, 9.0, 10.0), with the m8n8k4
+// shape below sm_90 and m16n8k16 from sm_90 on (the build compiles sm_90 code); the SIMT
+// kernel with the reason below sm_80 and, where the DMMA kernel's shared memory does not fit
+// (some GeForce/RTX parts of sm_8x and sm_12x), either with its reason. f32 stays on the
+// CUDA cores everywhere.
 TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   const Problem problem = make_problem(Op::matmul, DType::f64, matmul_shape(130, 260, 68), kSeed);
   const std::string details = backend.prepare(problem, BackendSettings{})->details();
   const int compute_capability = device_compute_capability();
-  const bool dmma = details.find("kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4)") != std::string::npos;
+  const std::string dmma_kernel = std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") +
+                                  (compute_capability >= 90 ? "m16n8k16)" : "m8n8k4)");
+  const bool dmma = details.find(dmma_kernel) != std::string::npos;
   if (compute_capability < 80) {
     EXPECT_NE(details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path; no FP64 tensor cores below sm_80)"),
               std::string::npos)
         << details;
   } else if (compute_capability == 80 || compute_capability == 90 || compute_capability == 100) {
-    EXPECT_TRUE(dmma) << details;
+    EXPECT_TRUE(dmma) << "expected " << dmma_kernel << " in " << details;
   } else if (!dmma) {
     EXPECT_NE(details.find("KiB of shared memory per block, this device allows"), std::string::npos) << details;
   }
