@@ -111,7 +111,7 @@ class SumCase final : public GpuPrepared {
 // memory per block, too little for the kernel's three stages.
 std::optional<std::string> dmma_unavailable(const DeviceLimits& limits) {
   if (limits.compute_capability < 80) return "no FP64 tensor cores below sm_80";
-  using Tile = kernels::DmmaGemmTile;
+  using Tile = kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>;  // the smaller tile; m16n8k16 needs more
   if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
     return "the DMMA kernel needs " + std::to_string(Tile::kSharedBytes / 1024) +
            " KiB of shared memory per block, this device allows " +
@@ -146,7 +146,8 @@ class GemmCase final : public GpuPrepared {
         vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0),
         no_dmma_(dmma_unavailable(limits())),
         dmma_(kHasDmmaPath && !no_dmma_),
-        dmma_shape_(dmma_ ? kernels::dmma_shape_for_current_device(limits().compute_capability)
+        dmma_shape_(dmma_ ? kernels::dmma_shape_for_current_device(limits().compute_capability,
+                                                                  limits().shared_bytes_per_block_optin)
                           : kernels::DmmaShape::m8n8k4),
         no_mma_(mma_unavailable(limits(), vectorized_)),
         mma_(kComputedWider<T> && !no_mma_) {
@@ -191,12 +192,17 @@ class GemmCase final : public GpuPrepared {
              access;
     } else {
       if (dmma_) {
-        using Tile = kernels::DmmaGemmTile;
-        return std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape_) +
-               ") block_tile=" + std::to_string(Tile::kBlockM) +
-               "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
-               std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
-               " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
+        const auto text = [&](auto tile) {
+          using Tile = decltype(tile);
+          return std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") +
+                 kernels::dmma_shape_name(dmma_shape_) + ") block_tile=" + std::to_string(Tile::kBlockM) + "x" +
+                 std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
+                 std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
+                 " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
+        };
+        return dmma_shape_ == kernels::DmmaShape::m16n8k16
+                   ? text(kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>{})
+                   : text(kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>{});
       }
       using Tile = kernels::GemmTile;
       return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path" + (kHasDmmaPath ? "; " + *no_dmma_ : std::string()) +

@@ -50,15 +50,30 @@
 namespace gpb::kernels {
 namespace {
 
-using Tile = DmmaGemmTile;
-constexpr int kLdA = Tile::kBlockK + Tile::kPad;  // A slice: 128 rows of 16 (+4)
-constexpr int kLdB = Tile::kBlockN + Tile::kPad;  // B slice: 16 rows of 128 (+4)
-constexpr int kAStageDoubles = Tile::kBlockM * kLdA;
-constexpr int kBStageDoubles = Tile::kBlockK * kLdB;
-constexpr int kStageDoubles = kAStageDoubles + kBStageDoubles;
-static_assert(sizeof(double) * kStageDoubles * Tile::kStages == Tile::kSharedBytes, "the stages fill kSharedBytes");
-static_assert(kLdA % 2 == 0 && kLdB % 2 == 0 && kStageDoubles % 2 == 0, "shared rows and stages must stay 16-byte aligned");
-static_assert(kLdA % 16 == 4 && kLdB % 16 == 4, "the padding keeps the fragment loads free of bank conflicts");
+// A stage's layout in shared memory for one shape's tile: A's slice (kBlockM rows of
+// kBlockK + pad), then B's (kBlockK rows of kBlockN + pad).
+template <DmmaShape kShape>
+struct StageLayout {
+  using Tile = DmmaGemmTile<kShape>;
+  static constexpr int kLdA = Tile::kBlockK + Tile::kPad;  // A slice: 128 rows of 16 or 32 (+4)
+  static constexpr int kLdB = Tile::kBlockN + Tile::kPad;  // B slice: 16 or 32 rows of 128 (+4)
+  static constexpr int kAStageDoubles = Tile::kBlockM * kLdA;
+  static constexpr int kBStageDoubles = Tile::kBlockK * kLdB;
+  static constexpr int kStageDoubles = kAStageDoubles + kBStageDoubles;
+  static_assert(sizeof(double) * kStageDoubles * Tile::kStages == Tile::kSharedBytes, "the stages fill kSharedBytes");
+  static_assert(kLdA % 2 == 0 && kLdB % 2 == 0 && kStageDoubles % 2 == 0,
+                "shared rows and stages must stay 16-byte aligned");
+  static_assert(kLdA % 16 == 4 && kLdB % 16 == 4, "the padding keeps the fragment loads free of bank conflicts");
+};
+
+// The names the kernel code uses, for one shape.
+#define GPB_DMMA_LAYOUT(shape)                                        \
+  using Layout = StageLayout<shape>;                                  \
+  using Tile = typename Layout::Tile;                                 \
+  [[maybe_unused]] constexpr int kLdA = Layout::kLdA;                 \
+  [[maybe_unused]] constexpr int kLdB = Layout::kLdB;                 \
+  [[maybe_unused]] constexpr int kAStageDoubles = Layout::kAStageDoubles; \
+  [[maybe_unused]] constexpr int kStageDoubles = Layout::kStageDoubles
 
 __device__ __forceinline__ unsigned shared_address(const double* pointer) {
   return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
@@ -123,9 +138,10 @@ struct Mma<DmmaShape::m16n8k16> {
 // Starts the copies of A's 128 x 16 slice and B's 16 x 128 slice at depth k0 into one stage
 // (A at the front, B after it); consecutive threads take consecutive chunks of a row, so
 // the global reads coalesce along rows.
-template <bool kVectorized>
+template <DmmaShape kShape, bool kVectorized>
 __device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, const double* __restrict__ a,
                                            const double* __restrict__ b, int m0, int n0, int k0) {
+  GPB_DMMA_LAYOUT(kShape);
   constexpr int kChunk = kVectorized ? 2 : 1;  // doubles per copy
   constexpr int kBytes = kChunk * static_cast<int>(sizeof(double));
   constexpr int kAChunksPerRow = Tile::kBlockK / kChunk;
@@ -158,9 +174,10 @@ __device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, c
 }
 
 template <DmmaShape kShape, bool kVectorized>
-__global__ void __launch_bounds__(Tile::kThreads, 1)
+__global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
     gemm_dmma_kernel(int m, int n, int k, const double* __restrict__ a, const double* __restrict__ b,
                      double* __restrict__ c) {
+  GPB_DMMA_LAYOUT(kShape);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // no DMMA or cp.async before sm_80; launch_gemm_dmma's callers check the device
 #else
@@ -195,7 +212,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 #pragma unroll
   for (int s = 0; s < Tile::kStages - 1; ++s) {
     if (s < k_stages)
-      copy_stage<kVectorized>(stages + s * kStageDoubles, m, n, k, a, b, m0, n0, s * Tile::kBlockK);
+      copy_stage<kShape, kVectorized>(stages + s * kStageDoubles, m, n, k, a, b, m0, n0, s * Tile::kBlockK);
     commit_copies();
   }
 
@@ -206,7 +223,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     __syncthreads();
     const int ahead = s + Tile::kStages - 1;
     if (ahead < k_stages)
-      copy_stage<kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, a, b, m0, n0,
+      copy_stage<kShape, kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, a, b, m0, n0,
                               ahead * Tile::kBlockK);
     commit_copies();
 
@@ -262,6 +279,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 
 template <DmmaShape kShape>
 void allow_shared_bytes() {
+  using Tile = DmmaGemmTile<kShape>;
   GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(Tile::kSharedBytes)));
   GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -270,6 +288,7 @@ void allow_shared_bytes() {
 
 template <DmmaShape kShape>
 void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, cudaStream_t stream) {
+  using Tile = DmmaGemmTile<kShape>;
   const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM);
   if (vectorized)
     gemm_dmma_kernel<kShape, true><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
@@ -283,8 +302,9 @@ const char* dmma_shape_name(DmmaShape shape) {
   return shape == DmmaShape::m16n8k16 ? "m16n8k16" : "m8n8k4";
 }
 
-DmmaShape dmma_shape_for_current_device(int compute_capability) {
-  if (compute_capability < 90) return DmmaShape::m8n8k4;
+DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shared_bytes_per_block) {
+  if (compute_capability < 90 || shared_bytes_per_block < DmmaGemmTile<DmmaShape::m16n8k16>::kSharedBytes)
+    return DmmaShape::m8n8k4;
   // The capability says the device has the shape; the kernel code loaded for it must have
   // been compiled with it too: ptxVersion is the virtual architecture of that code (90 for
   // the default build's sm_90 code, and for its compute_90 PTX compiled at load on newer
