@@ -5,7 +5,7 @@
 // (dmma_shape_for_current_device).
 //
 // Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in
-// stages of 16:
+// stages of 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile):
 //   - Three shared-memory stages in flight: while the warps multiply stage s, the copies of
 //     stages s + 1 and s + 2 are under way (cp.async, global to shared without passing
 //     through registers), so global latency hides behind two stages of tensor-core work.
@@ -16,8 +16,8 @@
 //     itself (cp.async with a source size of 0), so partial tiles add nothing.
 //   - Each warp owns a 64 x 32 tile of C, 64 accumulators (doubles) per lane: with m8n8k4,
 //     8 x 4 fragments of 8 x 8 (2 per lane), 32 MMAs of 512 flops per 4-deep step; with
-//     m16n8k16, 4 x 4 fragments of 16 x 8 (4 per lane), 16 MMAs of 4096 flops per stage.
-//     Either way a warp reads 48 doubles per lane from shared memory per stage: 12 KiB per
+//     m16n8k16, 4 x 4 fragments of 16 x 8 (4 per lane), 16 MMAs of 4096 flops per 16-deep step.
+//     Either way a warp reads 48 doubles per lane from shared memory per 16-deep step: 12 KiB per
 //     warp for 1 MFLOP, so at the DMMA peak (256 flops per SM per clock) 48 of the 128 bytes
 //     per clock that shared memory delivers.
 //   - Fragment layouts (PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f64" and "for
@@ -30,9 +30,9 @@
 //     Both are one rule: A rows g + 8r for the M / 8 row blocks r, A columns and B rows
 //     t + 4q for the K / 4 column blocks q, and C pairs (2t, 2t + 1) in rows g + 8r; so the
 //     loads and stores below are written once for both shapes.
-//   - Shared rows are padded to 20 (A: 16 + 4) and 132 (B: 128 + 4) doubles: the 16 lanes
-//     of a half-warp then read 16 distinct 8-byte bank pairs in every fragment load (A at
-//     row g (+ 8r), column t (+ 4q): (g * 20 + t) mod 16 = 4g + t; B at row t (+ 4q),
+//   - Shared rows are padded to 20 or 36 (A: 16 or 32 + 4) and 132 (B: 128 + 4) doubles: the
+//     16 lanes of a half-warp then read 16 distinct 8-byte bank pairs in every fragment load
+//     (A at row g (+ 8r), column t (+ 4q): (g * 20 + t) mod 16 = (g * 36 + t) mod 16 = 4g + t; B at row t (+ 4q),
 //     column g: (t * 132 + g) mod 16 = 4t + g; the offsets 8r * 20 = 160 and 4q * 132 move
 //     all lanes alike), and every row still starts 16-byte aligned for the copies.
 //   - Edges: stores outside C are skipped; with n even the two accumulators of a pair go
