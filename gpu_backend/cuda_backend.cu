@@ -15,6 +15,7 @@
 #include "kernels/elementwise.cuh"
 #include "kernels/gemm.cuh"
 #include "kernels/gemm_dmma.cuh"
+#include "kernels/gemm_mma.cuh"
 #include "kernels/gemm_tensor.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
@@ -110,9 +111,22 @@ class SumCase final : public GpuPrepared {
 // memory per block, too little for the kernel's three stages.
 std::optional<std::string> dmma_unavailable(const DeviceLimits& limits) {
   if (limits.compute_capability < 80) return "no FP64 tensor cores below sm_80";
-  using Tile = kernels::DmmaGemmTile;
+  using Tile = kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>;  // the smaller tile; m16n8k16 needs more
   if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
     return "the DMMA kernel needs " + std::to_string(Tile::kSharedBytes / 1024) +
+           " KiB of shared memory per block, this device allows " +
+           std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
+  return std::nullopt;
+}
+
+// Why the 16-bit GEMM cannot run the mma.sync kernel (gemm_mma.cu) here, or nothing when it
+// can; the WMMA kernel runs it then.
+std::optional<std::string> mma_unavailable(const DeviceLimits& limits, bool vectorized) {
+  if (!vectorized) return "mma_gemm needs n and k multiples of 8";
+  if (limits.compute_capability < 80) return "mma_gemm needs sm_80 or newer";
+  using Tile = kernels::MmaGemmTile;
+  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
+    return "mma_gemm needs " + std::to_string(Tile::kSharedBytes / 1024) +
            " KiB of shared memory per block, this device allows " +
            std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
   return std::nullopt;
@@ -131,19 +145,31 @@ class GemmCase final : public GpuPrepared {
         // 16-byte global accesses need every row of A (k wide) and B, C (n wide) aligned.
         vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0),
         no_dmma_(dmma_unavailable(limits())),
-        dmma_(kHasDmmaPath && !no_dmma_) {
-    if (dmma_) kernels::configure_gemm_dmma();
+        dmma_(kHasDmmaPath && !no_dmma_),
+        dmma_shape_(dmma_ ? kernels::dmma_shape_for_current_device(limits().compute_capability,
+                                                                  limits().shared_bytes_per_block_optin)
+                          : kernels::DmmaShape::m8n8k4),
+        no_mma_(mma_unavailable(limits(), vectorized_)),
+        mma_(kComputedWider<T> && !no_mma_) {
+    if (dmma_) kernels::configure_gemm_dmma(dmma_shape_);
+    if (mma_) kernels::configure_gemm_mma();
   }
-  // f16 and bf16 on the tensor cores; f64 on the FP64 tensor cores where the device has
+  // f16 and bf16 on the tensor cores (the mma.sync kernel where mma_unavailable allows, the
+  // WMMA kernel otherwise); f64 on the FP64 tensor cores where the device has
   // them (dmma_unavailable); f32, and f64 elsewhere, on the CUDA cores (FMA). The f32 kernel has no TF32 path, so --tf32
   // leaves its cases alone (src/gpu_backend_list.hpp).
   void run() override {
     using D = DeviceType<T>;
     if constexpr (kComputedWider<T>) {
-      kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_, stream());
+      if (mma_)
+        kernels::launch_gemm_mma<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), stream());
+      else
+        kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_,
+                                       stream());
     } else if (dmma_) {
       if constexpr (kHasDmmaPath)
-        kernels::launch_gemm_dmma(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+        kernels::launch_gemm_dmma(dmma_shape_, m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
+                                  stream());
     } else {
       kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
     }
@@ -151,17 +177,32 @@ class GemmCase final : public GpuPrepared {
   std::string details() const override {
     const std::string access = std::string(" global_access=") + (vectorized_ ? "vec16" : "scalar");
     if constexpr (kComputedWider<T>) {
+      if (mma_) {
+        using Tile = kernels::MmaGemmTile;
+        return "kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation) block_tile=" +
+               std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
+               std::to_string(Tile::kBlockK) + " warp_tile=" + std::to_string(Tile::kWarpM) + "x" +
+               std::to_string(Tile::kWarpN) + " stages=" + std::to_string(Tile::kStages) +
+               " (cp.async, swizzled shared layout, ldmatrix)" + access;
+      }
       using Tile = kernels::TensorGemmTile;
-      return "kernel=wmma_gemm (tensor cores, f32 accumulation) block_tile=" + std::to_string(Tile::kBlockM) + "x" +
-             std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
-             std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) + " mma=16x16x16" + access;
+      return "kernel=wmma_gemm (tensor cores, f32 accumulation; " + *no_mma_ + ") block_tile=" +
+             std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) +
+             " warp_tile=" + std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) + " mma=16x16x16" +
+             access;
     } else {
       if (dmma_) {
-        using Tile = kernels::DmmaGemmTile;
-        return "kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4) block_tile=" + std::to_string(Tile::kBlockM) +
-               "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
-               std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
-               " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
+        const auto text = [&](auto tile) {
+          using Tile = decltype(tile);
+          return std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") +
+                 kernels::dmma_shape_name(dmma_shape_) + ") block_tile=" + std::to_string(Tile::kBlockM) + "x" +
+                 std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
+                 std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
+                 " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
+        };
+        return dmma_shape_ == kernels::DmmaShape::m16n8k16
+                   ? text(kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>{})
+                   : text(kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>{});
       }
       using Tile = kernels::GemmTile;
       return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path" + (kHasDmmaPath ? "; " + *no_dmma_ : std::string()) +
@@ -176,6 +217,9 @@ class GemmCase final : public GpuPrepared {
   bool vectorized_;
   std::optional<std::string> no_dmma_;
   bool dmma_;  // f64 on a device that runs the DMMA kernel
+  kernels::DmmaShape dmma_shape_;  // its mma.sync shape there (m16n8k16 from sm_90 on)
+  std::optional<std::string> no_mma_;
+  bool mma_;  // f16 or bf16 on the mma.sync kernel
 };
 
 // Whether a matrix's rows hold runs of neighbouring columns (banded, stencils): most

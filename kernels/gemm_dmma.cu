@@ -1,8 +1,11 @@
-// Tiled f64 GEMM on the FP64 tensor cores: PTX mma.sync.aligned.m8n8k4.row.col.f64
-// (DMMA, sm_80 and newer), fed by a cp.async pipeline.
+// Tiled f64 GEMM on the FP64 tensor cores: PTX mma.sync.aligned.row.col.f64 (DMMA), fed by a
+// cp.async pipeline. Two instruction shapes from one kernel template (DmmaShape): m8n8k4,
+// the only f64 shape of sm_80 to sm_89, and m16n8k16, added in sm_90 (PTX ISA 7.8), which
+// does eight times the work per instruction; the host picks by device
+// (dmma_shape_for_current_device).
 //
 // Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in
-// stages of 16:
+// stages of 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile):
 //   - Three shared-memory stages in flight: while the warps multiply stage s, the copies of
 //     stages s + 1 and s + 2 are under way (cp.async, global to shared without passing
 //     through registers), so global latency hides behind two stages of tensor-core work.
@@ -11,23 +14,32 @@
 //   - Copies are 16 bytes (2 doubles) when n and k are even (every row then starts 16-byte
 //     aligned), 8 bytes otherwise. Entries outside A or B are zero-filled by the copy
 //     itself (cp.async with a source size of 0), so partial tiles add nothing.
-//   - Each warp owns a 64 x 32 tile of C: 8 x 4 accumulator fragments of 8 x 8 (two
-//     doubles per lane). Per 4-deep step it loads 8 A and 4 B fragments (one double per
-//     lane each) and issues 32 MMAs of 512 flops: 3 KiB of shared-memory reads per warp,
-//     so at the DMMA peak (256 flops per SM per clock) 48 of the 128 bytes per clock that
-//     shared memory delivers.
-//   - Fragment layouts (PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f64"), with
-//     g = lane / 4 and t = lane % 4: A (8 x 4) a0 = A[g][t]; B (4 x 8) b0 = B[t][g];
-//     C/D (8 x 8) c0, c1 = C[g][2t], C[g][2t + 1].
-//   - Shared rows are padded to 20 (A: 16 + 4) and 132 (B: 128 + 4) doubles: the 16 lanes
-//     of a half-warp then read 16 distinct 8-byte bank pairs in both fragment loads (A rows
-//     g * 20 + t, B rows t * 132 + g, both distinct modulo 16), and every row still starts
-//     16-byte aligned for the copies.
-//   - Edges: stores outside C are skipped; with n even the two accumulators of a lane go
+//   - Each warp owns a 64 x 32 tile of C, 64 accumulators (doubles) per lane: with m8n8k4,
+//     8 x 4 fragments of 8 x 8 (2 per lane), 32 MMAs of 512 flops per 4-deep step; with
+//     m16n8k16, 4 x 4 fragments of 16 x 8 (4 per lane), 16 MMAs of 4096 flops per 16-deep step.
+//     Either way a warp reads 48 doubles per lane from shared memory per 16-deep step: 12 KiB per
+//     warp for 1 MFLOP, so at the DMMA peak (256 flops per SM per clock) 48 of the 128 bytes
+//     per clock that shared memory delivers.
+//   - Fragment layouts (PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f64" and "for
+//     mma.m16n8k16 with floating point type", .f64 rows), with g = lane / 4, t = lane % 4:
+//       m8n8k4:   A (8 x 4)   a0 = A[g][t];  B (4 x 8) b0 = B[t][g];
+//                 C (8 x 8)   c0, c1 = C[g][2t], C[g][2t + 1].
+//       m16n8k16: A (16 x 16) a_i = A[g + 8 (i % 2)][t + 4 (i / 2)], i = 0..7;
+//                 B (16 x 8)  b_i = B[t + 4i][g], i = 0..3;
+//                 C (16 x 8)  c_i = C[g + 8 (i / 2)][2t + i % 2], i = 0..3.
+//     Both are one rule: A rows g + 8r for the M / 8 row blocks r, A columns and B rows
+//     t + 4q for the K / 4 column blocks q, and C pairs (2t, 2t + 1) in rows g + 8r; so the
+//     loads and stores below are written once for both shapes.
+//   - Shared rows are padded to 20 or 36 (A: 16 or 32 + 4) and 132 (B: 128 + 4) doubles: the
+//     16 lanes of a half-warp then read 16 distinct 8-byte bank pairs in every fragment load
+//     (A at row g (+ 8r), column t (+ 4q): (g * 20 + t) mod 16 = (g * 36 + t) mod 16 = 4g + t; B at row t (+ 4q),
+//     column g: (t * 132 + g) mod 16 = 4t + g; the offsets 8r * 20 = 160 and 4q * 132 move
+//     all lanes alike), and every row still starts 16-byte aligned for the copies.
+//   - Edges: stores outside C are skipped; with n even the two accumulators of a pair go
 //     out as one 16-byte store.
-// Correct for any m, n, k >= 1. What it leaves out: sm_90's larger f64 shapes
-// (m16n8k4/k8/k16), swizzled instead of padded layouts, ldmatrix-style wide fragment loads;
-// docs/kernel-notes.md has the design's floor and prediction.
+// Correct for any m, n, k >= 1. What it leaves out: swizzled instead of padded layouts,
+// wider (16-byte) fragment loads, a deeper pipeline; docs/kernel-notes.md has the design's
+// floor and prediction.
 #include "kernels/gemm_dmma.cuh"
 
 #include <cstddef>
@@ -38,17 +50,30 @@
 namespace gpb::kernels {
 namespace {
 
-using Tile = DmmaGemmTile;
-constexpr int kLdA = Tile::kBlockK + Tile::kPad;  // A slice: 128 rows of 16 (+4)
-constexpr int kLdB = Tile::kBlockN + Tile::kPad;  // B slice: 16 rows of 128 (+4)
-constexpr int kAStageDoubles = Tile::kBlockM * kLdA;
-constexpr int kBStageDoubles = Tile::kBlockK * kLdB;
-constexpr int kStageDoubles = kAStageDoubles + kBStageDoubles;
-static_assert(sizeof(double) * kStageDoubles * Tile::kStages == Tile::kSharedBytes, "the stages fill kSharedBytes");
-constexpr int kFragmentsM = Tile::kWarpM / Tile::kMmaM;  // 8
-constexpr int kFragmentsN = Tile::kWarpN / Tile::kMmaN;  // 4
-static_assert(kLdA % 2 == 0 && kLdB % 2 == 0 && kStageDoubles % 2 == 0, "shared rows and stages must stay 16-byte aligned");
-static_assert(kLdA % 16 == 4 && kLdB % 16 == 4, "the padding keeps the fragment loads free of bank conflicts");
+// A stage's layout in shared memory for one shape's tile: A's slice (kBlockM rows of
+// kBlockK + pad), then B's (kBlockK rows of kBlockN + pad).
+template <DmmaShape kShape>
+struct StageLayout {
+  using Tile = DmmaGemmTile<kShape>;
+  static constexpr int kLdA = Tile::kBlockK + Tile::kPad;  // A slice: 128 rows of 16 or 32 (+4)
+  static constexpr int kLdB = Tile::kBlockN + Tile::kPad;  // B slice: 16 or 32 rows of 128 (+4)
+  static constexpr int kAStageDoubles = Tile::kBlockM * kLdA;
+  static constexpr int kBStageDoubles = Tile::kBlockK * kLdB;
+  static constexpr int kStageDoubles = kAStageDoubles + kBStageDoubles;
+  static_assert(sizeof(double) * kStageDoubles * Tile::kStages == Tile::kSharedBytes, "the stages fill kSharedBytes");
+  static_assert(kLdA % 2 == 0 && kLdB % 2 == 0 && kStageDoubles % 2 == 0,
+                "shared rows and stages must stay 16-byte aligned");
+  static_assert(kLdA % 16 == 4 && kLdB % 16 == 4, "the padding keeps the fragment loads free of bank conflicts");
+};
+
+// The names the kernel code uses, for one shape.
+#define GPB_DMMA_LAYOUT(shape)                                        \
+  using Layout = StageLayout<shape>;                                  \
+  using Tile = typename Layout::Tile;                                 \
+  [[maybe_unused]] constexpr int kLdA = Layout::kLdA;                 \
+  [[maybe_unused]] constexpr int kLdB = Layout::kLdB;                 \
+  [[maybe_unused]] constexpr int kAStageDoubles = Layout::kAStageDoubles; \
+  [[maybe_unused]] constexpr int kStageDoubles = Layout::kStageDoubles
 
 __device__ __forceinline__ unsigned shared_address(const double* pointer) {
   return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
@@ -78,19 +103,45 @@ __device__ __forceinline__ void wait_for_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-// d (8 x 8, two doubles per lane) += a (8 x 4, one per lane) * b (4 x 8, one per lane).
-__device__ __forceinline__ void mma_m8n8k4(double (&d)[2], double a, double b) {
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-      : "+d"(d[0]), "+d"(d[1])
-      : "d"(a), "d"(b));
-}
+// One mma.sync shape: its M x N x K and the instruction, d (M x N) += a (M x K) * b (K x N),
+// with M * K / 32, K * N / 32 and M * N / 32 doubles per lane (fragment layouts in the
+// header comment).
+template <DmmaShape kShape>
+struct Mma;
+
+template <>
+struct Mma<DmmaShape::m8n8k4> {
+  static constexpr int kM = 8, kN = 8, kK = 4;
+  __device__ __forceinline__ static void run(double (&d)[2], const double (&a)[1], const double (&b)[1]) {
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+        : "+d"(d[0]), "+d"(d[1])
+        : "d"(a[0]), "d"(b[0]));
+  }
+};
+
+template <>
+struct Mma<DmmaShape::m16n8k16> {
+  static constexpr int kM = 16, kN = 8, kK = 16;
+  __device__ __forceinline__ static void run(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap();  // sm_90 and newer only; dmma_shape_for_current_device never picks it here
+#else
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
+        "{%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+          "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#endif
+  }
+};
 
 // Starts the copies of A's 128 x 16 slice and B's 16 x 128 slice at depth k0 into one stage
 // (A at the front, B after it); consecutive threads take consecutive chunks of a row, so
 // the global reads coalesce along rows.
-template <bool kVectorized>
+template <DmmaShape kShape, bool kVectorized>
 __device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, const double* __restrict__ a,
                                            const double* __restrict__ b, int m0, int n0, int k0) {
+  GPB_DMMA_LAYOUT(kShape);
   constexpr int kChunk = kVectorized ? 2 : 1;  // doubles per copy
   constexpr int kBytes = kChunk * static_cast<int>(sizeof(double));
   constexpr int kAChunksPerRow = Tile::kBlockK / kChunk;
@@ -122,13 +173,25 @@ __device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, c
   }
 }
 
-template <bool kVectorized>
-__global__ void __launch_bounds__(Tile::kThreads, 1)
+template <DmmaShape kShape, bool kVectorized>
+__global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
     gemm_dmma_kernel(int m, int n, int k, const double* __restrict__ a, const double* __restrict__ b,
                      double* __restrict__ c) {
+  GPB_DMMA_LAYOUT(kShape);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // no DMMA or cp.async before sm_80; launch_gemm_dmma's callers check the device
 #else
+  using Shape = Mma<kShape>;
+  constexpr int kFragmentsM = Tile::kWarpM / Shape::kM;  // 8 (m8n8k4) or 4 (m16n8k16)
+  constexpr int kFragmentsN = Tile::kWarpN / Shape::kN;  // 4
+  constexpr int kRowBlocks = Shape::kM / 8;              // A and C rows g + 8r
+  constexpr int kColumnBlocks = Shape::kK / 4;           // A columns and B rows t + 4q
+  constexpr int kARegisters = kRowBlocks * kColumnBlocks, kBRegisters = kColumnBlocks, kCRegisters = 2 * kRowBlocks;
+  static_assert(Tile::kBlockK % Shape::kK == 0 && Tile::kWarpM % Shape::kM == 0 && Tile::kWarpN % Shape::kN == 0,
+                "the MMA shape must tile the warp tile and the stage depth");
+  static_assert(kARegisters * 32 == Shape::kM * Shape::kK && kBRegisters * 32 == Shape::kK * Shape::kN &&
+                    kCRegisters * 32 == Shape::kM * Shape::kN,
+                "a fragment spreads its matrix over the 32 lanes");
   extern __shared__ __align__(16) double stages[];
 
   const int m0 = static_cast<int>(blockIdx.y) * Tile::kBlockM, n0 = static_cast<int>(blockIdx.x) * Tile::kBlockN;
@@ -141,7 +204,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   const int a_offset = (warp_row + group) * kLdA + thread_in_group;
   const int b_offset = kAStageDoubles + thread_in_group * kLdB + warp_col + group;
 
-  double acc[kFragmentsM][kFragmentsN][2] = {};
+  double acc[kFragmentsM][kFragmentsN][kCRegisters] = {};
 
   const int k_stages = (k + Tile::kBlockK - 1) / Tile::kBlockK;
   // Prologue: the first kStages - 1 stages in flight. Every iteration commits a group, empty
@@ -149,7 +212,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 #pragma unroll
   for (int s = 0; s < Tile::kStages - 1; ++s) {
     if (s < k_stages)
-      copy_stage<kVectorized>(stages + s * kStageDoubles, m, n, k, a, b, m0, n0, s * Tile::kBlockK);
+      copy_stage<kShape, kVectorized>(stages + s * kStageDoubles, m, n, k, a, b, m0, n0, s * Tile::kBlockK);
     commit_copies();
   }
 
@@ -160,63 +223,110 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     __syncthreads();
     const int ahead = s + Tile::kStages - 1;
     if (ahead < k_stages)
-      copy_stage<kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, a, b, m0, n0,
+      copy_stage<kShape, kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, a, b, m0, n0,
                               ahead * Tile::kBlockK);
     commit_copies();
 
     const double* stage = stages + (s % Tile::kStages) * kStageDoubles;
 #pragma unroll
-    for (int kk = 0; kk < Tile::kBlockK; kk += Tile::kMmaK) {
-      double a_fragments[kFragmentsM];
-      double b_fragments[kFragmentsN];
+    for (int kk = 0; kk < Tile::kBlockK; kk += Shape::kK) {
+      // All of the warp's B fragments for this step, then one A fragment at a time: with
+      // m16n8k16, 16 + 8 doubles of operands live beside the 64 accumulators.
+      double b_fragments[kFragmentsN][kBRegisters];
 #pragma unroll
-      for (int i = 0; i < kFragmentsM; ++i) a_fragments[i] = stage[a_offset + i * Tile::kMmaM * kLdA + kk];
+      for (int j = 0; j < kFragmentsN; ++j)
 #pragma unroll
-      for (int j = 0; j < kFragmentsN; ++j) b_fragments[j] = stage[b_offset + kk * kLdB + j * Tile::kMmaN];
+        for (int q = 0; q < kColumnBlocks; ++q)  // b_q = B[t + 4q][g]
+          b_fragments[j][q] = stage[b_offset + (kk + 4 * q) * kLdB + j * Shape::kN];
 #pragma unroll
-      for (int i = 0; i < kFragmentsM; ++i)
+      for (int i = 0; i < kFragmentsM; ++i) {
+        double a_fragment[kARegisters];
 #pragma unroll
-        for (int j = 0; j < kFragmentsN; ++j) mma_m8n8k4(acc[i][j], a_fragments[i], b_fragments[j]);
+        for (int x = 0; x < kARegisters; ++x) {  // a_x = A[g + 8 (x % R)][t + 4 (x / R)], R row blocks
+          const int r = x % kRowBlocks, q = x / kRowBlocks;
+          a_fragment[x] = stage[a_offset + (i * Shape::kM + 8 * r) * kLdA + kk + 4 * q];
+        }
+#pragma unroll
+        for (int j = 0; j < kFragmentsN; ++j) Shape::run(acc[i][j], a_fragment, b_fragments[j]);
+      }
     }
   }
 
-  // Lane (g, t) holds C[g][2t] and C[g][2t + 1] of each fragment.
+  // Lane (g, t) holds C[g + 8r][2t] and C[g + 8r][2t + 1] of each fragment, as c_2r, c_2r+1.
 #pragma unroll
   for (int i = 0; i < kFragmentsM; ++i) {
-    const int row = m0 + warp_row + i * Tile::kMmaM + group;
-    if (row >= m) continue;
-    double* c_row = c + static_cast<std::int64_t>(row) * n;
 #pragma unroll
-    for (int j = 0; j < kFragmentsN; ++j) {
-      const int col = n0 + warp_col + j * Tile::kMmaN + 2 * thread_in_group;
-      if constexpr (kVectorized) {
-        // n even: a pair starting inside C ends inside it, 16-byte aligned.
-        if (col < n) *reinterpret_cast<double2*>(c_row + col) = make_double2(acc[i][j][0], acc[i][j][1]);
-      } else {
-        if (col < n) c_row[col] = acc[i][j][0];
-        if (col + 1 < n) c_row[col + 1] = acc[i][j][1];
+    for (int r = 0; r < kRowBlocks; ++r) {
+      const int row = m0 + warp_row + i * Shape::kM + 8 * r + group;
+      if (row >= m) continue;
+      double* c_row = c + static_cast<std::int64_t>(row) * n;
+#pragma unroll
+      for (int j = 0; j < kFragmentsN; ++j) {
+        const int col = n0 + warp_col + j * Shape::kN + 2 * thread_in_group;
+        const double first = acc[i][j][2 * r], second = acc[i][j][2 * r + 1];
+        if constexpr (kVectorized) {
+          // n even: a pair starting inside C ends inside it, 16-byte aligned.
+          if (col < n) *reinterpret_cast<double2*>(c_row + col) = make_double2(first, second);
+        } else {
+          if (col < n) c_row[col] = first;
+          if (col + 1 < n) c_row[col + 1] = second;
+        }
       }
     }
   }
 #endif
 }
 
-}  // namespace
-
-void configure_gemm_dmma() {
-  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+template <DmmaShape kShape>
+void allow_shared_bytes() {
+  using Tile = DmmaGemmTile<kShape>;
+  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(Tile::kSharedBytes)));
-  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(Tile::kSharedBytes)));
 }
 
-void launch_gemm_dmma(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized,
-                      cudaStream_t stream) {
+template <DmmaShape kShape>
+void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, cudaStream_t stream) {
+  using Tile = DmmaGemmTile<kShape>;
   const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM);
   if (vectorized)
-    gemm_dmma_kernel<true><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
+    gemm_dmma_kernel<kShape, true><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
   else
-    gemm_dmma_kernel<false><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
+    gemm_dmma_kernel<kShape, false><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
+}
+
+}  // namespace
+
+const char* dmma_shape_name(DmmaShape shape) {
+  return shape == DmmaShape::m16n8k16 ? "m16n8k16" : "m8n8k4";
+}
+
+DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shared_bytes_per_block) {
+  if (compute_capability < 90 || shared_bytes_per_block < DmmaGemmTile<DmmaShape::m16n8k16>::kSharedBytes)
+    return DmmaShape::m8n8k4;
+  // The capability says the device has the shape; the kernel code loaded for it must have
+  // been compiled with it too: ptxVersion is the virtual architecture of that code (90 for
+  // the default build's sm_90 code, and for its compute_90 PTX compiled at load on newer
+  // devices), below 90 where a build targets only older architectures.
+  cudaFuncAttributes attributes{};
+  GPB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, gemm_dmma_kernel<DmmaShape::m16n8k16, true>));
+  return attributes.ptxVersion >= 90 ? DmmaShape::m16n8k16 : DmmaShape::m8n8k4;
+}
+
+void configure_gemm_dmma(DmmaShape shape) {
+  if (shape == DmmaShape::m16n8k16)
+    allow_shared_bytes<DmmaShape::m16n8k16>();
+  else
+    allow_shared_bytes<DmmaShape::m8n8k4>();
+}
+
+void launch_gemm_dmma(DmmaShape shape, int m, int n, int k, const double* a, const double* b, double* c,
+                      bool vectorized, cudaStream_t stream) {
+  if (shape == DmmaShape::m16n8k16)
+    launch<DmmaShape::m16n8k16>(m, n, k, a, b, c, vectorized, stream);
+  else
+    launch<DmmaShape::m8n8k4>(m, n, k, a, b, c, vectorized, stream);
   GPB_CHECK_LAUNCH();
 }
 

@@ -8,36 +8,53 @@
 
 namespace gpb::kernels {
 
+// The mma.sync shape the kernel issues: m8n8k4, the only f64 shape of sm_80 to sm_89, or
+// m16n8k16 (sm_90 and newer), eight times the work per instruction.
+enum class DmmaShape { m8n8k4, m16n8k16 };
+
+// The tiling, per shape. The stage depth is the one difference: m16n8k16 takes 32-deep
+// stages (207 KiB in three stages: an sm_90 block may have 227), m8n8k4 16-deep ones
+// (112 KiB, within the 163 KiB of an A100 block). On an H100 the 32-deep stages ran 4096 at
+// 48.6 against 45.9 TFLOP/s; 4 or 5 stages of 16 changed nothing (docs/kernel-notes.md).
+template <DmmaShape kShape>
 struct DmmaGemmTile {
   static constexpr int kBlockM = 128;  // rows of C per block
   static constexpr int kBlockN = 128;  // columns of C per block
-  static constexpr int kBlockK = 16;   // depth of one shared-memory stage
+  static constexpr int kBlockK = kShape == DmmaShape::m16n8k16 ? 32 : 16;  // depth of one shared-memory stage
   static constexpr int kStages = 3;    // shared-memory stages in flight (cp.async pipeline)
   static constexpr int kWarpsM = 2;    // warps along the rows of a block tile
   static constexpr int kWarpsN = 4;    // and along its columns
   static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 rows of C per warp
   static constexpr int kWarpN = kBlockN / kWarpsN;  // 32 columns of C per warp
-  static constexpr int kMmaM = 8;                   // the mma.sync shape: m8n8k4
-  static constexpr int kMmaN = 8;
-  static constexpr int kMmaK = 4;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kPad = 4;  // doubles added to each shared row, against bank conflicts
   // Dynamic shared memory per block: kStages slices of A (kBlockM x (kBlockK + kPad)) and
-  // B (kBlockK x (kBlockN + kPad)); 112 KiB, more than some sm_8x/sm_12x parts allow.
+  // B (kBlockK x (kBlockN + kPad)); more than some sm_8x/sm_12x parts allow.
   static constexpr std::size_t kSharedBytes =
       sizeof(double) * kStages * (kBlockM * (kBlockK + kPad) + kBlockK * (kBlockN + kPad));
 };
 
+
+// "m8n8k4" or "m16n8k16".
+const char* dmma_shape_name(DmmaShape shape);
+
+// The shape for the current device: m16n8k16 where its compute capability is 9.0 or more,
+// the kernel code loaded for it was compiled for sm_90 or newer (the default build's `90`
+// target, native or through its PTX) and a block may have that tile's shared memory
+// (`shared_bytes_per_block`, the device's opt-in limit); m8n8k4 otherwise.
+DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shared_bytes_per_block);
+
 // Lets the kernel use the dynamic shared memory its stages need (more than the default
 // 48 KiB) on the current device: once per device, before the first launch_gemm_dmma there.
-void configure_gemm_dmma();
+void configure_gemm_dmma(DmmaShape shape);
 
 // C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1, in f64 on the tensor
 // cores. `vectorized` selects 16-byte global copies, legal only when n and k are even so
 // that every row starts 16-byte aligned; otherwise the same tiling copies element-wise.
-// Needs a device of compute capability 8.0 or newer that allows kSharedBytes of shared
-// memory per block: the caller checks (below sm_80 the kernel traps).
-void launch_gemm_dmma(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized,
-                      cudaStream_t stream);
+// Needs a device of compute capability 8.0 or newer that allows the shape's tile kSharedBytes of shared
+// memory per block, and `shape` from dmma_shape_for_current_device: the caller checks
+// (below sm_80, or m16n8k16 in code compiled for less than sm_90, the kernel traps).
+void launch_gemm_dmma(DmmaShape shape, int m, int n, int k, const double* a, const double* b, double* c,
+                      bool vectorized, cudaStream_t stream);
 
 }  // namespace gpb::kernels

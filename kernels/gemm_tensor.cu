@@ -1,5 +1,8 @@
 // Tiled GEMM for __half and __nv_bfloat16 on tensor cores through WMMA (nvcuda::wmma,
-// 16 x 16 x 16 fragments, float accumulators).
+// 16 x 16 x 16 fragments, float accumulators). The cuda backend runs it where gemm_mma.cu's
+// mma.sync kernel cannot: n or k not a multiple of 8, or a device that lacks sm_80 or its
+// shared memory. Its bf16 fragment loads use generic addresses (the toolkit's WMMA bf16
+// loads do not take the shared state space), likely why bf16 runs at half the f16 rate here.
 //
 // Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in
 // stages of 32:

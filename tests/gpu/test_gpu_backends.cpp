@@ -728,29 +728,78 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
 }
 
 // Which kernel the f64 GEMM runs follows the device, and the details say which: DMMA on the
-// data-centre parts from sm_80 on (A100, H100/H200, B200: 8.0, 9.0, 10.0), the SIMT kernel
-// with the reason below sm_80 and, where the DMMA kernel's shared memory does not fit (some
-// GeForce/RTX parts of sm_8x and sm_12x), either with its reason. f32 stays on the CUDA
-// cores everywhere.
+// data-centre parts from sm_80 on (A100, H100/H200, B200: 8.0, 9.0, 10.0), with the m8n8k4
+// shape below sm_90 and m16n8k16 from sm_90 on (the build compiles sm_90 code); the SIMT
+// kernel with the reason below sm_80 and, where the DMMA kernel's shared memory does not fit
+// (some GeForce/RTX parts of sm_8x and sm_12x), either with its reason. f32 stays on the
+// CUDA cores everywhere.
 TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   const Problem problem = make_problem(Op::matmul, DType::f64, matmul_shape(130, 260, 68), kSeed);
   const std::string details = backend.prepare(problem, BackendSettings{})->details();
   const int compute_capability = device_compute_capability();
-  const bool dmma = details.find("kernel=dmma_gemm (FP64 tensor cores, mma.sync m8n8k4)") != std::string::npos;
+  const std::string dmma_kernel = std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") +
+                                  (compute_capability >= 90 ? "m16n8k16)" : "m8n8k4)");
+  const bool dmma = details.find(dmma_kernel) != std::string::npos;
   if (compute_capability < 80) {
     EXPECT_NE(details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path; no FP64 tensor cores below sm_80)"),
               std::string::npos)
         << details;
   } else if (compute_capability == 80 || compute_capability == 90 || compute_capability == 100) {
-    EXPECT_TRUE(dmma) << details;
+    EXPECT_TRUE(dmma) << "expected " << dmma_kernel << " in " << details;
   } else if (!dmma) {
     EXPECT_NE(details.find("KiB of shared memory per block, this device allows"), std::string::npos) << details;
   }
   const Problem f32_problem = make_problem(Op::matmul, DType::f32, matmul_shape(130, 260, 68), kSeed);
   const std::string f32_details = backend.prepare(f32_problem, BackendSettings{})->details();
   EXPECT_NE(f32_details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path)"), std::string::npos) << f32_details;
+}
+
+// The custom f16 and bf16 GEMMs at the edges of the mma.sync kernel's tiles (128 x 256 x 32,
+// 8 block rows to a group of the block order), against the host's fp64 reference with the op
+// table's tolerance. n and k multiples of 8 run the mma.sync kernel from sm_80 on: 8 x 8 x 8
+// (one partial tile), partial tiles in m, n and k (136 x 264 x 72), a single column block
+// (4096 x 8 x 16), a whole tile in one stage, whole tiles over 8 stages (twice around the
+// four-stage ring), k of 1000 (32 stages, the last partial), and ten block rows (a full group
+// of 8 and a partial one of 2). Shapes with n or k odd run the WMMA kernel, whose details
+// say why. The output is poisoned before the run, so an entry the kernel never writes fails.
+TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const int compute_capability = device_compute_capability();
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8},
+                                                                          {136, 264, 72},
+                                                                          {4096, 8, 16},
+                                                                          {128, 256, 32},
+                                                                          {256, 512, 256},
+                                                                          {264, 520, 1000},
+                                                                          {1160, 264, 40},
+                                                                          {129, 257, 65},
+                                                                          {1, 1, 1}}) {
+      const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
+      SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul));
+      auto prepared = backend.prepare(problem, BackendSettings{});
+      const std::string details = prepared->details();
+      const bool aligned = n % 8 == 0 && k % 8 == 0;
+      if (!aligned) {
+        EXPECT_NE(details.find("kernel=wmma_gemm (tensor cores, f32 accumulation; mma_gemm needs n and k multiples of 8)"),
+                  std::string::npos)
+            << details;
+      } else if (compute_capability == 80 || compute_capability == 90 || compute_capability == 100) {
+        EXPECT_NE(details.find("kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation) "
+                               "block_tile=128x256x32 warp_tile=64x64 stages=4"),
+                  std::string::npos)
+            << details;
+      }
+      prepared->run();
+      prepared->synchronize();
+      const Verification verification = verify(problem, prepared->result());
+      EXPECT_TRUE(verification.checked);
+      EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+    }
+  }
 }
 
 // The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
