@@ -348,6 +348,9 @@ int dispatch(int argc, char** argv) {
   compare_app->add_option("--format", compare.format, "console, markdown or json");
   compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)")
       ->type_name("PERCENT");
+  compare_app->add_option("--alpha", compare.options.alpha,
+                          "Significance level of the rank test (default 0.001): a change is a verdict only below it")
+      ->type_name("P");
   compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
   compare_app->add_option("--match-devices", compare.match_devices,

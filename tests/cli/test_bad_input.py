@@ -129,6 +129,9 @@ class BadInputTests(CliTestCase):
         report["schema_version"] = 99
         wrong = write_file(self.dir, "wrong.json", json.dumps(report))
         self.assertUsageError(gpubench("compare", good, wrong), "99")
+        for alpha in ("0", "1", "-0.5", "nan"):
+            self.assertUsageError(gpubench("compare", good, good, "--alpha", alpha), "alpha")
+        self.assertUsageError(gpubench("compare", good, good, "--alpha", "often"), "--alpha")
 
 
 if __name__ == "__main__":

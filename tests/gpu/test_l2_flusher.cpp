@@ -1,7 +1,9 @@
 // The L2 flush buffer (twice the L2) is allocated on a case's first flush, so a case
 // measured with a warm L2 never holds one. Seen as device memory in use, which takes the
 // CUDA runtime's cudaMemGetInfo: the one CUDA header among these tests. Skips without a
-// CUDA device or in a build without CUDA.
+// CUDA device or in a build without CUDA. The readings are of the whole device, so ctest runs
+// these tests alone (RUN_SERIAL, tests/CMakeLists.txt): beside other tests (device-check runs
+// 16 at a time) their allocations landed between the readings.
 #include <gtest/gtest.h>
 
 #if GPUBENCH_HAVE_CUDA
