@@ -17,6 +17,7 @@
 #include "kernels/gemm_dmma.cuh"
 #include "kernels/gemm_mma.cuh"
 #include "kernels/gemm_tensor.cuh"
+#include "kernels/gemm_wgmma.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
 #include "kernels/spmv_widened.cuh"
@@ -132,6 +133,21 @@ std::optional<std::string> mma_unavailable(const DeviceLimits& limits, bool vect
   return std::nullopt;
 }
 
+// Why the 16-bit GEMM cannot run the wgmma kernel (gemm_wgmma.cu) here, or nothing when it
+// can; the mma.sync kernel runs it then. wgmma is sm_90's alone (Blackwell's tensor cores
+// take other instructions), and only code compiled for sm_90a has it.
+std::optional<std::string> wgmma_unavailable(const DeviceLimits& limits, bool vectorized) {
+  if (!vectorized) return "wgmma_gemm needs n and k multiples of 8";
+  if (limits.compute_capability != 90) return "wgmma_gemm needs sm_90";
+  using Tile = kernels::WgmmaGemmTile;
+  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
+    return "wgmma_gemm needs " + std::to_string(Tile::kSharedBytes / 1024) +
+           " KiB of shared memory per block, this device allows " +
+           std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
+  if (!kernels::wgmma_gemm_compiled_in()) return "wgmma_gemm needs sm_90a code, which this build lacks";
+  return std::nullopt;
+}
+
 template <class T>
 class GemmCase final : public GpuPrepared {
   static constexpr bool kHasDmmaPath = std::is_same_v<T, double>;
@@ -150,18 +166,24 @@ class GemmCase final : public GpuPrepared {
                                                                   limits().shared_bytes_per_block_optin)
                           : kernels::DmmaShape::m8n8k4),
         no_mma_(mma_unavailable(limits(), vectorized_)),
-        mma_(kComputedWider<T> && !no_mma_) {
+        no_wgmma_(kComputedWider<T> ? wgmma_unavailable(limits(), vectorized_) : std::nullopt),
+        wgmma_(kComputedWider<T> && !no_wgmma_),
+        mma_(kComputedWider<T> && !wgmma_ && !no_mma_) {
     if (dmma_) kernels::configure_gemm_dmma(dmma_shape_);
     if (mma_) kernels::configure_gemm_mma();
+    if (wgmma_) wgmma_clusters_ = kernels::configure_gemm_wgmma();
   }
-  // f16 and bf16 on the tensor cores (the mma.sync kernel where mma_unavailable allows, the
-  // WMMA kernel otherwise); f64 on the FP64 tensor cores where the device has
+  // f16 and bf16 on the tensor cores (the wgmma kernel where wgmma_unavailable allows, else
+  // the mma.sync kernel where mma_unavailable allows, the WMMA kernel otherwise); f64 on the FP64 tensor cores where the device has
   // them (dmma_unavailable); f32, and f64 elsewhere, on the CUDA cores (FMA). The f32 kernel has no TF32 path, so --tf32
   // leaves its cases alone (src/gpu_backend_list.hpp).
   void run() override {
     using D = DeviceType<T>;
     if constexpr (kComputedWider<T>) {
-      if (mma_)
+      if (wgmma_)
+        kernels::launch_gemm_wgmma<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), wgmma_clusters_,
+                                      stream());
+      else if (mma_)
         kernels::launch_gemm_mma<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), stream());
       else
         kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_,
@@ -177,9 +199,20 @@ class GemmCase final : public GpuPrepared {
   std::string details() const override {
     const std::string access = std::string(" global_access=") + (vectorized_ ? "vec16" : "scalar");
     if constexpr (kComputedWider<T>) {
+      if (wgmma_) {
+        using Tile = kernels::WgmmaGemmTile;
+        return "kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) block_tile=" +
+               std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
+               std::to_string(Tile::kBlockK) + " stages=" + std::to_string(Tile::kStages) +
+               " cluster=" + std::to_string(Tile::kClusterM) + "x1 (TMA with B multicast, warp-specialized, persistent: " +
+               std::to_string(wgmma_clusters_) + " clusters)" + access;
+      }
+      // Why not wgmma, where the device is the one it is for.
+      const std::string why_not_wgmma =
+          limits().compute_capability == 90 && no_wgmma_ ? "; " + *no_wgmma_ : std::string();
       if (mma_) {
         using Tile = kernels::MmaGemmTile;
-        return "kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation) block_tile=" +
+        return "kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation" + why_not_wgmma + ") block_tile=" +
                std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
                std::to_string(Tile::kBlockK) + " warp_tile=" + std::to_string(Tile::kWarpM) + "x" +
                std::to_string(Tile::kWarpN) + " stages=" + std::to_string(Tile::kStages) +
@@ -219,6 +252,9 @@ class GemmCase final : public GpuPrepared {
   bool dmma_;  // f64 on a device that runs the DMMA kernel
   kernels::DmmaShape dmma_shape_;  // its mma.sync shape there (m16n8k16 from sm_90 on)
   std::optional<std::string> no_mma_;
+  std::optional<std::string> no_wgmma_;
+  bool wgmma_;  // f16 or bf16 on the wgmma kernel
+  int wgmma_clusters_ = 0;  // its persistent grid, in clusters
   bool mma_;  // f16 or bf16 on the mma.sync kernel
 };
 

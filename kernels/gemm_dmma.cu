@@ -307,7 +307,7 @@ DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shar
     return DmmaShape::m8n8k4;
   // The capability says the device has the shape; the kernel code loaded for it must have
   // been compiled with it too: ptxVersion is the virtual architecture of that code (90 for
-  // the default build's sm_90 code, and for its compute_90 PTX compiled at load on newer
+  // the default build's sm_90a code, and for its compute_90 PTX compiled at load on newer
   // devices), below 90 where a build targets only older architectures.
   cudaFuncAttributes attributes{};
   GPB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, gemm_dmma_kernel<DmmaShape::m16n8k16, true>));

@@ -39,8 +39,8 @@ struct DmmaGemmTile {
 const char* dmma_shape_name(DmmaShape shape);
 
 // The shape for the current device: m16n8k16 where its compute capability is 9.0 or more,
-// the kernel code loaded for it was compiled for sm_90 or newer (the default build's `90`
-// target, native or through its PTX) and a block may have that tile's shared memory
+// the kernel code loaded for it was compiled for sm_90 or newer (the default build's sm_90a
+// code, or its compute_90 PTX on newer devices) and a block may have that tile's shared memory
 // (`shared_bytes_per_block`, the device's opt-in limit); m8n8k4 otherwise.
 DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shared_bytes_per_block);
 

@@ -114,7 +114,7 @@ probe_dependency nlohmann_json nlohmann-json3-dev /usr/include/nlohmann/json.hpp
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 read -r -a extra_cmake_args <<<"${GPUBENCH_CMAKE_ARGS:-}"
-step configure "$build_log" 300 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+step configure "$build_log" 300 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
   "${generator[@]}" "${extra_cmake_args[@]}"
 # A machine whose image lacks a dependency and cannot install it can be handed copies in
 # build/devdeps (e.g. Debian packages unpacked there, carried along): used only then.
@@ -123,7 +123,7 @@ if ((${#failures[@]} > 0)) && [[ -d build/devdeps && -z ${GPUBENCH_CMAKE_ARGS:-}
   failures=()
   rm -rf "$build"
   step "configure (build/devdeps)" "$build_log" 300 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 "${generator[@]}" -DCMAKE_PREFIX_PATH="$root/build/devdeps"
+    -DCMAKE_CUDA_ARCHITECTURES=90a "${generator[@]}" -DCMAKE_PREFIX_PATH="$root/build/devdeps"
 fi
 step build "$build_log" 900 cmake --build "$build" -j "$jobs"
 

@@ -756,14 +756,18 @@ TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
   EXPECT_NE(f32_details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path)"), std::string::npos) << f32_details;
 }
 
-// The custom f16 and bf16 GEMMs at the edges of the mma.sync kernel's tiles (128 x 256 x 32,
-// 8 block rows to a group of the block order), against the host's fp64 reference with the op
-// table's tolerance. n and k multiples of 8 run the mma.sync kernel from sm_80 on: 8 x 8 x 8
-// (one partial tile), partial tiles in m, n and k (136 x 264 x 72), a single column block
-// (4096 x 8 x 16), a whole tile in one stage, whole tiles over 8 stages (twice around the
-// four-stage ring), k of 1000 (32 stages, the last partial), and ten block rows (a full group
-// of 8 and a partial one of 2). Shapes with n or k odd run the WMMA kernel, whose details
-// say why. The output is poisoned before the run, so an entry the kernel never writes fails.
+// The custom f16 and bf16 GEMMs at the edges of their kernels' tiles, against the host's fp64
+// reference with the op table's tolerance. n and k multiples of 8 run the wgmma kernel on
+// sm_90 (128 x 256 x 64 tiles in clusters of two row tiles, persistent) and the mma.sync
+// kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): 8 x 8 x 8 (one
+// partial tile; the second block of the cluster has no rows), partial tiles in m, n and k
+// (136 x 264 x 72), a single column block (4096 x 8 x 16), a whole tile in one stage, whole
+// tiles over several stages, k of 1000 (the last stage partial), ten block rows (a full
+// group and a partial one; an odd number of row tiles), and two shapes with more tiles than
+// an H100 has clusters at once, so that each cluster walks several tiles and the stage ring
+// runs on across them (4352 x 2048 x 40, one partial stage each; 4096 x 2048 x 136, three).
+// Shapes with n or k odd run the WMMA kernel, whose details say why. The output is poisoned
+// before the run, so an entry the kernel never writes fails.
 TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
@@ -772,10 +776,12 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8},
                                                                           {136, 264, 72},
                                                                           {4096, 8, 16},
-                                                                          {128, 256, 32},
+                                                                          {128, 256, 64},
                                                                           {256, 512, 256},
                                                                           {264, 520, 1000},
                                                                           {1160, 264, 40},
+                                                                          {4352, 2048, 40},
+                                                                          {4096, 2048, 136},
                                                                           {129, 257, 65},
                                                                           {1, 1, 1}}) {
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
@@ -787,7 +793,12 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
         EXPECT_NE(details.find("kernel=wmma_gemm (tensor cores, f32 accumulation; mma_gemm needs n and k multiples of 8)"),
                   std::string::npos)
             << details;
-      } else if (compute_capability == 80 || compute_capability == 90 || compute_capability == 100) {
+      } else if (compute_capability == 90) {
+        EXPECT_NE(details.find("kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) "
+                               "block_tile=128x256x64 stages=4 cluster=2x1"),
+                  std::string::npos)
+            << details;
+      } else if (compute_capability == 80 || compute_capability == 100) {
         EXPECT_NE(details.find("kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation) "
                                "block_tile=128x256x32 warp_tile=64x64 stages=4"),
                   std::string::npos)

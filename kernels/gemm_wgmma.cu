@@ -1,0 +1,447 @@
+// Tiled GEMM for __half and __nv_bfloat16 on sm_90's tensor cores: PTX
+// wgmma.mma_async.sync.aligned.m64n256k16.f32.{f16,bf16}.{f16,bf16}, reading both operands
+// from shared memory, which TMA (cp.async.bulk.tensor) fills. Compiled only into sm_90a code
+// (wgmma and the multicast copies are architecture-specific features); elsewhere the kernel
+// traps and wgmma_gemm_compiled_in says no. For n and k multiples of 8; gemm_mma.cu's
+// mma.sync kernel takes the rest.
+//
+// Layout of the work:
+//   - Blocks of 384 threads in three warpgroups. Warpgroup 0 is the producer: one thread
+//     issues the TMA copies of each stage. Warpgroups 1 and 2 are the consumers: each owns
+//     64 rows of the block's 128 x 256 tile of C, 128 f32 accumulators per thread, and
+//     issues one m64n256k16 wgmma per 16-deep step (four per stage).
+//   - Persistent: the grid is as many clusters as fit on the device at once
+//     (cudaOccupancyMaxActiveClusters), and each cluster walks the output tiles with a stride
+//     of the cluster count, so the producer loads the next tile's first stages while the
+//     consumers store the last one. Tiles are ordered in groups of 8 tile rows (consecutive
+//     units walk down a group before moving right), so the tiles in flight share A and B
+//     slices in L2.
+//   - Clusters of two blocks on neighbouring row tiles (same columns): each block loads its
+//     own A slice and half of the shared B slice, multicast to both blocks, which halves
+//     the B traffic from L2.
+//   - A ring of four 48 KiB stages (A 128 x 64, B 64 x 256), each with two mbarriers: `full`
+//     (the producer's arrive with the stage's byte count; the copies complete the bytes) and
+//     `empty` (one arrival per consumer warp of both blocks once its wgmmas that read the
+//     stage have finished; the producer of either block overwrites its half of B in both).
+//     A consumer keeps one stage's wgmmas in flight while it waits for the next stage
+//     (wgmma.wait_group 1) and releases the stage before.
+//   - Shared layouts are TMA's 128-byte swizzle, which wgmma reads natively:
+//       A (K-major: k contiguous): one box of 64 k x 128 rows; row r at r * 128 bytes, its
+//       16-byte chunk c at c ^ (r % 8). Descriptor: stride between 8-row groups 1024 bytes;
+//       the 16-deep step s starts 32 s bytes into the rows (the swizzle applies to the
+//       address bits, so the stage base is 1024-aligned).
+//       B (N-major: n contiguous; wgmma's transpose-B flag): four boxes of 64 n x 64 k, 8 KiB
+//       apart; k row r of a box at r * 128 bytes. Descriptor: 8192 bytes between the boxes
+//       (the leading, N, dimension), 1024 between groups of 8 k rows; step s starts 2048 s
+//       bytes in.
+//     Rows and columns outside A or B (partial tiles, and the second block of a cluster
+//     past the last row tile) are zero-filled by TMA and add nothing.
+//   - Accumulator layout of m64nNk16 (PTX ISA, "Matrix Fragments for wgmma.mma_async.m64nNk16"):
+//     warp w of the warpgroup holds rows 16 w .. 16 w + 15; with g = lane / 4, t = lane % 4,
+//     d[4j + 2h + e] is row 16 w + g + 8h, column 8j + 2t + e. The epilogue rounds each pair to
+//     T and stores it (4 bytes) straight from registers.
+#include "kernels/gemm_wgmma.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kernels/launch_check.cuh"
+
+namespace gpb::kernels {
+namespace {
+
+using Tile = WgmmaGemmTile;
+constexpr int kBBoxN = 64;  // columns per B box: 128 bytes, the swizzle's span
+
+__device__ int wgmma_probe_flag;
+
+__global__ void wgmma_probe_kernel() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  wgmma_probe_flag = 1;
+#else
+  wgmma_probe_flag = 0;
+#endif
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+constexpr unsigned kAStageBytes = 2 * Tile::kBlockM * Tile::kBlockK;   // 16 KiB
+constexpr unsigned kBBoxBytes = 2 * kBBoxN * Tile::kBlockK;           // 8 KiB
+constexpr int kBBoxes = Tile::kBlockN / kBBoxN;                        // 4
+constexpr int kBBoxesPerBlock = kBBoxes / Tile::kClusterM;             // 2: each block loads its share
+constexpr int kConsumerRows = Tile::kBlockM / Tile::kConsumers;        // 64: one wgmma's m
+constexpr int kSteps = Tile::kBlockK / 16;                             // 4 wgmmas per stage
+constexpr int kAccumulators = kConsumerRows * Tile::kBlockN / 128;     // 128 per thread
+constexpr int kGroupUnits = 8 / Tile::kClusterM;                       // cluster row pairs per group: 8 tile rows
+constexpr unsigned kEmptyArrivals = Tile::kConsumers * 4 * Tile::kClusterM;  // consumer warps of the cluster
+static_assert(Tile::kStageBytes == kAStageBytes + kBBoxes * kBBoxBytes, "a stage is A's box and B's boxes");
+static_assert(kBBoxes % Tile::kClusterM == 0 && kAccumulators == 128, "the tiling the kernel is written for");
+
+__device__ __forceinline__ unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+// Every thread of every block of the cluster; release/acquire, so barrier initialisation
+// (before) and the last remote arrivals and copies (at the end) are ordered.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void barrier_init(unsigned barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(arrivals) : "memory");
+}
+
+// The producer's arrival on a `full` barrier, announcing the bytes its copies will complete.
+__device__ __forceinline__ void barrier_expect_bytes(unsigned barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes) : "memory");
+}
+
+// Waits until the phase of the given parity has completed.
+__device__ __forceinline__ void barrier_wait(unsigned barrier, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile(
+        "{\n.reg .pred complete;\nmbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n}\n"
+        : "=r"(done)
+        : "r"(barrier), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
+// Arrives on the barrier at the same shared offset in block `rank` of the cluster.
+__device__ __forceinline__ void barrier_arrive_in(unsigned barrier, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(barrier),
+      "r"(rank)
+      : "memory");
+}
+
+// TMA: the box at (x, y) (x the contiguous dimension) into this block's shared memory, or
+// into the same offset of every block in `blocks`; the bytes complete `barrier` (at that
+// offset) in each.
+__device__ __forceinline__ void copy_box(unsigned destination, const CUtensorMap* map, int x, int y, unsigned barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+          "r"(destination),
+      "l"(map), "r"(x), "r"(y), "r"(barrier)
+      : "memory");
+}
+__device__ __forceinline__ void copy_box_to_cluster(unsigned destination, const CUtensorMap* map, int x, int y,
+                                                    unsigned barrier, unsigned short blocks) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(destination),
+      "l"(map), "r"(x), "r"(y), "r"(barrier), "h"(blocks)
+      : "memory");
+}
+
+// A wgmma shared-memory matrix descriptor with the 128-byte swizzle (PTX ISA, "Matrix
+// Descriptor Format"): start address, leading- and stride-dimension byte offsets, all in
+// 16-byte units.
+__device__ __forceinline__ std::uint64_t descriptor(unsigned address, unsigned leading_bytes, unsigned stride_bytes) {
+  return static_cast<std::uint64_t>((address & 0x3FFFF) >> 4) | static_cast<std::uint64_t>(leading_bytes >> 4) << 16 |
+         static_cast<std::uint64_t>(stride_bytes >> 4) << 32 | std::uint64_t{1} << 62;
+}
+
+// Keeps the compiler from moving accumulator registers while wgmmas that write them are in
+// flight.
+__device__ __forceinline__ void pin(float (&d)[kAccumulators]) {
+#pragma unroll
+  for (int i = 0; i < kAccumulators; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+#define GPB_WGMMA_D_REGISTERS \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+  "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+  "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
+  "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, " \
+  "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, " \
+  "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, " \
+  "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, " \
+  "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define GPB_WGMMA_ACCUMULATORS(d) \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), \
+  "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), \
+  "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), \
+  "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+  "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), \
+  "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), \
+  "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
+  "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), \
+  "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+  "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), \
+  "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), \
+  "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), \
+  "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), \
+  "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), \
+  "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), \
+  "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), \
+  "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+// d (64 x 256, f32) += A (64 x 16, K-major) * B (16 x 256, N-major: transpose-B set).
+template <class T>
+struct Wgmma;
+template <>
+struct Wgmma<__half> {
+  __device__ static void mma(float (&d)[kAccumulators], std::uint64_t a, std::uint64_t b) {
+    asm volatile(
+        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GPB_WGMMA_D_REGISTERS
+        "}, %128, %129, accumulate, 1, 1, 0, 1;\n}\n"
+        : GPB_WGMMA_ACCUMULATORS(d)
+        : "l"(a), "l"(b), "n"(1));
+  }
+  __device__ static __half2 round(float low, float high) { return __floats2half2_rn(low, high); }
+};
+template <>
+struct Wgmma<__nv_bfloat16> {
+  __device__ static void mma(float (&d)[kAccumulators], std::uint64_t a, std::uint64_t b) {
+    asm volatile(
+        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GPB_WGMMA_D_REGISTERS
+        "}, %128, %129, accumulate, 1, 1, 0, 1;\n}\n"
+        : GPB_WGMMA_ACCUMULATORS(d)
+        : "l"(a), "l"(b), "n"(1));
+  }
+  __device__ static __nv_bfloat162 round(float low, float high) { return __floats2bfloat162_rn(low, high); }
+};
+
+#undef GPB_WGMMA_D_REGISTERS
+#undef GPB_WGMMA_ACCUMULATORS
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+struct TileCounts {
+  int rows, columns, units;  // row tiles, column tiles, cluster work units (row-tile pairs x column tiles)
+};
+__host__ __device__ inline TileCounts tile_counts(int m, int n) {
+  const int rows = (m + Tile::kBlockM - 1) / Tile::kBlockM, columns = (n + Tile::kBlockN - 1) / Tile::kBlockN;
+  return {rows, columns, (rows + Tile::kClusterM - 1) / Tile::kClusterM * columns};
+}
+
+template <class T>
+__global__ void __launch_bounds__(Tile::kThreads, 1)
+    gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                      T* __restrict__ c, int m, int n, int k) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char shared_memory[];
+  const unsigned stages = (shared_address(shared_memory) + 1023) & ~1023u;
+  const unsigned barriers = stages + Tile::kStages * static_cast<unsigned>(Tile::kStageBytes);
+  const auto full = [&](int stage) { return barriers + 8 * stage; };
+  const auto empty = [&](int stage) { return barriers + 8 * (Tile::kStages + stage); };
+
+  const unsigned rank = cluster_rank();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Tile::kStages; ++s) {
+      barrier_init(full(s), 1);
+      barrier_init(empty(s), kEmptyArrivals);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  cluster_sync();
+
+  const TileCounts counts = tile_counts(m, n);
+  const int cluster = static_cast<int>(blockIdx.x) / Tile::kClusterM;
+  const int clusters = static_cast<int>(gridDim.x) / Tile::kClusterM;
+  const int k_stages = (k + Tile::kBlockK - 1) / Tile::kBlockK;
+  // This block's tile of work unit `unit`: units in groups of kGroupUnits row-tile pairs,
+  // down a group's pairs first; the block of rank r takes row tile 2 p + r of pair p.
+  const auto origin = [&](int unit, int& m0, int& n0) {
+    const int pairs = (counts.rows + Tile::kClusterM - 1) / Tile::kClusterM;
+    const int group = unit / (kGroupUnits * counts.columns), in_group = unit % (kGroupUnits * counts.columns);
+    const int first = group * kGroupUnits, group_pairs = min(pairs - first, kGroupUnits);
+    m0 = ((first + in_group % group_pairs) * Tile::kClusterM + static_cast<int>(rank)) * Tile::kBlockM;
+    n0 = in_group / group_pairs * Tile::kBlockN;
+  };
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / 128;
+  if (warpgroup == 0) {
+    if (threadIdx.x == 0) {
+      int iteration = 0;
+      for (int unit = cluster; unit < counts.units; unit += clusters) {
+        int m0, n0;
+        origin(unit, m0, n0);
+        for (int ks = 0; ks < k_stages; ++ks, ++iteration) {
+          const int stage = iteration % Tile::kStages, round = iteration / Tile::kStages;
+          if (round > 0) barrier_wait(empty(stage), (round - 1) & 1);
+          barrier_expect_bytes(full(stage), static_cast<unsigned>(Tile::kStageBytes));
+          const unsigned a_stage = stages + stage * static_cast<unsigned>(Tile::kStageBytes);
+          const unsigned b_stage = a_stage + kAStageBytes;
+          copy_box(a_stage, &map_a, ks * Tile::kBlockK, m0, full(stage));
+          for (int box = static_cast<int>(rank) * kBBoxesPerBlock; box < (static_cast<int>(rank) + 1) * kBBoxesPerBlock;
+               ++box)
+            copy_box_to_cluster(b_stage + box * kBBoxBytes, &map_b, n0 + box * kBBoxN, ks * Tile::kBlockK, full(stage),
+                                static_cast<unsigned short>((1u << Tile::kClusterM) - 1));
+        }
+      }
+    }
+  } else {
+    const int consumer = warpgroup - 1;
+    const int warp = static_cast<int>(threadIdx.x) / 32 % 4, lane = static_cast<int>(threadIdx.x) % 32;
+    float d[kAccumulators];
+    int iteration = 0;
+    for (int unit = cluster; unit < counts.units; unit += clusters) {
+      int m0, n0;
+      origin(unit, m0, n0);
+#pragma unroll
+      for (int i = 0; i < kAccumulators; ++i) d[i] = 0.0f;
+      for (int ks = 0; ks < k_stages; ++ks, ++iteration) {
+        const int stage = iteration % Tile::kStages;
+        barrier_wait(full(stage), (iteration / Tile::kStages) & 1);
+        const unsigned a_stage = stages + stage * static_cast<unsigned>(Tile::kStageBytes);
+        const std::uint64_t a = descriptor(a_stage + consumer * kConsumerRows * 128, 16, 1024);
+        const std::uint64_t b = descriptor(a_stage + kAStageBytes, kBBoxBytes, 1024);
+        pin(d);
+        wgmma_fence();
+#pragma unroll
+        for (int step = 0; step < kSteps; ++step)
+          Wgmma<T>::mma(d, a + ((step * 32) >> 4), b + ((step * 16 * 128) >> 4));
+        wgmma_commit();
+        pin(d);
+        // The stage before this one is no longer read: its wgmmas are done.
+        wgmma_wait<1>();
+        pin(d);
+        if (ks > 0 && lane == 0) {
+          const int previous = (iteration + Tile::kStages - 1) % Tile::kStages;
+          for (unsigned r = 0; r < Tile::kClusterM; ++r) barrier_arrive_in(empty(previous), r);
+        }
+      }
+      wgmma_wait<0>();
+      pin(d);
+      if (lane == 0) {
+        const int last = (iteration + Tile::kStages - 1) % Tile::kStages;
+        for (unsigned r = 0; r < Tile::kClusterM; ++r) barrier_arrive_in(empty(last), r);
+      }
+
+      const int g = lane / 4, t = lane % 4;
+      const int row0 = m0 + consumer * kConsumerRows + warp * 16 + g, col0 = n0 + 2 * t;
+#pragma unroll
+      for (int j = 0; j < Tile::kBlockN / 8; ++j) {
+        const int col = col0 + 8 * j;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + 8 * h;
+          if (row < m && col < n)
+            *reinterpret_cast<decltype(Wgmma<T>::round(0.0f, 0.0f))*>(c + static_cast<std::int64_t>(row) * n + col) =
+                Wgmma<T>::round(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+        }
+      }
+    }
+  }
+  // No block leaves while its peer may still arrive on its barriers or copy into it.
+  cluster_sync();
+#else
+  __trap();  // wgmma_gemm_compiled_in is false for this code; the callers check
+#endif
+}
+
+// cuTensorMapEncodeTiled from the driver, found through the runtime (the kernels link the
+// runtime alone).
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 function = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GPB_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || entry == nullptr)
+      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs driver 12.0 or newer)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return function;
+}
+
+// A 2-D row-major tensor of 16-bit elements, `columns` contiguous, read in boxes of
+// box_columns x box_rows with the 128-byte swizzle; out-of-bounds elements read as zero.
+template <class T>
+CUtensorMap tensor_map(const T* base, int columns, int rows, int box_columns, int box_rows) {
+  CUtensorMap map{};
+  const cuuint64_t dimensions[2] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t row_stride[1] = {static_cast<cuuint64_t>(columns) * sizeof(T)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_columns), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult status = encode_tiled()(
+      &map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+      const_cast<T*>(base), dimensions, row_stride, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(status)) +
+                             ") for a " + std::to_string(rows) + " x " + std::to_string(columns) + " operand");
+  return map;
+}
+
+cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& cluster) {
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = Tile::kClusterM;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(Tile::kThreads);
+  config.dynamicSmemBytes = Tile::kSharedBytes;
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return config;
+}
+
+}  // namespace
+
+bool wgmma_gemm_compiled_in() {
+  wgmma_probe_kernel<<<1, 1>>>();
+  GPB_CHECK_LAUNCH();
+  int flag = 0;
+  GPB_CUDA_CHECK(cudaMemcpyFromSymbol(&flag, wgmma_probe_flag, sizeof flag));
+  return flag == 1;
+}
+
+int configure_gemm_wgmma() {
+  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_wgmma_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(Tile::kSharedBytes)));
+  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_wgmma_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(Tile::kSharedBytes)));
+  cudaLaunchAttribute cluster{};
+  const cudaLaunchConfig_t config = launch_config(Tile::kClusterM, nullptr, cluster);
+  int clusters = 0;
+  GPB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, gemm_wgmma_kernel<__half>, &config));
+  if (clusters < 1) throw std::runtime_error("no cluster of the wgmma GEMM fits on this device");
+  return clusters;
+}
+
+template <class T>
+void launch_gemm_wgmma(int m, int n, int k, const T* a, const T* b, T* c, int clusters, cudaStream_t stream) {
+  const CUtensorMap map_a = tensor_map(a, k, m, Tile::kBlockK, Tile::kBlockM);
+  const CUtensorMap map_b = tensor_map(b, n, k, kBBoxN, Tile::kBlockK);
+  const int units = tile_counts(m, n).units;
+  cudaLaunchAttribute cluster{};
+  const cudaLaunchConfig_t config = launch_config((units < clusters ? units : clusters) * Tile::kClusterM, stream, cluster);
+  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T>, map_a, map_b, c, m, n, k));
+}
+
+template void launch_gemm_wgmma<__half>(int, int, int, const __half*, const __half*, __half*, int, cudaStream_t);
+template void launch_gemm_wgmma<__nv_bfloat16>(int, int, int, const __nv_bfloat16*, const __nv_bfloat16*,
+                                               __nv_bfloat16*, int, cudaStream_t);
+
+}  // namespace gpb::kernels

@@ -1,0 +1,44 @@
+// Dense C = A * B (row-major) for 16-bit elements on sm_90's tensor cores through wgmma and
+// TMA: warp-specialized and persistent, in clusters of two blocks that share B's tiles;
+// design notes in gemm_wgmma.cu. For n and k multiples of 8 on a device of compute
+// capability 9.0 running code compiled for sm_90a (the default build's `90a-real` target).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace gpb::kernels {
+
+struct WgmmaGemmTile {
+  static constexpr int kBlockM = 128;    // rows of C per block (64 per consumer warpgroup)
+  static constexpr int kBlockN = 256;    // columns of C per block: one wgmma m64n256k16 per 16-deep step
+  static constexpr int kBlockK = 64;     // depth of one stage: 128 bytes of 16-bit elements, the swizzle's span
+  static constexpr int kStages = 4;      // shared-memory stages in the producer/consumer ring
+  static constexpr int kConsumers = 2;   // warpgroups that multiply; one more loads (TMA)
+  static constexpr int kClusterM = 2;    // blocks of a cluster: neighbouring row tiles that share B's tile
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr std::size_t kStageBytes = 2 * (kBlockM * kBlockK + kBlockK * kBlockN);  // 48 KiB
+  // Dynamic shared memory: the stages, their two barriers each, and 1 KiB to align the
+  // stages to the 1024 bytes the 128-byte swizzle repeats over; 193 KiB.
+  static constexpr std::size_t kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+};
+
+// Whether the kernel code loaded for the current device has the wgmma kernel (compiled for
+// sm_90a: the architecture-specific features are not in sm_90 or compute_90 code). Runs a
+// one-thread probe kernel the first time per device; the caller checks the compute
+// capability (9.0) and the shared memory first.
+bool wgmma_gemm_compiled_in();
+
+// Lets the kernel use its shared memory on the current device and returns how many of its
+// clusters fit there at once (the persistent grid): before the first launch there.
+int configure_gemm_wgmma();
+
+// C (m x n) = A (m x k) * B (k x n), all row-major, for T = __half or __nv_bfloat16: products
+// and sums in f32 on the tensor cores, C rounded once to T. Any m >= 1; n and k multiples of
+// 8 (TMA needs 16-byte row strides); A, B and C 16-byte aligned. Needs what
+// wgmma_gemm_compiled_in says, and `clusters` from configure_gemm_wgmma on the current device.
+template <class T>
+void launch_gemm_wgmma(int m, int n, int k, const T* a, const T* b, T* c, int clusters, cudaStream_t stream);
+
+}  // namespace gpb::kernels
