@@ -28,8 +28,15 @@ __global__ void elementwise_kernel(const T* __restrict__ in, T* __restrict__ out
     for (int u = 0; u < kElementwiseVectorsPerThread; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * blockDim.x;
       if (i < vectors) {
+        if constexpr (sizeof(T) == 2) {
+          using Pair = typename Arithmetic<T>::Pair;
+          Pair* pairs = reinterpret_cast<Pair*>(values[u].lane);
 #pragma unroll
-        for (int l = 0; l < Vec::kLanes; ++l) values[u].lane[l] = computed(values[u].lane[l]);
+          for (int l = 0; l < Vec::kLanes / 2; ++l) pairs[l] = computed.pair(pairs[l]);
+        } else {
+#pragma unroll
+          for (int l = 0; l < Vec::kLanes; ++l) values[u].lane[l] = computed(values[u].lane[l]);
+        }
         out_vec[i] = values[u];
       }
     }

@@ -16,17 +16,26 @@ struct Arithmetic {
   __host__ __device__ static Compute load(D value) { return value; }
   __host__ __device__ static D store(Compute value) { return value; }
 };
+// The 16-bit types also convert neighbouring pairs at once (load2, store2): one packed
+// conversion instruction per pair (F2FP) where two single ones would take the conversion
+// unit, a quarter of the FMA pipe's rate on sm_90, twice. Same rounding either way.
 template <>
 struct Arithmetic<__half> {
   using Compute = float;
+  using Pair = __half2;
   __device__ static float load(__half value) { return __half2float(value); }
   __device__ static __half store(float value) { return __float2half_rn(value); }
+  __device__ static float2 load2(Pair value) { return __half22float2(value); }
+  __device__ static Pair store2(float2 value) { return __float22half2_rn(value); }
 };
 template <>
 struct Arithmetic<__nv_bfloat16> {
   using Compute = float;
+  using Pair = __nv_bfloat162;
   __device__ static float load(__nv_bfloat16 value) { return __bfloat162float(value); }
   __device__ static __nv_bfloat16 store(float value) { return __float2bfloat16_rn(value); }
+  __device__ static float2 load2(Pair value) { return __bfloat1622float2(value); }
+  __device__ static Pair store2(float2 value) { return __float22bfloat162_rn(value); }
 };
 
 // What sums of T are kept in.
@@ -47,6 +56,14 @@ struct InComputeType {
   template <class D>
   __device__ D operator()(D value) const {
     return Arithmetic<D>::store(fn(Arithmetic<D>::load(value)));
+  }
+  // The same for a pair of neighbouring 16-bit values.
+  template <class Pair, class D = decltype(Pair::x)>
+  __device__ Pair pair(Pair values) const {
+    float2 wide = Arithmetic<D>::load2(values);
+    wide.x = fn(wide.x);
+    wide.y = fn(wide.y);
+    return Arithmetic<D>::store2(wide);
   }
 };
 
