@@ -19,9 +19,14 @@ struct WgmmaGemmTile {
   static constexpr int kClusterM = 2;    // blocks of a cluster: neighbouring row tiles that share B's tile
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr std::size_t kStageBytes = 2 * (kBlockM * kBlockK + kBlockK * kBlockN);  // 48 KiB
-  // Dynamic shared memory: the stages, their two barriers each, and 1 KiB to align the
-  // stages to the 1024 bytes the 128-byte swizzle repeats over; 193 KiB.
-  static constexpr std::size_t kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+  // Each consumer rounds its 64 x 256 tile of C in two halves of 64 x 128 through shared
+  // memory, so that the stores to C are whole 16-byte chunks of rows: 16 KiB each.
+  static constexpr std::size_t kEpilogueBytes = 2 * (kBlockM / kConsumers) * (kBlockN / 2);
+  // Dynamic shared memory: the stages, the consumers' epilogue tiles, the stages' two
+  // barriers each, and 1 KiB to align the stages to the 1024 bytes the 128-byte swizzle
+  // repeats over; 225 KiB of the 227 an sm_90 block may have.
+  static constexpr std::size_t kSharedBytes =
+      kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 1024;
 };
 
 // Whether the kernel code loaded for the current device has the wgmma kernel (compiled for
