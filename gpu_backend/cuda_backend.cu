@@ -193,7 +193,8 @@ class GemmCase final : public GpuPrepared {
         kernels::launch_gemm_dmma(dmma_shape_, m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
                                   stream());
     } else {
-      kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_, stream());
+      kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
+                              limits().sm_count, stream());
     }
   }
   std::string details() const override {
@@ -237,11 +238,15 @@ class GemmCase final : public GpuPrepared {
                    ? text(kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>{})
                    : text(kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>{});
       }
-      using Tile = kernels::GemmTile;
-      return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path" + (kHasDmmaPath ? "; " + *no_dmma_ : std::string()) +
-             ") block_tile=" + std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
-             std::to_string(Tile::kBlockK) + " thread_tile=" + std::to_string(Tile::kThreadM) + "x" +
-             std::to_string(Tile::kThreadN) + access;
+      const auto text = [&](auto tile) {
+        using Tile = decltype(tile);
+        return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path" + (kHasDmmaPath ? "; " + *no_dmma_ : std::string()) +
+               ") block_tile=" + std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
+               std::to_string(Tile::kBlockK) + " thread_tile=" + std::to_string(Tile::kThreadM) + "x" +
+               std::to_string(Tile::kThreadN) + access;
+      };
+      return kernels::gemm_uses_small_tile(m_, n_, limits().sm_count) ? text(kernels::SmallGemmTile{})
+                                                                       : text(kernels::GemmTile{});
     }
   }
 

@@ -1,6 +1,8 @@
 // Tiled GEMM with register blocking.
 //
-// Each block of 256 threads computes a 128 x 128 tile of C, walking k in stages of 8:
+// Each block of 256 threads computes a 128 x 128 tile of C (GemmTile), walking k in
+// stages of 8; products too small to fill the device with those take 64 x 64 tiles
+// (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), the same code otherwise:
 //   - A's 128 x 8 slice and B's 8 x 128 slice are loaded from global memory with 16-byte
 //     loads (one per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
@@ -31,17 +33,18 @@ namespace {
 template <class T>
 constexpr int kGemmMinBlocksPerSm = sizeof(T) == 4 ? 2 : 1;
 
-template <class T, bool kVectorized>
-__global__ void __launch_bounds__(GemmTile::kThreads, kGemmMinBlocksPerSm<T>)
+template <class T, bool kVectorized, class Tile>
+__global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
     gemm_kernel(int m, int n, int k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
-  constexpr int kBM = GemmTile::kBlockM, kBN = GemmTile::kBlockN, kBK = GemmTile::kBlockK;
-  constexpr int kTM = GemmTile::kThreadM, kTN = GemmTile::kThreadN, kThreads = GemmTile::kThreads;
+  constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = Tile::kBlockK;
+  constexpr int kTM = Tile::kThreadM, kTN = Tile::kThreadN, kThreads = Tile::kThreads;
   using Vec = Vec16<T>;
   constexpr int kGlobalLanes = kVectorized ? Vec::kLanes : 1;  // elements per global access
   constexpr int kALoads = kBM * kBK / (kGlobalLanes * kThreads);
   constexpr int kBLoads = kBK * kBN / (kGlobalLanes * kThreads);
   static_assert(kALoads >= 1 && kBLoads >= 1, "tile too small for the block");
-  constexpr int kHalfM = kTM / 2, kHalfN = kTN / 2;
+  constexpr int kGroups = Tile::kGroups;
+  constexpr int kHalfM = kTM / kGroups, kHalfN = kTN / kGroups;  // a group's rows and columns
   static_assert(kHalfM % Vec::kLanes == 0 && kHalfN % Vec::kLanes == 0, "register groups must be whole vectors");
 
   __shared__ __align__(16) T a_tile[2][kBK][kBM + Vec::kLanes];
@@ -115,16 +118,16 @@ __global__ void __launch_bounds__(GemmTile::kThreads, kGemmMinBlocksPerSm<T>)
       T a_frag[kTM];
       T b_frag[kTN];
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
+      for (int half = 0; half < kGroups; ++half) {
 #pragma unroll
         for (int v = 0; v < kHalfM / Vec::kLanes; ++v) {
-          const Vec loaded = *reinterpret_cast<const Vec*>(&a_tile[stage][kk][half * kBM / 2 + ty * kHalfM + v * Vec::kLanes]);
+          const Vec loaded = *reinterpret_cast<const Vec*>(&a_tile[stage][kk][half * kBM / kGroups + ty * kHalfM + v * Vec::kLanes]);
 #pragma unroll
           for (int l = 0; l < Vec::kLanes; ++l) a_frag[half * kHalfM + v * Vec::kLanes + l] = loaded.lane[l];
         }
 #pragma unroll
         for (int v = 0; v < kHalfN / Vec::kLanes; ++v) {
-          const Vec loaded = *reinterpret_cast<const Vec*>(&b_tile[stage][kk][half * kBN / 2 + tx * kHalfN + v * Vec::kLanes]);
+          const Vec loaded = *reinterpret_cast<const Vec*>(&b_tile[stage][kk][half * kBN / kGroups + tx * kHalfN + v * Vec::kLanes]);
 #pragma unroll
           for (int l = 0; l < Vec::kLanes; ++l) b_frag[half * kHalfN + v * Vec::kLanes + l] = loaded.lane[l];
         }
@@ -151,14 +154,14 @@ __global__ void __launch_bounds__(GemmTile::kThreads, kGemmMinBlocksPerSm<T>)
 
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
-    const int row = m0 + (i / kHalfM) * (kBM / 2) + ty * kHalfM + i % kHalfM;
+    const int row = m0 + (i / kHalfM) * (kBM / kGroups) + ty * kHalfM + i % kHalfM;
     if (row >= m) continue;
     T* c_row = c + static_cast<std::int64_t>(row) * n;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
+    for (int half = 0; half < kGroups; ++half) {
 #pragma unroll
       for (int v = 0; v < kHalfN / kGlobalLanes; ++v) {
-        const int col = n0 + half * kBN / 2 + tx * kHalfN + v * kGlobalLanes;
+        const int col = n0 + half * kBN / kGroups + tx * kHalfN + v * kGlobalLanes;
         const int j = half * kHalfN + v * kGlobalLanes;
         if (col >= n) continue;
         if constexpr (kVectorized) {
@@ -174,19 +177,34 @@ __global__ void __launch_bounds__(GemmTile::kThreads, kGemmMinBlocksPerSm<T>)
   }
 }
 
-}  // namespace
-
-template <class T>
-void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, cudaStream_t stream) {
-  const dim3 grid((n + GemmTile::kBlockN - 1) / GemmTile::kBlockN, (m + GemmTile::kBlockM - 1) / GemmTile::kBlockM);
+template <class T, class Tile>
+void launch_tiled(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, cudaStream_t stream) {
+  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM);
   if (vectorized)
-    gemm_kernel<T, true><<<grid, GemmTile::kThreads, 0, stream>>>(m, n, k, a, b, c);
+    gemm_kernel<T, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c);
   else
-    gemm_kernel<T, false><<<grid, GemmTile::kThreads, 0, stream>>>(m, n, k, a, b, c);
+    gemm_kernel<T, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c);
   GPB_CHECK_LAUNCH();
 }
 
-template void launch_gemm<float>(int, int, int, const float*, const float*, float*, bool, cudaStream_t);
-template void launch_gemm<double>(int, int, int, const double*, const double*, double*, bool, cudaStream_t);
+}  // namespace
+
+bool gemm_uses_small_tile(int m, int n, int sm_count) {
+  const std::int64_t blocks = static_cast<std::int64_t>((m + GemmTile::kBlockM - 1) / GemmTile::kBlockM) *
+                              ((n + GemmTile::kBlockN - 1) / GemmTile::kBlockN);
+  return blocks < sm_count;
+}
+
+template <class T>
+void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, int sm_count,
+                 cudaStream_t stream) {
+  if (gemm_uses_small_tile(m, n, sm_count))
+    launch_tiled<T, SmallGemmTile>(m, n, k, a, b, c, vectorized, stream);
+  else
+    launch_tiled<T, GemmTile>(m, n, k, a, b, c, vectorized, stream);
+}
+
+template void launch_gemm<float>(int, int, int, const float*, const float*, float*, bool, int, cudaStream_t);
+template void launch_gemm<double>(int, int, int, const double*, const double*, double*, bool, int, cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -727,6 +727,45 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
   }
 }
 
+// The SIMT f32 GEMM on both of its tiles, against the host's fp64 reference with the op
+// table's tolerance: the 64 x 64 tile where the 128 x 128 grid has fewer blocks than the
+// device has SMs (a single entry, odd shapes with element-wise copies, 1000 x 333 x 77 and its
+// 16-byte neighbour 1000 x 332 x 76, partial 64 x 64 x 16 tiles), the 128 x 128 one where it
+// fills the device (4096 x 2048 x 20: 512 blocks; 4097 x 1031 x 9, element-wise). The
+// output is poisoned before the run, so an entry the kernel never writes fails too.
+TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  Context context;
+  append_gpu_context(context);
+  ASSERT_FALSE(context.gpus.empty());
+  const int sm_count = context.gpus[0].sm_count;
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
+                                                                        {7, 13, 5},
+                                                                        {1000, 333, 77},
+                                                                        {1000, 332, 76},
+                                                                        {130, 260, 68},
+                                                                        {4096, 2048, 20},
+                                                                        {4097, 1031, 9}}) {
+    const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(m, n, k), kSeed);
+    SCOPED_TRACE(problem.shape.label(Op::matmul));
+    auto prepared = backend.prepare(problem, BackendSettings{});
+    const std::string details = prepared->details();
+    const bool small = (m + 127) / 128 * ((n + 127) / 128) < sm_count;
+    EXPECT_NE(details.find(small ? "block_tile=64x64x16 thread_tile=4x4" : "block_tile=128x128x8 thread_tile=8x8"),
+              std::string::npos)
+        << details;
+    EXPECT_NE(details.find(n % 4 == 0 && k % 4 == 0 ? "global_access=vec16" : "global_access=scalar"),
+              std::string::npos)
+        << details;
+    prepared->run();
+    prepared->synchronize();
+    const Verification verification = verify(problem, prepared->result());
+    EXPECT_TRUE(verification.checked);
+    EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+  }
+}
+
 // Which kernel the f64 GEMM runs follows the device, and the details say which: DMMA on the
 // data-centre parts from sm_80 on (A100, H100/H200, B200: 8.0, 9.0, 10.0), with the m8n8k4
 // shape below sm_90 and m16n8k16 from sm_90 on (the build compiles sm_90 code); the SIMT
