@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cp_async.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -74,34 +75,6 @@ struct StageLayout {
   [[maybe_unused]] constexpr int kLdB = Layout::kLdB;                 \
   [[maybe_unused]] constexpr int kAStageDoubles = Layout::kAStageDoubles; \
   [[maybe_unused]] constexpr int kStageDoubles = Layout::kStageDoubles
-
-__device__ __forceinline__ unsigned shared_address(const double* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-// Copies kBytes (8 or 16) from global to shared memory asynchronously; when `inside` is
-// false nothing is read (source size 0) and the destination is filled with zeros.
-template <int kBytes>
-__device__ __forceinline__ void copy_async(double* destination, const double* source, bool inside) {
-  static_assert(kBytes == 8 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes; these kernels use 8 and 16");
-  const int source_bytes = inside ? kBytes : 0;
-  if constexpr (kBytes == 16)  // .cg: through L2 only; each stage is read once from shared memory
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(destination)),
-                 "l"(__cvta_generic_to_global(source)), "r"(source_bytes)
-                 : "memory");
-  else  // .cg takes 16 bytes only
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(shared_address(destination)),
-                 "l"(__cvta_generic_to_global(source)), "r"(source_bytes)
-                 : "memory");
-}
-
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-// Waits until at most kPending of this thread's committed copy groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void wait_for_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
 
 // One mma.sync shape: its M x N x K and the instruction, d (M x N) += a (M x K) * b (K x N),
 // with M * K / 32, K * N / 32 and M * N / 32 doubles per lane (fragment layouts in the

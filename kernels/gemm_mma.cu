@@ -56,6 +56,7 @@
 
 #include <cstdint>
 
+#include "kernels/cp_async.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -85,29 +86,6 @@ __device__ __forceinline__ int a_slice_offset(int row, int chunk) {
 }
 __device__ __forceinline__ int b_slice_offset(int row, int chunk) {
   return row * Tile::kBlockN + (chunk ^ (row & 7)) * kChunk;
-}
-
-template <class T>
-__device__ __forceinline__ unsigned shared_address(const T* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-// Copies 16 bytes from global to shared memory asynchronously, through L2 only (each stage
-// is read once from shared memory); when `inside` is false nothing is read (source size 0)
-// and the destination is filled with zeros.
-template <class T>
-__device__ __forceinline__ void copy_chunk_async(T* destination, const T* source, bool inside) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(destination)),
-               "l"(__cvta_generic_to_global(source)), "r"(inside ? 16 : 0)
-               : "memory");
-}
-
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-// Waits until at most kPending of this thread's committed copy groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void wait_for_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 // Four 8 x 8 matrices of 16-bit elements from shared memory, row addresses from lanes 8q ..
@@ -172,7 +150,7 @@ __device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k, const 
     const int global_row = m0 + row, global_col = k0 + chunk * kChunk;
     const bool inside = global_row < m && global_col < k;
     const T* source = inside ? a + static_cast<std::int64_t>(global_row) * k + global_col : a;
-    copy_chunk_async(stage + a_slice_offset(row, chunk), source, inside);
+    copy_async<16>(stage + a_slice_offset(row, chunk), source, inside);
   }
   T* b_slice = stage + kAStageElements;
 #pragma unroll
@@ -182,7 +160,7 @@ __device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k, const 
     const int global_row = k0 + row, global_col = n0 + chunk * kChunk;
     const bool inside = global_row < k && global_col < n;
     const T* source = inside ? b + static_cast<std::int64_t>(global_row) * n + global_col : b;
-    copy_chunk_async(b_slice + b_slice_offset(row, chunk), source, inside);
+    copy_async<16>(b_slice + b_slice_offset(row, chunk), source, inside);
   }
 }
 

@@ -59,6 +59,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/cp_async.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -93,10 +94,6 @@ static_assert(Tile::kEpilogueBytes == kConsumerRows * kEpilogueRowBytes, "an epi
 constexpr unsigned kEmptyArrivals = Tile::kConsumers * 4 * Tile::kClusterM;  // consumer warps of the cluster
 static_assert(Tile::kStageBytes == kAStageBytes + kBBoxes * kBBoxBytes, "a stage is A's box and B's boxes");
 static_assert(kBBoxes % Tile::kClusterM == 0 && kAccumulators == 128, "the tiling the kernel is written for");
-
-__device__ __forceinline__ unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;

@@ -310,6 +310,16 @@ std::string describe(const Verification& verification) {
          std::to_string(verification.tolerance) + " over " + verification.method;
 }
 
+// Runs a prepared case to completion and expects its result checked and within the op
+// table's tolerance of the host's fp64 reference; `details` names the kernel on failure.
+void expect_verified_run(const Problem& problem, Prepared& prepared, const std::string& details) {
+  prepared.run();
+  prepared.synchronize();
+  const Verification verification = verify(problem, prepared.result());
+  EXPECT_TRUE(verification.checked);
+  EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+}
+
 class GpuBackendCase : public ::testing::TestWithParam<GpuCase> {};
 
 TEST_P(GpuBackendCase, ComputesVerifiedResult) {
@@ -381,11 +391,7 @@ TEST_P(CudaForcedSpmvCase, ComputesVerifiedResult) {
   EXPECT_NE(details.find("(forced by --spmv-kernel)"), std::string::npos) << details;
   EXPECT_EQ(details.find("kernel=csr_merge_path") != std::string::npos, test_case.choice == SpmvKernelChoice::merge_path)
       << details;
-  prepared->run();
-  prepared->synchronize();
-  const Verification verification = verify(problem, prepared->result());
-  EXPECT_TRUE(verification.checked);
-  EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+  expect_verified_run(problem, *prepared, details);
 }
 
 INSTANTIATE_TEST_SUITE_P(ForcedSpmvKernel, CudaForcedSpmvCase, ::testing::ValuesIn(forced_spmv_cases()),
@@ -719,11 +725,7 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
     const std::string details = prepared->details();
     const bool even = n % 2 == 0 && k % 2 == 0;
     EXPECT_NE(details.find(even ? "global_access=vec16" : "global_access=scalar"), std::string::npos) << details;
-    prepared->run();
-    prepared->synchronize();
-    const Verification verification = verify(problem, prepared->result());
-    EXPECT_TRUE(verification.checked);
-    EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+    expect_verified_run(problem, *prepared, details);
   }
 }
 
@@ -758,11 +760,7 @@ TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
     EXPECT_NE(details.find(n % 4 == 0 && k % 4 == 0 ? "global_access=vec16" : "global_access=scalar"),
               std::string::npos)
         << details;
-    prepared->run();
-    prepared->synchronize();
-    const Verification verification = verify(problem, prepared->result());
-    EXPECT_TRUE(verification.checked);
-    EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+    expect_verified_run(problem, *prepared, details);
   }
 }
 
@@ -843,11 +841,7 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
                   std::string::npos)
             << details;
       }
-      prepared->run();
-      prepared->synchronize();
-      const Verification verification = verify(problem, prepared->result());
-      EXPECT_TRUE(verification.checked);
-      EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+      expect_verified_run(problem, *prepared, details);
     }
   }
 }
