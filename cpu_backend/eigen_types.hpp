@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <type_traits>
 
-#include "half_float.hpp"
+#include "base/half_float.hpp"
 
 namespace gpb {
 

@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <string>
 
-#include "system.hpp"
+#include "base/system.hpp"
 #include "types.hpp"
 
 namespace gpb {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "random.hpp"
+#include "base/random.hpp"
 #include "types.hpp"
 
 namespace gpb {

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "input_file.hpp"
-#include "json_input.hpp"
+#include "base/input_file.hpp"
+#include "base/json_input.hpp"
 
 #include "compare.hpp"
 #include "run_config.hpp"

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "build_info.hpp"
-#include "system.hpp"
+#include "base/build_info.hpp"
+#include "base/system.hpp"
 #include "test_slowdown.hpp"
 
 namespace gpb {

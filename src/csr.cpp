@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "input_file.hpp"
-#include "random.hpp"
+#include "base/input_file.hpp"
+#include "base/random.hpp"
 
 namespace gpb {
 

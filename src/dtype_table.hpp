@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "half_float.hpp"
+#include "base/half_float.hpp"
 
 namespace gpb {
 

@@ -7,16 +7,16 @@
 #include <set>
 
 #include "backend.hpp"
-#include "build_info.hpp"
+#include "base/build_info.hpp"
 #include "compare.hpp"
 #include "context.hpp"
 #include "device_runner.hpp"
 #include "fleet.hpp"
 #include "history_baseline.hpp"
 #include "history_command.hpp"
-#include "interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "launcher.hpp"
-#include "nvtx.hpp"
+#include "base/nvtx.hpp"
 #include "op_table.hpp"
 #include "plan.hpp"
 #include "process_group.hpp"
@@ -26,7 +26,7 @@
 #include "run_config.hpp"
 #include "runner.hpp"
 #include "summary.hpp"
-#include "system.hpp"
+#include "base/system.hpp"
 #include "telemetry.hpp"
 
 namespace gpb {

@@ -40,7 +40,7 @@
 #include <stdexcept>
 
 #include "problem.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
 
 namespace gpb {
 namespace {

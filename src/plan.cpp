@@ -13,7 +13,7 @@
 #include "op_table.hpp"
 #include "problem.hpp"
 #include "run_config.hpp"
-#include "system.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {

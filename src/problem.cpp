@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "op_table.hpp"
-#include "random.hpp"
-#include "system.hpp"
+#include "base/random.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {

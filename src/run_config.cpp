@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "build_info.hpp"
+#include "base/build_info.hpp"
 #include "compare.hpp"
 #include "context.hpp"
 #include "gpu_backend_list.hpp"
@@ -22,7 +22,7 @@
 #include "launcher.hpp"
 #include "store/database_url.hpp"
 #include "op_table.hpp"
-#include "system.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {

@@ -10,8 +10,8 @@
 #include <map>
 #include <optional>
 
-#include "interrupt.hpp"
-#include "nvtx.hpp"
+#include "base/interrupt.hpp"
+#include "base/nvtx.hpp"
 #include "op_table.hpp"
 #include "progress.hpp"
 #include "test_slowdown.hpp"

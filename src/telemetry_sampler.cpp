@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "interrupt.hpp"
+#include "base/interrupt.hpp"
 
 namespace gpb {
 namespace {

@@ -31,7 +31,7 @@
 #include <stdexcept>
 
 #include "op_table.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
 
 namespace gpb {
 namespace {

@@ -11,8 +11,8 @@
 #include <variant>
 
 #include "fleet.hpp"
-#include "input_file.hpp"
-#include "json_input.hpp"
+#include "base/input_file.hpp"
+#include "base/json_input.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"

@@ -27,7 +27,7 @@
 #include "context.hpp"
 #include "plan.hpp"
 #include "problem.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
 #include "runner.hpp"
 #include "verify.hpp"
 

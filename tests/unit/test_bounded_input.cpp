@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "input_file.hpp"
-#include "json_input.hpp"
+#include "base/input_file.hpp"
+#include "base/json_input.hpp"
 #include "types.hpp"
 #include "usage_error_of.hpp"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "changepoint.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
 #include "types.hpp"
 
 namespace gpb {

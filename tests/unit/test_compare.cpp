@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "compare.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
 #include "rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "statistics.hpp"

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "build_info.hpp"
+#include "base/build_info.hpp"
 #include "config.hpp"
 
 namespace gpb {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <limits>
 
-#include "half_float.hpp"
+#include "base/half_float.hpp"
 #include "host_array.hpp"
 
 namespace gpb {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "interrupt.hpp"
+#include "base/interrupt.hpp"
 
 namespace gpb {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "context.hpp"
 #include "run_config.hpp"
-#include "system.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "system.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {

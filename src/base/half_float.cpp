@@ -1,4 +1,4 @@
-#include "half_float.hpp"
+#include "base/half_float.hpp"
 
 #include <algorithm>
 #include <cmath>

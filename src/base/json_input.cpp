@@ -1,4 +1,4 @@
-#include "json_input.hpp"
+#include "base/json_input.hpp"
 
 #include <cstring>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "interrupt.hpp"
+#include "base/interrupt.hpp"
 
 #include <limits.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "nvtx.hpp"
+#include "base/nvtx.hpp"
 
 #ifdef GPUBENCH_HAVE_NVTX
 #include <nvtx3/nvToolsExt.h>

@@ -1,4 +1,4 @@
-#include "system.hpp"
+#include "base/system.hpp"
 
 #include <sched.h>
 #include <unistd.h>

@@ -13,7 +13,7 @@
 #include <memory>
 #include <tuple>
 
-#include "interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "report/report.hpp"
 
 namespace gpb {
