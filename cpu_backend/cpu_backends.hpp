@@ -12,7 +12,7 @@
 
 #include "backend.hpp"
 #include "cpu_timer.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/system.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

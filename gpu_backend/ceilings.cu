@@ -12,7 +12,7 @@
 #include "gpu_backend/event_timer.cuh"
 #include "gpu_backend/stream.cuh"
 #include "roofline.hpp"
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

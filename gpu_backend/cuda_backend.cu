@@ -21,7 +21,7 @@
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
 #include "kernels/spmv_widened.cuh"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb::cuda {
 namespace {

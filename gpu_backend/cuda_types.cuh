@@ -11,7 +11,7 @@
 
 #include <type_traits>
 
-#include "dtype_table.hpp"
+#include "model/dtype_table.hpp"
 
 namespace gpb::cuda {
 

@@ -7,7 +7,7 @@
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/event_timer.cuh"
 #include "gpu_backend/gpu_telemetry.cuh"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb::cuda {
 namespace {

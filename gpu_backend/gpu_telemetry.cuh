@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "telemetry.hpp"
+#include "model/telemetry.hpp"
 
 namespace gpb::cuda {
 

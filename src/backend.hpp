@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "host_array.hpp"
-#include "problem.hpp"
-#include "telemetry.hpp"
-#include "types.hpp"
+#include "model/host_array.hpp"
+#include "model/problem.hpp"
+#include "model/telemetry.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

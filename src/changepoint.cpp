@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "base/random.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

@@ -8,11 +8,11 @@
 #include <tuple>
 
 #include "history_baseline.hpp"
-#include "rank_statistics.hpp"
+#include "model/rank_statistics.hpp"
 #include "report/compare_render.hpp"
-#include "statistics.hpp"
-#include "telemetry.hpp"
-#include "types.hpp"
+#include "model/statistics.hpp"
+#include "model/telemetry.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "device_match.hpp"
 #include "report/report.hpp"
-#include "result.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

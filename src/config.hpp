@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "plan.hpp"
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 

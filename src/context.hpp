@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "result.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

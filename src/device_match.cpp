@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

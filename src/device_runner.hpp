@@ -18,7 +18,7 @@
 
 #include "backend.hpp"
 #include "plan.hpp"
-#include "result.hpp"
+#include "model/result.hpp"
 #include "runner.hpp"
 
 namespace gpb {

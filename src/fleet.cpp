@@ -8,7 +8,7 @@
 #include <set>
 #include <tuple>
 
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

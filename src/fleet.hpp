@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "report/report.hpp"
-#include "result.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

@@ -7,7 +7,7 @@
 
 #include "compare.hpp"
 #include "history_baseline.hpp"
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 #include "store/database_url.hpp"
 
 namespace gpb {

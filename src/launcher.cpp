@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "plan.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

@@ -17,7 +17,7 @@
 #include "base/interrupt.hpp"
 #include "launcher.hpp"
 #include "base/nvtx.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "plan.hpp"
 #include "process_group.hpp"
 #include "report/report.hpp"
@@ -27,7 +27,7 @@
 #include "runner.hpp"
 #include "summary.hpp"
 #include "base/system.hpp"
-#include "telemetry.hpp"
+#include "model/telemetry.hpp"
 
 namespace gpb {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "backend.hpp"
 #include "gpu_backend_list.hpp"
-#include "csr.hpp"
-#include "op_table.hpp"
-#include "problem.hpp"
+#include "model/csr.hpp"
+#include "model/op_table.hpp"
+#include "model/problem.hpp"
 #include "run_config.hpp"
 #include "base/system.hpp"
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "result.hpp"
-#include "statistics.hpp"
-#include "types.hpp"
+#include "model/result.hpp"
+#include "model/statistics.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

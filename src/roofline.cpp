@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {

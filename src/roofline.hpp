@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "result.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

@@ -21,7 +21,7 @@
 #include "history_baseline.hpp"
 #include "launcher.hpp"
 #include "store/database_url.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "base/system.hpp"
 
 namespace gpb {

@@ -16,7 +16,7 @@
 #include "launcher.hpp"
 #include "progress.hpp"
 #include "report/report.hpp"
-#include "result.hpp"
+#include "model/result.hpp"
 #include "runner.hpp"
 
 namespace CLI {

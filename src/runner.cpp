@@ -12,10 +12,10 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "progress.hpp"
 #include "test_slowdown.hpp"
-#include "verify.hpp"
+#include "model/verify.hpp"
 
 namespace gpb {
 namespace {

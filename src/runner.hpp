@@ -9,8 +9,8 @@
 
 #include "backend.hpp"
 #include "plan.hpp"
-#include "result.hpp"
-#include "statistics.hpp"
+#include "model/result.hpp"
+#include "model/statistics.hpp"
 #include "telemetry_sampler.hpp"
 
 namespace gpb {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "result.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

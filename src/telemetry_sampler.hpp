@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "telemetry.hpp"
+#include "model/telemetry.hpp"
 
 namespace gpb {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <limits>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "fleet.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "report/fleet_render.hpp"
 #include "report/html_parts.hpp"
 #include "report/report.hpp"

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "device_match.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb::report_model {
 namespace {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "store/sql.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb::store {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "report/report.hpp"
-#include "result.hpp"
+#include "model/result.hpp"
 #include "store/database_url.hpp"
 #include "store/sql.hpp"
 

@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb::store {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 #include "runner.hpp"
 
 namespace gpb {

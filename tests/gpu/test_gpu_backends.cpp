@@ -26,10 +26,10 @@
 #include "backend.hpp"
 #include "context.hpp"
 #include "plan.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 #include "base/random.hpp"
 #include "runner.hpp"
-#include "verify.hpp"
+#include "model/verify.hpp"
 
 namespace gpb {
 namespace {

@@ -13,7 +13,7 @@
 #include "backend.hpp"
 #include "context.hpp"
 #include "gpu_backend/nvml.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 #include "runner.hpp"
 
 namespace gpb {

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "problem.hpp"
-#include "verify.hpp"
+#include "model/problem.hpp"
+#include "model/verify.hpp"
 
 namespace gpb {
 namespace {

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 #include "store/database_url.hpp"
 #include "store/result_store.hpp"
 #include "store/sql.hpp"

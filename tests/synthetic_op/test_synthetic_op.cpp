@@ -18,9 +18,9 @@
 #include <stdexcept>
 
 #include "backend.hpp"
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "plan.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
 #include "roofline.hpp"

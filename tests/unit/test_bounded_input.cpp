@@ -11,7 +11,7 @@
 
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 #include "usage_error_of.hpp"
 
 namespace gpb {

@@ -7,7 +7,7 @@
 
 #include "changepoint.hpp"
 #include "base/random.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "compare.hpp"
 #include "base/random.hpp"
-#include "rank_statistics.hpp"
+#include "model/rank_statistics.hpp"
 #include "report/compare_render.hpp"
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

@@ -11,8 +11,8 @@
 #include "backend.hpp"
 #include "cpu_backend/cpu_backends.hpp"
 #include "gpu_backend_list.hpp"
-#include "problem.hpp"
-#include "verify.hpp"
+#include "model/problem.hpp"
+#include "model/verify.hpp"
 
 namespace gpb {
 namespace {

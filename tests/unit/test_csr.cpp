@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "csr.hpp"
+#include "model/csr.hpp"
 
 namespace gpb {
 namespace {

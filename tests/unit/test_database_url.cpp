@@ -4,7 +4,7 @@
 
 #include "store/database_url.hpp"
 #include "store/sql.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb::store {
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "device_runner.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 
 namespace gpb {
 namespace {

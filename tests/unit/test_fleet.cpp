@@ -11,7 +11,7 @@
 #include "report/compare_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "base/half_float.hpp"
-#include "host_array.hpp"
+#include "model/host_array.hpp"
 
 namespace gpb {
 namespace {

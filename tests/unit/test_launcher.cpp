@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "launcher.hpp"
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 namespace {

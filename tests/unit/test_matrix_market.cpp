@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "csr.hpp"
-#include "problem.hpp"
+#include "model/csr.hpp"
+#include "model/problem.hpp"
 
 namespace gpb {
 namespace {

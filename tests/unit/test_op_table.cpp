@@ -3,8 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "host_array.hpp"
-#include "op_table.hpp"
+#include "model/host_array.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {

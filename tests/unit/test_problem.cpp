@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "problem.hpp"
+#include "model/problem.hpp"
 
 namespace gpb {
 namespace {

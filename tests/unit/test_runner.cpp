@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "problem.hpp"
+#include "model/problem.hpp"
 #include "runner.hpp"
 
 namespace gpb {

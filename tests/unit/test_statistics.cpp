@@ -4,7 +4,7 @@
 #include <limits>
 #include <optional>
 
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

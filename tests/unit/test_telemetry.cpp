@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "progress.hpp"
-#include "result.hpp"
-#include "telemetry.hpp"
+#include "model/result.hpp"
+#include "model/telemetry.hpp"
 #include "telemetry_sampler.hpp"
 
 namespace gpb {

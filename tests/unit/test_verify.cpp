@@ -5,9 +5,9 @@
 #include <limits>
 #include <string>
 
-#include "op_table.hpp"
-#include "problem.hpp"
-#include "verify.hpp"
+#include "model/op_table.hpp"
+#include "model/problem.hpp"
+#include "model/verify.hpp"
 
 namespace gpb {
 namespace {

@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb::testing {
 

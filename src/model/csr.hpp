@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

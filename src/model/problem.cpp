@@ -1,11 +1,11 @@
-#include "problem.hpp"
+#include "model/problem.hpp"
 
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
 
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "base/random.hpp"
 #include "base/system.hpp"
 

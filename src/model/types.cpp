@@ -1,7 +1,7 @@
-#include "types.hpp"
+#include "model/types.hpp"
 
-#include "csr.hpp"
-#include "op_table.hpp"
+#include "model/csr.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "host_array.hpp"
-#include "problem.hpp"
-#include "result.hpp"
+#include "model/host_array.hpp"
+#include "model/problem.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "types.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

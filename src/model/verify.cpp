@@ -22,7 +22,7 @@
 // of two small inputs lands there). That half step is taken off |y - ref| before scaling.
 // Verification.max_error is the largest such error / scale_i: the case passes when it is
 // at most Verification.tolerance.
-#include "verify.hpp"
+#include "model/verify.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +30,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 #include "base/random.hpp"
 
 namespace gpb {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dtype_table.hpp"
+#include "model/dtype_table.hpp"
 
 namespace gpb {
 

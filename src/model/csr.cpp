@@ -1,4 +1,4 @@
-#include "csr.hpp"
+#include "model/csr.hpp"
 
 #include <algorithm>
 #include <cctype>

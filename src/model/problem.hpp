@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "csr.hpp"
-#include "host_array.hpp"
-#include "types.hpp"
+#include "model/csr.hpp"
+#include "model/host_array.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

@@ -1,4 +1,4 @@
-#include "rank_statistics.hpp"
+#include "model/rank_statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "statistics.hpp"
+#include "model/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

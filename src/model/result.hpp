@@ -9,8 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "telemetry.hpp"
-#include "types.hpp"
+#include "model/telemetry.hpp"
+#include "model/types.hpp"
 
 namespace gpb {
 

@@ -28,7 +28,7 @@
 // the accumulation type (f32 for the 16-bit dtypes), so it is held to f32's bound alone.
 // sin and sqrt compute in f32 and round once to the output: f32's error (a few 2^-24) plus
 // half an ulp of the output stays within 4u and 2u of the output's u.
-#include "op_table.hpp"
+#include "model/op_table.hpp"
 
 #include <omp.h>
 
@@ -39,7 +39,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "problem.hpp"
+#include "model/problem.hpp"
 #include "base/random.hpp"
 
 namespace gpb {

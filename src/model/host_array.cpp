@@ -1,4 +1,4 @@
-#include "host_array.hpp"
+#include "model/host_array.hpp"
 
 namespace gpb {
 

@@ -1,11 +1,11 @@
-#include "telemetry.hpp"
+#include "model/telemetry.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "result.hpp"
-#include "statistics.hpp"
+#include "model/result.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

@@ -1,4 +1,4 @@
-#include "result.hpp"
+#include "model/result.hpp"
 
 #include <charconv>
 #include <limits>

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "result.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 
