@@ -8,7 +8,7 @@
 #include <memory>
 #include <new>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 
 namespace gpb {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "cpu_timer.hpp"
 #include "model/op_table.hpp"
 

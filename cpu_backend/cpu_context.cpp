@@ -3,7 +3,7 @@
 #include <Eigen/Core>
 #include <string>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 #include "cpu_backends.hpp"
 
 namespace gpb {

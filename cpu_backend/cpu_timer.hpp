@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 
 namespace gpb {
 

@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/device.cuh"
 #include "gpu_backend/device_buffer.cuh"
 #include "gpu_backend/event_timer.cuh"
 #include "gpu_backend/stream.cuh"
-#include "roofline.hpp"
+#include "measure/roofline.hpp"
 #include "model/statistics.hpp"
 
 namespace gpb {

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 
 namespace gpb::cuda {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/device.cuh"
 #include "gpu_backend/gpu_telemetry.cuh"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "gpu_backend/stream.cuh"
 
 namespace gpb::cuda {

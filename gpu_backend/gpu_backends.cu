@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/device.cuh"
 #include "gpu_backend/gpu_backends.cuh"

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "gpu_backend/device.cuh"
-#include "gpu_backend_list.hpp"
+#include "measure/gpu_backend_list.hpp"
 
 namespace gpb::cuda {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "gpu_backend/device.cuh"
 #include "gpu_backend/device_buffer.cuh"
 #include "gpu_backend/l2_flusher.cuh"

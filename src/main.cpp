@@ -6,11 +6,11 @@
 #include <optional>
 #include <set>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "base/build_info.hpp"
 #include "compare.hpp"
-#include "context.hpp"
-#include "device_runner.hpp"
+#include "measure/context.hpp"
+#include "measure/device_runner.hpp"
 #include "fleet.hpp"
 #include "history_baseline.hpp"
 #include "history_command.hpp"
@@ -22,9 +22,9 @@
 #include "process_group.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
-#include "roofline.hpp"
+#include "measure/roofline.hpp"
 #include "run_config.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 #include "summary.hpp"
 #include "base/system.hpp"
 #include "model/telemetry.hpp"

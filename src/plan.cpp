@@ -7,8 +7,8 @@
 #include <limits>
 #include <set>
 
-#include "backend.hpp"
-#include "gpu_backend_list.hpp"
+#include "measure/backend.hpp"
+#include "measure/gpu_backend_list.hpp"
 #include "model/csr.hpp"
 #include "model/op_table.hpp"
 #include "model/problem.hpp"

@@ -16,8 +16,8 @@
 
 #include "base/build_info.hpp"
 #include "compare.hpp"
-#include "context.hpp"
-#include "gpu_backend_list.hpp"
+#include "measure/context.hpp"
+#include "measure/gpu_backend_list.hpp"
 #include "history_baseline.hpp"
 #include "launcher.hpp"
 #include "store/database_url.hpp"

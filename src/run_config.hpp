@@ -14,10 +14,10 @@
 
 #include "config.hpp"
 #include "launcher.hpp"
-#include "progress.hpp"
+#include "measure/progress.hpp"
 #include "report/report.hpp"
 #include "model/result.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 
 namespace CLI {
 class App;

@@ -10,7 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 #include "store/schema.hpp"
 
 namespace gpb::store {

@@ -1,6 +1,6 @@
 #include "store/schema.hpp"
 
-#include "context.hpp"
+#include "measure/context.hpp"
 
 namespace gpb::store {
 namespace {

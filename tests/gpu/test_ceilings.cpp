@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 
 namespace gpb {
 namespace {

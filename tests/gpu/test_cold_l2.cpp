@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "model/problem.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 
 namespace gpb {
 namespace {

@@ -23,12 +23,12 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
-#include "context.hpp"
+#include "measure/backend.hpp"
+#include "measure/context.hpp"
 #include "plan.hpp"
 #include "model/problem.hpp"
 #include "base/random.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 #include "model/verify.hpp"
 
 namespace gpb {

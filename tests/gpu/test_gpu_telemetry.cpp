@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "backend.hpp"
-#include "context.hpp"
+#include "measure/backend.hpp"
+#include "measure/context.hpp"
 #include "gpu_backend/nvml.hpp"
 #include "model/problem.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 
 namespace gpb {
 namespace {

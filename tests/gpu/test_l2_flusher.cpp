@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "model/problem.hpp"
 #include "model/verify.hpp"
 

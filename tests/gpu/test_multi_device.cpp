@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "context.hpp"
-#include "device_runner.hpp"
+#include "measure/backend.hpp"
+#include "measure/context.hpp"
+#include "measure/device_runner.hpp"
 
 namespace gpb {
 namespace {

@@ -17,14 +17,14 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "model/op_table.hpp"
 #include "plan.hpp"
 #include "model/problem.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
-#include "roofline.hpp"
-#include "runner.hpp"
+#include "measure/roofline.hpp"
+#include "measure/runner.hpp"
 #include "summary.hpp"
 
 namespace gpb {

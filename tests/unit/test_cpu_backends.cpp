@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "cpu_backend/cpu_backends.hpp"
-#include "gpu_backend_list.hpp"
+#include "measure/gpu_backend_list.hpp"
 #include "model/problem.hpp"
 #include "model/verify.hpp"
 

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "device_runner.hpp"
+#include "measure/device_runner.hpp"
 #include "model/problem.hpp"
 
 namespace gpb {

@@ -6,7 +6,7 @@
 
 #include "compare.hpp"
 #include "device_match.hpp"
-#include "device_runner.hpp"
+#include "measure/device_runner.hpp"
 #include "fleet.hpp"
 #include "report/compare_render.hpp"
 #include "report/fleet_render.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "plan.hpp"
 #include "run_config.hpp"
 

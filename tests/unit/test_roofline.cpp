@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "context.hpp"
-#include "roofline.hpp"
+#include "measure/context.hpp"
+#include "measure/roofline.hpp"
 
 namespace gpb {
 namespace {

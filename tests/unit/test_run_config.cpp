@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-#include "context.hpp"
+#include "measure/context.hpp"
 #include "run_config.hpp"
 #include "base/system.hpp"
 

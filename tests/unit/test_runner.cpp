@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "model/problem.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 
 namespace gpb {
 namespace {

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <cmath>
 
-#include "progress.hpp"
+#include "measure/progress.hpp"
 #include "model/result.hpp"
 #include "model/telemetry.hpp"
-#include "telemetry_sampler.hpp"
+#include "measure/telemetry_sampler.hpp"
 
 namespace gpb {
 namespace {

@@ -1,4 +1,4 @@
-#include "device_runner.hpp"
+#include "measure/device_runner.hpp"
 
 #include <algorithm>
 #include <map>

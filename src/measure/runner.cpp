@@ -1,4 +1,4 @@
-#include "runner.hpp"
+#include "measure/runner.hpp"
 
 #include <unistd.h>
 
@@ -13,8 +13,8 @@
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
 #include "model/op_table.hpp"
-#include "progress.hpp"
-#include "test_slowdown.hpp"
+#include "measure/progress.hpp"
+#include "measure/test_slowdown.hpp"
 #include "model/verify.hpp"
 
 namespace gpb {

@@ -1,4 +1,4 @@
-#include "test_slowdown.hpp"
+#include "measure/test_slowdown.hpp"
 
 #include <cstdlib>
 #include <string>

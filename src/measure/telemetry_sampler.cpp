@@ -1,4 +1,4 @@
-#include "telemetry_sampler.hpp"
+#include "measure/telemetry_sampler.hpp"
 
 #include <algorithm>
 #include <chrono>

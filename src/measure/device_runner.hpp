@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "plan.hpp"
 #include "model/result.hpp"
-#include "runner.hpp"
+#include "measure/runner.hpp"
 
 namespace gpb {
 

@@ -1,4 +1,4 @@
-#include "backend.hpp"
+#include "measure/backend.hpp"
 
 namespace gpb {
 

@@ -3,9 +3,9 @@
 #include <memory>
 #include <vector>
 
-#include "backend.hpp"
-#include "context.hpp"
-#include "gpu_backend_list.hpp"
+#include "measure/backend.hpp"
+#include "measure/context.hpp"
+#include "measure/gpu_backend_list.hpp"
 
 namespace gpb {
 namespace {

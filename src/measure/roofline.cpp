@@ -1,4 +1,4 @@
-#include "roofline.hpp"
+#include "measure/roofline.hpp"
 
 #include <algorithm>
 #include <string>

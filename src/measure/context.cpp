@@ -1,4 +1,4 @@
-#include "context.hpp"
+#include "measure/context.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include "base/build_info.hpp"
 #include "base/system.hpp"
-#include "test_slowdown.hpp"
+#include "measure/test_slowdown.hpp"
 
 namespace gpb {
 namespace {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "measure/backend.hpp"
 #include "plan.hpp"
 #include "model/result.hpp"
 #include "model/statistics.hpp"
-#include "telemetry_sampler.hpp"
+#include "measure/telemetry_sampler.hpp"
 
 namespace gpb {
 

@@ -1,4 +1,4 @@
-#include "progress.hpp"
+#include "measure/progress.hpp"
 
 #include <cmath>
 
