@@ -19,7 +19,7 @@
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"
 #include "history_baseline.hpp"
-#include "launcher.hpp"
+#include "fleet/launcher.hpp"
 #include "store/database_url.hpp"
 #include "model/op_table.hpp"
 #include "base/system.hpp"

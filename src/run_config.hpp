@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "config.hpp"
-#include "launcher.hpp"
+#include "fleet/launcher.hpp"
 #include "measure/progress.hpp"
 #include "report/report.hpp"
 #include "model/result.hpp"

@@ -2,7 +2,7 @@
 // which GPUs a process takes; {rank}, {host} and {device} in --out paths.
 #include <gtest/gtest.h>
 
-#include "launcher.hpp"
+#include "fleet/launcher.hpp"
 #include "model/types.hpp"
 
 namespace gpb {

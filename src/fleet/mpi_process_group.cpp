@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "process_group.hpp"
+#include "fleet/process_group.hpp"
 
 namespace gpb {
 namespace {

@@ -1,4 +1,4 @@
-#include "launcher.hpp"
+#include "fleet/launcher.hpp"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // The process group of a build without MPI: this process alone.
-#include "process_group.hpp"
+#include "fleet/process_group.hpp"
 
 namespace gpb {
 namespace {
