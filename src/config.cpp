@@ -6,7 +6,7 @@
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
 
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 #include "run_config.hpp"
 
 namespace gpb {

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <set>
 
-#include "history.hpp"
+#include "analysis/history.hpp"
 #include "report/history_report.hpp"
 #include "report/report.hpp"
 #include "store/database_url.hpp"

@@ -8,11 +8,11 @@
 
 #include "measure/backend.hpp"
 #include "base/build_info.hpp"
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 #include "measure/context.hpp"
 #include "measure/device_runner.hpp"
-#include "fleet.hpp"
-#include "history_baseline.hpp"
+#include "analysis/fleet.hpp"
+#include "analysis/history_baseline.hpp"
 #include "history_command.hpp"
 #include "base/interrupt.hpp"
 #include "fleet/launcher.hpp"
@@ -25,7 +25,7 @@
 #include "measure/roofline.hpp"
 #include "run_config.hpp"
 #include "measure/runner.hpp"
-#include "summary.hpp"
+#include "analysis/summary.hpp"
 #include "base/system.hpp"
 #include "model/telemetry.hpp"
 

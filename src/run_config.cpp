@@ -15,10 +15,10 @@
 #include <variant>
 
 #include "base/build_info.hpp"
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"
-#include "history_baseline.hpp"
+#include "analysis/history_baseline.hpp"
 #include "fleet/launcher.hpp"
 #include "store/database_url.hpp"
 #include "model/op_table.hpp"

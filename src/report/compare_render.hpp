@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 #include "report/report.hpp"
 
 namespace gpb {

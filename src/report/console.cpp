@@ -3,7 +3,7 @@
 #include <limits>
 #include <sstream>
 
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 #include "report/report_model.hpp"
 
 namespace gpb {

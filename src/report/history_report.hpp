@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "history.hpp"
+#include "analysis/history.hpp"
 #include "report/report.hpp"
 
 namespace gpb {

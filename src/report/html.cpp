@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 #include "model/op_table.hpp"
 #include "report/fleet_render.hpp"
 #include "report/html_parts.hpp"

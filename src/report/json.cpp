@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
 #include "report/fleet_render.hpp"

@@ -2,7 +2,7 @@
 // console, with a one-line context and the failures listed below it.
 #include <sstream>
 
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"

@@ -5,7 +5,7 @@
 #include <set>
 #include <string_view>
 
-#include "device_match.hpp"
+#include "analysis/device_match.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb::report_model {

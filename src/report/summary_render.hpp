@@ -5,7 +5,7 @@
 #include <string>
 
 #include "report/report_model.hpp"
-#include "summary.hpp"
+#include "analysis/summary.hpp"
 
 namespace gpb {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 #include "report/compare_render.hpp"
 #include "report/report.hpp"
 

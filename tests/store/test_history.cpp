@@ -1,8 +1,8 @@
 // Histories from the store on both engines: the slower segment and its first run, --last,
 // and compare against a baseline pooled from the history.
-#include "compare.hpp"
-#include "history.hpp"
-#include "history_baseline.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/history.hpp"
+#include "analysis/history_baseline.hpp"
 #include "store_fixture.hpp"
 
 namespace gpb::store::testing {

@@ -25,7 +25,7 @@
 #include "report/summary_render.hpp"
 #include "measure/roofline.hpp"
 #include "measure/runner.hpp"
-#include "summary.hpp"
+#include "analysis/summary.hpp"
 
 namespace gpb {
 namespace {

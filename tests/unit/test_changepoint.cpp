@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "changepoint.hpp"
+#include "analysis/changepoint.hpp"
 #include "base/random.hpp"
 #include "model/types.hpp"
 

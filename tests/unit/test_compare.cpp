@@ -8,7 +8,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 #include "base/random.hpp"
 #include "model/rank_statistics.hpp"
 #include "report/compare_render.hpp"

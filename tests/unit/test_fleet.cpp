@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "compare.hpp"
-#include "device_match.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/device_match.hpp"
 #include "measure/device_runner.hpp"
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 #include "report/compare_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"

@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "report/report.hpp"
-#include "summary.hpp"
+#include "analysis/summary.hpp"
 
 namespace gpb {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
-#include "summary.hpp"
+#include "analysis/summary.hpp"
 
 namespace gpb {
 namespace {

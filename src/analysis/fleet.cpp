@@ -1,4 +1,4 @@
-#include "fleet.hpp"
+#include "analysis/fleet.hpp"
 
 #include <algorithm>
 #include <cmath>

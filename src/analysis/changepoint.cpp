@@ -1,4 +1,4 @@
-#include "changepoint.hpp"
+#include "analysis/changepoint.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "changepoint.hpp"
+#include "analysis/changepoint.hpp"
 #include "store/result_store.hpp"
 
 namespace gpb::history {

@@ -1,4 +1,4 @@
-#include "summary.hpp"
+#include "analysis/summary.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "device_match.hpp"
+#include "analysis/device_match.hpp"
 #include "report/report.hpp"
 #include "model/result.hpp"
 

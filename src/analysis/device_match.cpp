@@ -1,4 +1,4 @@
-#include "device_match.hpp"
+#include "analysis/device_match.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "history_baseline.hpp"
+#include "analysis/history_baseline.hpp"
 #include "model/rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "model/statistics.hpp"

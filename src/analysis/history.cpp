@@ -1,12 +1,12 @@
-#include "history.hpp"
+#include "analysis/history.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "compare.hpp"
-#include "history_baseline.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/history_baseline.hpp"
 #include "model/statistics.hpp"
 #include "store/database_url.hpp"
 
