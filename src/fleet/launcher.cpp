@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "plan.hpp"
+#include "config/plan.hpp"
 #include "model/types.hpp"
 
 namespace gpb {

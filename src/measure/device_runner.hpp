@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "measure/backend.hpp"
-#include "plan.hpp"
+#include "config/plan.hpp"
 #include "model/result.hpp"
 #include "measure/runner.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "measure/backend.hpp"
-#include "plan.hpp"
+#include "config/plan.hpp"
 #include "model/result.hpp"
 #include "model/statistics.hpp"
 #include "measure/telemetry_sampler.hpp"

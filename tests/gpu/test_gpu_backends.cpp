@@ -25,7 +25,7 @@
 
 #include "measure/backend.hpp"
 #include "measure/context.hpp"
-#include "plan.hpp"
+#include "config/plan.hpp"
 #include "model/problem.hpp"
 #include "base/random.hpp"
 #include "measure/runner.hpp"

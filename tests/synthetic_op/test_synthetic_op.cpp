@@ -19,7 +19,7 @@
 
 #include "measure/backend.hpp"
 #include "model/op_table.hpp"
-#include "plan.hpp"
+#include "config/plan.hpp"
 #include "model/problem.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "base/build_info.hpp"
-#include "config.hpp"
+#include "config/suite.hpp"
 
 namespace gpb {
 namespace {

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "measure/backend.hpp"
-#include "plan.hpp"
-#include "run_config.hpp"
+#include "config/plan.hpp"
+#include "config/run_config.hpp"
 
 namespace gpb {
 namespace {

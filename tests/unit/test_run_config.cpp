@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "measure/context.hpp"
-#include "run_config.hpp"
+#include "config/run_config.hpp"
 #include "base/system.hpp"
 
 namespace gpb {

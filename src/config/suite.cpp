@@ -1,4 +1,4 @@
-#include "config.hpp"
+#include "config/suite.hpp"
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -7,7 +7,7 @@
 #include "base/json_input.hpp"
 
 #include "analysis/compare.hpp"
-#include "run_config.hpp"
+#include "config/run_config.hpp"
 
 namespace gpb {
 namespace {

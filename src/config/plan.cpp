@@ -1,4 +1,4 @@
-#include "plan.hpp"
+#include "config/plan.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include "model/csr.hpp"
 #include "model/op_table.hpp"
 #include "model/problem.hpp"
-#include "run_config.hpp"
+#include "config/run_config.hpp"
 #include "base/system.hpp"
 
 namespace gpb {

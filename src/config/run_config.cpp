@@ -1,4 +1,4 @@
-#include "run_config.hpp"
+#include "config/run_config.hpp"
 
 #include <unistd.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "plan.hpp"
+#include "config/plan.hpp"
 #include "model/statistics.hpp"
 
 namespace gpb {

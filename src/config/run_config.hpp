@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "config/suite.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/progress.hpp"
 #include "report/report.hpp"
