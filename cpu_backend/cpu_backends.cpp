@@ -1,4 +1,4 @@
-#include "cpu_backends.hpp"
+#include "cpu_backend/cpu_backends.hpp"
 
 namespace gpb {
 

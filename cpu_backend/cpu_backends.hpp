@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "measure/backend.hpp"
-#include "cpu_timer.hpp"
+#include "cpu_backend/cpu_timer.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb {

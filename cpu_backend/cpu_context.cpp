@@ -4,7 +4,7 @@
 #include <string>
 
 #include "measure/context.hpp"
-#include "cpu_backends.hpp"
+#include "cpu_backend/cpu_backends.hpp"
 
 namespace gpb {
 

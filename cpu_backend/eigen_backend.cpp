@@ -13,9 +13,9 @@
 #include <string>
 #include <type_traits>
 
-#include "cpu_backends.hpp"
-#include "eigen_types.hpp"
-#include "threading.hpp"
+#include "cpu_backend/cpu_backends.hpp"
+#include "cpu_backend/eigen_types.hpp"
+#include "cpu_backend/threading.hpp"
 
 namespace gpb {
 namespace {

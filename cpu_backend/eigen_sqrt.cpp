@@ -9,8 +9,8 @@
 
 #include <Eigen/Core>
 
-#include "cpu_backends.hpp"
-#include "eigen_types.hpp"
+#include "cpu_backend/cpu_backends.hpp"
+#include "cpu_backend/eigen_types.hpp"
 
 namespace gpb {
 

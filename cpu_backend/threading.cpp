@@ -1,4 +1,4 @@
-#include "threading.hpp"
+#include "cpu_backend/threading.hpp"
 
 #include <cblas.h>
 #include <omp.h>

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cpu_backends.hpp"
+#include "cpu_backend/cpu_backends.hpp"
 
 namespace gpb {
 namespace {

@@ -13,7 +13,7 @@
 #include "measure/device_runner.hpp"
 #include "analysis/fleet.hpp"
 #include "analysis/history_baseline.hpp"
-#include "history_command.hpp"
+#include "cli/history.hpp"
 #include "base/interrupt.hpp"
 #include "fleet/launcher.hpp"
 #include "base/nvtx.hpp"

@@ -1,4 +1,4 @@
-#include "history_command.hpp"
+#include "cli/history.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
