@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "analysis/history_baseline.hpp"
+#include "base/text.hpp"
 #include "model/rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "model/statistics.hpp"

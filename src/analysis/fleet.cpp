@@ -1,5 +1,7 @@
 #include "analysis/fleet.hpp"
 
+#include "base/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "base/text.hpp"
 #include "model/statistics.hpp"
 
 namespace gpb {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <limits>
 
-#include "model/types.hpp"
+#include "base/errors.hpp"
 
 namespace gpb {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "model/types.hpp"
+#include "base/errors.hpp"
 
 namespace gpb {
 namespace {

@@ -14,17 +14,12 @@
 #include "model/problem.hpp"
 #include "config/run_config.hpp"
 #include "base/system.hpp"
+#include "base/text.hpp"
 
 namespace gpb {
 namespace {
 
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 40;
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 // Default sizes: big enough to leave the launch-overhead regime on a GPU and small
 // enough to run in a second or two on a laptop CPU.
@@ -216,19 +211,6 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
     if (shape_kind(spec.op) == ShapeKind::sparse_matrix && spec.shape.pattern == SpmvPattern::file)
       load_matrix_cached(spec.shape.matrix_path);
   return plan;
-}
-
-std::vector<std::string> split_list(const std::string& text, char sep) {
-  std::vector<std::string> items;
-  std::string::size_type start = 0;
-  while (true) {
-    const auto end = text.find(sep, start);
-    const std::string item = trim(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (!item.empty()) items.push_back(item);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return items;
 }
 
 std::int64_t parse_size(const std::string& raw) {

@@ -32,7 +32,6 @@ std::vector<std::int64_t> parse_size_list(const std::string& text);
 void append_size_list(std::vector<std::int64_t>& sizes, const std::string& text, const std::string& where);
 // "MxNxK" for matmul.
 Shape parse_matmul_shape(const std::string& text);
-std::vector<std::string> split_list(const std::string& text, char sep = ',');
 
 // What the user asked for, from the command line and/or a suite file.
 struct RunOptions {

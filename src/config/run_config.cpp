@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "base/build_info.hpp"
+#include "base/text.hpp"
 #include "analysis/compare.hpp"
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "config/plan.hpp"
-#include "model/types.hpp"
+#include "base/text.hpp"
+#include "base/errors.hpp"
 
 namespace gpb {
 namespace {

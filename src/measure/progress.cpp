@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "model/types.hpp"
+#include "base/errors.hpp"
 
 namespace gpb {
 

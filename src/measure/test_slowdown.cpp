@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "model/types.hpp"
+#include "base/errors.hpp"
 
 namespace gpb {
 

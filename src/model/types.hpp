@@ -3,19 +3,14 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/errors.hpp"
 #include "model/dtype_table.hpp"
 
 namespace gpb {
-
-// A user error (bad flag, bad file, bad size): reported as one line, exit code 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The built-in ops. Op is open: the op table (op_table.hpp) holds an entry for each, and
 // register_op hands out further values for ops defined elsewhere (tests).

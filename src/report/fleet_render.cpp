@@ -59,7 +59,7 @@ Table fleet_table(const FleetView& view) {
   table.key_columns = 2;
   for (const auto& fleet_case : view.cases) {
     const double fleet = fleet_case.fleet_median_s;
-    const std::string mad = fleet > 0 ? "MAD " + report_model::format_significant(fleet_case.mad_s / fleet * 100, 2) + "%" : "-";
+    const std::string mad = fleet > 0 ? "MAD " + format_significant(fleet_case.mad_s / fleet * 100, 2) + "%" : "-";
     table.rows.push_back({{fleet_case.id, "fleet median", format_seconds(fleet), "", mad, "", ""}, ""});
     for (const auto& member : fleet_case.members) {
       table.rows.push_back({{"", view.units.at(member.unit).label, format_seconds(member.median_s),

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/text.hpp"
 #include "model/result.hpp"
 
 namespace gpb {
@@ -67,12 +68,5 @@ void write_files_atomic(const std::vector<OutputFile>& files);
 // Throws the UsageError that writing to path would throw for what is there now: an existing
 // directory, device or fifo (also behind symbolic links). For checking outputs before a run.
 void check_report_destination(const std::string& path);
-
-// Value formatting shared by the human-readable formats.
-std::string format_seconds(double seconds);   // "812 ns", "12.3 us", "4.56 ms", "1.23 s"
-std::string format_rate(double value, const char* unit);  // "123 GB/s", "1.23 TB/s" for unit "B/s"
-// A fraction in percent through a printf format: (0.05, "%g%%") -> "5%", (0.123, "%+.1f%%") -> "+12.3%".
-std::string format_percent(double fraction, const char* printf_format);
-std::string format_short(double value);  // two significant digits: "0.0022", "3.1e-05"
 
 }  // namespace gpb

@@ -8,13 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "base/text.hpp"
 #include "report/report.hpp"
 
 namespace gpb::report_model {
-
-// `value` rounded to `digits` significant digits in fixed notation ("812", "12.3", "0.0456");
-// "-" when it is not finite.
-std::string format_significant(double value, int digits);
 
 // A record has measurements when it took samples (a failed verification still did).
 bool has_measurements(const ResultRecord& record);

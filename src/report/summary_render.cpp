@@ -69,11 +69,11 @@ std::string format_elements(double elements) {
     ++index;
   }
   const bool whole = elements == std::floor(elements);
-  return (whole ? std::to_string(static_cast<std::int64_t>(elements)) : report_model::format_significant(elements, 3)) +
+  return (whole ? std::to_string(static_cast<std::int64_t>(elements)) : format_significant(elements, 3)) +
          kPrefixes[index];
 }
 
-std::string format_speedup(double speedup) { return report_model::format_significant(speedup, 3) + "x"; }
+std::string format_speedup(double speedup) { return format_significant(speedup, 3) + "x"; }
 
 std::string describe_crossover(const SpeedupGroup& group, TimingMode timing) {
   const Crossover& crossover = crossover_for(group, timing);
