@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "report/report.hpp"
+#include "model/record_format.hpp"
 #include "model/result.hpp"
 
 namespace gpb {
+
+// A GPU slower than the fleet median by more than this fraction (with its spread above it)
+// is an outlier in the fleet view.
+inline constexpr double kDefaultOutlierThreshold = 0.05;
 
 // ---- Merging ------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "report/report.hpp"
+#include "model/record_format.hpp"
 
 namespace gpb {
 

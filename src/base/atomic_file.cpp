@@ -1,6 +1,5 @@
-// Writing reports so that readers (a CI step, `gpubench compare`) see either the old files
-// or the complete new ones, never a partial write, and so that two runs writing the same
-// set of files leave one run's set, not a mix.
+#include "base/atomic_file.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,8 +12,8 @@
 #include <memory>
 #include <tuple>
 
+#include "base/errors.hpp"
 #include "base/interrupt.hpp"
-#include "report/report.hpp"
 
 namespace gpb {
 namespace {

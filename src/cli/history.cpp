@@ -6,6 +6,8 @@
 #include <set>
 
 #include "analysis/history.hpp"
+#include "base/atomic_file.hpp"
+#include "model/record_format.hpp"
 #include "report/history_report.hpp"
 #include "report/report.hpp"
 #include "store/database_url.hpp"

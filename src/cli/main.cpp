@@ -7,6 +7,7 @@
 #include <set>
 
 #include "measure/backend.hpp"
+#include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "analysis/compare.hpp"
 #include "measure/context.hpp"
@@ -20,6 +21,7 @@
 #include "model/op_table.hpp"
 #include "config/plan.hpp"
 #include "fleet/process_group.hpp"
+#include "model/record_format.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
 #include "measure/roofline.hpp"
@@ -75,7 +77,7 @@ void require_same_plan(const Plan& plan, const RunConfig& config, const RunnerOp
 
 // An MPI run's report: rank 0 merges every rank's records (as gpubench merge does).
 LoadedReport gather_ranks(const Context& context, const std::vector<ResultRecord>& results, ProcessGroup& processes) {
-  const auto texts = processes.gather(render_json(context, results));
+  const auto texts = processes.gather(render_records_json(context, results));
   std::vector<NamedReport> reports;
   for (std::size_t rank = 0; rank < texts.size(); ++rank) {
     const std::string origin = "rank " + std::to_string(rank);

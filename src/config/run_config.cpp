@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "base/text.hpp"
 #include "analysis/compare.hpp"

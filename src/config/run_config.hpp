@@ -15,6 +15,7 @@
 #include "config/suite.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/progress.hpp"
+#include "model/record_format.hpp"
 #include "report/report.hpp"
 #include "model/result.hpp"
 #include "measure/runner.hpp"

@@ -1,6 +1,8 @@
-// The JSON report (schema "gpubench-report", docs/report-schema.json) and its reader.
-// Every raw sample is kept; doubles are written in the shortest form that reads back
+// The record format (schema "gpubench-report", docs/report-schema.json): the writer and its
+// reader. Every raw sample is kept; doubles are written in the shortest form that reads back
 // exactly, and non-finite values as null, so parse(render(x)) reproduces x.
+#include "model/record_format.hpp"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -10,13 +12,8 @@
 #include <type_traits>
 #include <variant>
 
-#include "analysis/fleet.hpp"
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
-#include "report/fleet_render.hpp"
-#include "report/report.hpp"
-#include "report/report_model.hpp"
-#include "report/summary_render.hpp"
 
 namespace gpb {
 namespace {
@@ -198,7 +195,8 @@ Json context_json(const Context& context) {
   return json;
 }
 
-Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+// speedup: the record's value in the speed-up column, where the document has one.
+Json result_json(const ResultRecord& record, const std::optional<double>* speedup) {
   const CaseSpec& spec = record.spec;
   Json phases = Json::array();
   for (const auto& phase : record.phases)
@@ -254,10 +252,7 @@ Json result_json(const ResultRecord& record, const std::vector<ResultRecord>& re
                {"telemetry", telemetry_json(record.telemetry)}};
   // Only where it was forced, which only cuda spmv cases can be (plan.cpp).
   if (spec.spmv_kernel != SpmvKernelChoice::automatic) json["settings"]["spmv_kernel"] = to_string(spec.spmv_kernel);
-  if (options.relative_to) {
-    const auto speedup = report_model::speedup(record, results, *options.relative_to);
-    json["speedup"] = speedup ? real(*speedup) : Json(nullptr);
-  }
+  if (speedup) json["speedup"] = *speedup ? real(**speedup) : Json(nullptr);
   if (record.gpu.recorded())
     json["gpu"] = {{"ordinal", record.gpu.ordinal},
                    {"name", record.gpu.name},
@@ -724,18 +719,18 @@ void read(const Node& node, Context& out) {
 
 }  // namespace
 
-std::string render_json(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+std::string render_records_json(const Context& context, const std::vector<ResultRecord>& results,
+                                const RecordAdditions& additions) {
   Json report = {{"schema", kSchemaName}, {"schema_version", kReportSchemaVersion}};
   if (context.interrupted) report["interrupted"] = true;
-  if (options.relative_to) report["relative_to"] = *options.relative_to;
+  if (additions.relative_to) report["relative_to"] = *additions.relative_to;
   report["context"] = context_json(context);
   Json records = Json::array();
-  for (const auto& record : results) records.push_back(result_json(record, results, options));
+  for (std::size_t i = 0; i < results.size(); ++i)
+    records.push_back(result_json(results[i], additions.relative_to ? &additions.speedups.at(i) : nullptr));
   report["results"] = std::move(records);
-  // Derived from the results, so parse_json_report does not read it back.
-  report["summary"] = Json::parse(render_speedups_json(summarize_speedups(results)));
-  const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
-  if (fleet.applies()) report["fleet"] = Json::parse(render_fleet_json(fleet));
+  // Derived from the results, so parse_json_report does not read them back.
+  for (const auto& [name, json_text] : additions.sections) report[name] = Json::parse(json_text);
   // Invalid UTF-8 (say, from a system error message) becomes U+FFFD instead of an exception.
   return report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/history.hpp"
+#include "model/record_format.hpp"
 #include "report/report.hpp"
 
 namespace gpb {

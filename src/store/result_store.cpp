@@ -116,7 +116,7 @@ std::unique_ptr<ResultStore> ResultStore::open(const DatabaseUrl& url, OpenMode 
 }
 
 std::int64_t ResultStore::ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags) {
-  const std::string report_text = render_json(context, results);
+  const std::string report_text = render_records_json(context, results);
   const Json document = Json::parse(report_text);
   const std::string digest = fingerprint(report_text);
   SqlConnection& db = *connection_;
@@ -246,7 +246,7 @@ LoadedReport ResultStore::parse_stored(const std::string& context_json, const st
                                        std::int64_t run_id) {
   // The report's own envelope (schema name and version), around the stored context and
   // records; the JSON reader then checks them as it checks a file.
-  Json document = Json::parse(render_json(Context{}, {}));
+  Json document = Json::parse(render_records_json(Context{}, {}));
   try {
     document["context"] = Json::parse(context_json);
     Json records = Json::array();

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.hpp"
+#include "model/record_format.hpp"
 #include "model/result.hpp"
 #include "store/database_url.hpp"
 #include "store/sql.hpp"

@@ -2,6 +2,7 @@
 // filters, a failed ingest leaving nothing behind, migrations in transactions, and how
 // databases are opened.
 #include "store_fixture.hpp"
+#include "report/report.hpp"
 #include "store/schema.hpp"
 
 namespace gpb::store::testing {

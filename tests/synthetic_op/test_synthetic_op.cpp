@@ -19,6 +19,7 @@
 
 #include "measure/backend.hpp"
 #include "model/op_table.hpp"
+#include "model/record_format.hpp"
 #include "config/plan.hpp"
 #include "model/problem.hpp"
 #include "report/report.hpp"

@@ -13,6 +13,9 @@
 #include "model/rank_statistics.hpp"
 #include "report/compare_render.hpp"
 #include "model/statistics.hpp"
+#include "base/atomic_file.hpp"
+#include "model/record_format.hpp"
+#include "report/report.hpp"
 
 namespace gpb {
 namespace {

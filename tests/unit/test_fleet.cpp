@@ -11,6 +11,7 @@
 #include "report/compare_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
+#include "model/record_format.hpp"
 #include "model/statistics.hpp"
 
 namespace gpb {

@@ -20,6 +20,8 @@
 #include <tuple>
 
 #include "report/report.hpp"
+#include "base/atomic_file.hpp"
+#include "model/record_format.hpp"
 #include "usage_error_of.hpp"
 
 namespace gpb {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.hpp"
+#include "model/record_format.hpp"
 #include "report/summary_render.hpp"
 #include "analysis/summary.hpp"
 
