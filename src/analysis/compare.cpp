@@ -7,12 +7,11 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/history_baseline.hpp"
 #include "base/text.hpp"
 #include "model/rank_statistics.hpp"
-#include "report/compare_render.hpp"
 #include "model/statistics.hpp"
 #include "model/telemetry.hpp"
+#include "model/threshold.hpp"
 #include "model/types.hpp"
 
 namespace gpb {
@@ -31,16 +30,6 @@ std::map<std::string, double> merged_thresholds(const Context& baseline, const C
   thresholds.insert(baseline.thresholds.begin(), baseline.thresholds.end());
   for (const auto& [key, value] : thresholds) require_threshold(value, "threshold '" + key + "'");
   return thresholds;
-}
-
-// Most specific first: case id, op name, then the global one (--threshold over the suite's "*").
-double threshold_for(const std::map<std::string, double>& thresholds, const CaseSpec& spec, const std::string& id,
-                     const CompareOptions& options) {
-  if (const auto found = thresholds.find(id); found != thresholds.end()) return found->second;
-  if (const auto found = thresholds.find(to_string(spec.op)); found != thresholds.end()) return found->second;
-  if (options.threshold) return *options.threshold;
-  if (const auto found = thresholds.find("*"); found != thresholds.end()) return found->second;
-  return kDefaultRegressionThreshold;
 }
 
 // ---- Machine guard ------------------------------------------------------------------------
@@ -297,18 +286,6 @@ VerdictCounts count_verdicts(const std::vector<CaseComparison>& cases) {
 
 ReportOrigin origin_of(const Context& context) { return {context.git_sha, context.timestamp, context.hostname}; }
 
-int report_comparison(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options,
-                      ReportFormat format, std::ostream& out, std::ostream& err) {
-  const Comparison comparison = compare_reports(baseline, current, options);
-  const std::string rendered = render_comparison(comparison, format);
-  if (!comparison.machine_mismatch.empty())
-    err << "gpubench: warning: comparing across machines, every verdict is cross-machine: "
-        << comparison.machine_mismatch << "\n";
-  for (const std::string& warning : comparison.warnings) err << "gpubench: warning: " << warning << "\n";
-  out << rendered;
-  return comparison.exit_code();
-}
-
 }  // namespace
 
 std::string to_string(Verdict verdict) {
@@ -334,13 +311,6 @@ std::string CaseComparison::label() const {
 int Comparison::exit_code() const {
   const bool regressed = counts.slower > 0 || counts.failed > 0 || (counts.missing > 0 && !allow_missing);
   return regressed ? kExitRegression : kExitNoRegression;
-}
-
-// Shown in percent: the command line takes percent, suites take fractions.
-void require_threshold(double fraction, const std::string& what) {
-  if (!inside_unit_interval(fraction))
-    throw UsageError(what + " must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got " +
-                     format_percent(fraction, "%g%%"));
 }
 
 bool Comparison::passed() const { return exit_code() == kExitNoRegression; }
@@ -372,7 +342,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   const auto thresholds = merged_thresholds(baseline.context, current.context);
   for (const MatchedRecords& pair : match_records(baseline.results, current.results, options.match_devices)) {
     const ResultRecord& either = pair.current ? *pair.current : *pair.baseline;
-    const double threshold = threshold_for(thresholds, either.spec, either.spec.id(), options);
+    const double threshold = case_threshold(thresholds, either.spec.op, either.spec.id(), options.threshold);
     comparison.cases.push_back(judge_case(pair.baseline, pair.current, threshold, options.alpha));
     comparison.cases.back().device = pair.device;
     comparison.cases.back().cross_machine = !comparison.machine_mismatch.empty();
@@ -381,27 +351,6 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   sort_for_display(comparison.cases);
   comparison.counts = count_verdicts(comparison.cases);
   return comparison;
-}
-
-int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
-                ReportFormat format, std::ostream& out, std::ostream& err) {
-  const LoadedReport current = read_json_report(current_path);
-  return report_comparison(read_baseline(baseline_path, current.context), current, options, format, out, err);
-}
-
-int compare_with_baseline(const LoadedReport& baseline, const Context& context,
-                          const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
-                          std::ostream& out, std::ostream& err) {
-  return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
-}
-
-double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
-                      std::optional<double> global_override) {
-  CaseSpec spec;
-  spec.op = op;
-  CompareOptions options;
-  options.threshold = global_override;
-  return threshold_for(thresholds, spec, case_id, options);
 }
 
 }  // namespace gpb

@@ -10,22 +10,21 @@
 // its median (interference sets the median); its case is then "same (noisy)", and so is a
 // change beyond the threshold without the evidence. Serial correlation of the samples is
 // estimated and widens the CIs and the test's variance. The rules for CI owners: docs/ci.md.
+// Compare returns its verdicts and prints nothing: report/compare_render.hpp renders them.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "analysis/device_match.hpp"
-#include "report/report.hpp"
+#include "model/record_format.hpp"
 #include "model/result.hpp"
 
 namespace gpb {
 
-inline constexpr double kDefaultRegressionThreshold = 0.05;
 inline constexpr double kDefaultSignificanceLevel = 0.001;
 
 struct CompareOptions {
@@ -92,10 +91,6 @@ struct Comparison {
   bool passed() const;  // exit code 0
 };
 
-// The one rule for a regression threshold, a fraction: above 0 and below 1 (finite). Suites,
-// --threshold and compare hold thresholds to it; UsageError names `what`.
-void require_threshold(double fraction, const std::string& what);
-
 // Matches cases by CaseSpec::id() and device (device_match.hpp) and judges each. Throws
 // UsageError when the GPU or CPU models differ (unless allowed), when a report is of an
 // interrupted run (unless allowed), on a case listed twice (on one device) in one report, and
@@ -105,21 +100,5 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
 // Throws UsageError when `report` (the "baseline" or "current" one, as `side` says) is of an
 // interrupted run and allow_interrupted is not set: its missing cases would read as regressions.
 void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted);
-
-// The threshold a case is judged against: the most specific of thresholds (case id, op
-// name, "*"), with global_override in place of "*" (compare's --threshold).
-double case_threshold(const std::map<std::string, double>& thresholds, Op op, const std::string& case_id,
-                      std::optional<double> global_override);
-
-// `gpubench compare`: reads both JSON reports (a baseline "db:..." pools runs from the
-// history instead, see history_baseline.hpp), writes the comparison to out and the
-// warnings to err, and returns the exit code. UsageError (exit 2) propagates.
-int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
-                ReportFormat format, std::ostream& out, std::ostream& err);
-
-// `gpubench run --baseline`: compares results just measured against a report read before the run.
-int compare_with_baseline(const LoadedReport& baseline, const Context& context,
-                          const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
-                          std::ostream& out, std::ostream& err);
 
 }  // namespace gpb

@@ -10,6 +10,7 @@
 #include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "analysis/compare.hpp"
+#include "cli/compare.hpp"
 #include "measure/context.hpp"
 #include "measure/device_runner.hpp"
 #include "analysis/fleet.hpp"

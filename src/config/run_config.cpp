@@ -17,6 +17,7 @@
 #include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "base/text.hpp"
+#include "model/threshold.hpp"
 #include "analysis/compare.hpp"
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"

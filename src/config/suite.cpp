@@ -6,7 +6,7 @@
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
 
-#include "analysis/compare.hpp"
+#include "model/threshold.hpp"
 #include "config/run_config.hpp"
 
 namespace gpb {

@@ -14,6 +14,7 @@
 #include "report/compare_render.hpp"
 #include "model/statistics.hpp"
 #include "base/atomic_file.hpp"
+#include "cli/compare.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
 

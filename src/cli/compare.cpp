@@ -1,0 +1,35 @@
+#include "cli/compare.hpp"
+
+#include "analysis/history_baseline.hpp"
+#include "report/compare_render.hpp"
+
+namespace gpb {
+namespace {
+
+int report_comparison(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options,
+                      ReportFormat format, std::ostream& out, std::ostream& err) {
+  const Comparison comparison = compare_reports(baseline, current, options);
+  const std::string rendered = render_comparison(comparison, format);
+  if (!comparison.machine_mismatch.empty())
+    err << "gpubench: warning: comparing across machines, every verdict is cross-machine: "
+        << comparison.machine_mismatch << "\n";
+  for (const std::string& warning : comparison.warnings) err << "gpubench: warning: " << warning << "\n";
+  out << rendered;
+  return comparison.exit_code();
+}
+
+}  // namespace
+
+int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
+                ReportFormat format, std::ostream& out, std::ostream& err) {
+  const LoadedReport current = read_json_report(current_path);
+  return report_comparison(read_baseline(baseline_path, current.context), current, options, format, out, err);
+}
+
+int compare_with_baseline(const LoadedReport& baseline, const Context& context,
+                          const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
+                          std::ostream& out, std::ostream& err) {
+  return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
+}
+
+}  // namespace gpb
