@@ -1,10 +1,8 @@
 #include "config/plan.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <set>
 
 #include "measure/backend.hpp"
@@ -14,12 +12,9 @@
 #include "model/problem.hpp"
 #include "config/run_config.hpp"
 #include "base/system.hpp"
-#include "base/text.hpp"
 
 namespace gpb {
 namespace {
-
-constexpr std::int64_t kMaxSize = std::int64_t{1} << 40;
 
 // Default sizes: big enough to leave the launch-overhead regime on a GPU and small
 // enough to run in a second or two on a laptop CPU.
@@ -146,20 +141,6 @@ void refuse_duplicates(const std::vector<CaseSpec>& cases) {
 
 }  // namespace
 
-Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name) {
-  std::string known;
-  for (auto& backend : backends) {
-    if (backend->name() == name) return *backend;
-    known += (known.empty() ? "" : ", ") + backend->name();
-  }
-  throw UsageError("unknown backend '" + name + "' (expected one of: " + known + ")");
-}
-
-bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind) {
-  return std::any_of(plan.cases.begin(), plan.cases.end(),
-                     [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
-}
-
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends) {
   struct Group {
     RunOptions options;
@@ -213,88 +194,6 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   return plan;
 }
 
-std::int64_t parse_size(const std::string& raw) {
-  const std::string text = trim(raw);
-  if (text.empty()) throw UsageError("empty size");
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0) {
-    if (text[0] == '-') throw UsageError("size '" + text + "' is negative; sizes must be positive");
-    throw UsageError("malformed size '" + text + "' (expected e.g. 4096, 4K, 16M, 1G)");
-  }
-  if (digits > 15) throw UsageError("size '" + text + "' is absurdly large (limit 2^40)");
-  const std::int64_t number = std::stoll(text.substr(0, digits));
-  const std::string suffix = text.substr(digits);
-  int shift = 0;
-  if (suffix.empty()) {
-    shift = 0;
-  } else if (suffix.size() == 1 && (suffix[0] == 'K' || suffix[0] == 'k')) {
-    shift = 10;
-  } else if (suffix.size() == 1 && (suffix[0] == 'M' || suffix[0] == 'm')) {
-    shift = 20;
-  } else if (suffix.size() == 1 && (suffix[0] == 'G' || suffix[0] == 'g')) {
-    shift = 30;
-  } else {
-    throw UsageError("malformed size '" + text + "' (suffixes are K, M, G = 2^10, 2^20, 2^30)");
-  }
-  if (number == 0) throw UsageError("size '" + text + "' is zero; sizes must be positive");
-  if (number > (kMaxSize >> shift)) throw UsageError("size '" + text + "' is absurdly large (limit 2^40)");
-  return number << shift;
-}
-
-std::vector<std::int64_t> parse_size_list(const std::string& text) {
-  std::vector<std::int64_t> sizes;
-  for (const auto& item : split_list(text)) {
-    const auto dots = item.find("..");
-    if (dots == std::string::npos) {
-      sizes.push_back(parse_size(item));
-      continue;
-    }
-    // Range: FROM..TO[:xFACTOR | :+STEP], geometric x2 by default.
-    const std::int64_t from = parse_size(item.substr(0, dots));
-    std::string rest = item.substr(dots + 2);
-    std::string step = "x2";
-    if (const auto colon = rest.find(':'); colon != std::string::npos) {
-      step = rest.substr(colon + 1);
-      rest = rest.substr(0, colon);
-    }
-    const std::int64_t to = parse_size(rest);
-    if (to < from) throw UsageError("size range '" + item + "' runs backwards");
-    if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
-      throw UsageError("malformed range step '" + step + "' in '" + item + "' (expected xFACTOR or +STEP)");
-    const std::int64_t amount = parse_size(step.substr(1));
-    if (step[0] == 'x' && amount < 2) throw UsageError("range factor in '" + item + "' must be at least 2");
-    // The next size is only computed when it is still within `to`, so it cannot overflow.
-    const std::size_t first = sizes.size();
-    for (std::int64_t v = from;;) {
-      sizes.push_back(v);
-      if (sizes.size() > 10000) throw UsageError("size range '" + item + "' has more than 10000 sizes");
-      if (step[0] == 'x' ? v > to / amount : v > to - amount) break;
-      v = step[0] == 'x' ? v * amount : v + amount;
-    }
-    // A range whose first step already passes its end holds only its start: a typo, most likely.
-    if (from < to && sizes.size() == first + 1)
-      throw UsageError("size range '" + item + "' holds only its start: its step " + step + " passes the end at once");
-  }
-  if (sizes.empty()) throw UsageError("no sizes in '" + text + "'");
-  return sizes;
-}
-
-void append_size_list(std::vector<std::int64_t>& sizes, const std::string& text, const std::string& where) {
-  const auto parsed = parse_size_list(text);
-  if (parsed.size() > kMaxCases - std::min(kMaxCases, sizes.size()))
-    throw UsageError(where + ": more than " + std::to_string(kMaxCases) + " sizes in all (a plan holds at most " +
-                     std::to_string(kMaxCases) + " cases)");
-  sizes.insert(sizes.end(), parsed.begin(), parsed.end());
-}
-
-Shape parse_matmul_shape(const std::string& text) {
-  const auto parts = split_list(text, 'x');
-  if (parts.size() != 3 || text.find(",") != std::string::npos)
-    throw UsageError("malformed matmul shape '" + text + "' (expected MxNxK, e.g. 1000x333x77)");
-  return matmul_shape(parse_size(parts[0]), parse_size(parts[1]), parse_size(parts[2]));
-}
-
 std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names,
                                    const std::function<bool(const std::string&, Op, DType)>& runs) {
   std::vector<CaseSpec> cases;
@@ -323,16 +222,6 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             cases.push_back(std::move(spec));
           }
   return cases;
-}
-
-bool sizes_apply(const RunOptions& options) {
-  for (Op op : options.ops) {
-    if (op == Op::matmul ? options.matmul_shapes.empty()
-                         : op != Op::spmv || (options.matrix_path.empty() && options.spmv_rows == 0 &&
-                                              (options.ops.size() == 1 || options.sizes.size() > 1)))
-      return true;
-  }
-  return false;
 }
 
 void check_plan_fits_memory(const Plan& plan) {

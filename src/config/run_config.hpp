@@ -1,9 +1,7 @@
 // The run configuration: everything `gpubench run` decides before it measures, in one
-// place. Each run-wide setting is one entry of a table (run_config.cpp) -- name, flag,
-// suite key, type, default, bounds, help -- and that entry drives the command-line flag,
-// the suite's "settings" key, the merge (a flag given explicitly wins over the suite),
-// validation and the typed write into the report context. The bounds are listed for
-// users in docs/bounds.md.
+// place. Each run-wide setting is one entry of the settings table (config/settings.hpp),
+// which drives its command-line flag here, the merge (a flag given explicitly wins over the
+// suite), validation and the typed write into the report context.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.hpp"
 #include "config/suite.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/progress.hpp"
@@ -28,35 +27,7 @@ namespace gpb {
 
 struct CompareOptions;
 
-// The settings the whole run shares. The defaults are the table's: start from
-// default_run_settings(), not from RunSettings{}.
-struct RunSettings {
-  std::int64_t warmup = 0;
-  std::int64_t min_samples = 0;
-  std::int64_t max_samples = 0;
-  double max_noise = 0;  // a fraction; --max-noise takes percent
-  double min_time_s = 0;
-  double max_time_s = 0;
-  std::uint64_t seed = 0;
-  L2Mode l2 = L2Mode::flush;
-  std::int64_t threads = 0;  // 0: every usable core
-  std::int64_t repetitions = 0;
-  // GPUs: an ordinal, a list ("0,2,3") or "all"; empty: GPU 0, or the local rank's under a
-  // launcher (launcher.hpp chooses).
-  std::string device;
-  bool devices_serial = false;  // with several GPUs: one after the other
-  bool profile = false;
-  double throttle_threshold = 0;  // fraction of the maximum SM clock
-  bool discard_throttled = false;
-  double soak_s = 0;
-};
-
 RunSettings default_run_settings();
-
-// Checks one entry of a suite's "settings" object (where: "suite.json: settings") against
-// the table and returns it in its setting's type; UsageError for an unknown key, a value of
-// the wrong type ("warmup": 0.7) or one out of bounds.
-SettingValue check_suite_setting(const std::string& key, const SettingValue& value, const std::string& where);
 
 // A report destination: a file whose format follows its extension, or the terminal.
 struct ReportOutput {

@@ -6,8 +6,8 @@
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
 
+#include "config/settings.hpp"
 #include "model/threshold.hpp"
-#include "config/run_config.hpp"
 
 namespace gpb {
 namespace {

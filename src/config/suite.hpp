@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "config/plan.hpp"
-#include "model/statistics.hpp"
+#include "config/run_options.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 
@@ -20,7 +20,7 @@ struct Suite {
   std::string name;
   std::string description;
   // Run-wide settings by suite key, each checked against the run settings table
-  // (run_config.hpp) and held in its type; command-line flags given explicitly win.
+  // (config/settings.hpp) and held in its type; command-line flags given explicitly win.
   std::map<std::string, SettingValue> settings;
   std::map<std::string, double> thresholds;  // "*", op names, case ids (fractions, as compare takes them)
   std::vector<SuiteGroup> groups;

@@ -99,6 +99,9 @@ class Backend {
   virtual int threads_used(const BackendSettings&) const { return 0; }
 };
 
+// The backend of that name; UsageError listing the known ones.
+Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name);
+
 // All backends known to this build, CPU first; GPU backends appear even when they
 // cannot run (their availability says why).
 std::vector<std::unique_ptr<Backend>> make_all_backends();

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "measure/backend.hpp"
-#include "config/plan.hpp"
 #include "model/result.hpp"
 #include "measure/runner.hpp"
 

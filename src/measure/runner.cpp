@@ -359,6 +359,11 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
   return merged;
 }
 
+bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind) {
+  return std::any_of(plan.cases.begin(), plan.cases.end(),
+                     [&](const CaseSpec& spec) { return find_backend(backends, spec.backend).kind() == kind; });
+}
+
 std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
                                    const RunnerOptions& options) {
   std::map<std::string, Backend*> by_name;

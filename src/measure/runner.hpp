@@ -8,12 +8,23 @@
 #include <vector>
 
 #include "measure/backend.hpp"
-#include "config/plan.hpp"
 #include "model/result.hpp"
 #include "model/statistics.hpp"
 #include "measure/telemetry_sampler.hpp"
 
 namespace gpb {
+
+// The cases of a run, in the order they run (config/plan.hpp builds it).
+struct Plan {
+  std::vector<CaseSpec> cases;
+  std::vector<std::string> notes;  // e.g. "backend cuda skipped: no CUDA device", once each
+  // Regression thresholds from a suite (compare uses them): "*", op name or case id.
+  std::map<std::string, double> thresholds;
+};
+
+// Whether a case of the plan runs on a backend of that kind.
+bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind);
+
 
 struct RunnerOptions {
   int warmup = 3;
