@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/Version.hpp>
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "base/build_info.hpp"
 #include "base/system.hpp"
 #include "measure/test_slowdown.hpp"
+#include "model/telemetry.hpp"
 
 namespace gpb {
 namespace {
@@ -67,6 +69,20 @@ Context collect_context(const std::vector<std::string>& argv, int threads_used) 
                             std::to_string(slowdown) + " times per launch (a test knob, not a measurement)");
   }
   return context;
+}
+
+std::vector<std::string> telemetry_notes(const Context& context, const std::vector<int>& devices) {
+  std::vector<std::string> notes;
+  for (const GpuInfo& gpu : context.gpus) {
+    if (std::find(devices.begin(), devices.end(), gpu.ordinal) == devices.end()) continue;
+    const std::string name = "GPU " + std::to_string(gpu.ordinal);
+    if (!gpu.nvml.available)
+      notes.push_back(name + " telemetry unavailable (" + gpu.nvml.reason + "): no clocks, power or energy in the records");
+    else if (clocks_locked(gpu.nvml) == false)
+      notes.push_back(name + " clocks are not locked (no application clocks or clock limit set): boost clocks follow "
+                             "power and temperature; --soak measures at a steady state");
+  }
+  return notes;
 }
 
 }  // namespace gpb

@@ -34,4 +34,9 @@ double measure_cpu_copy_gbps(int threads);
 // stand-in, which does nothing).
 void measure_gpu_ceilings(Context& context, int device);
 
+// What a run on the GPUs `devices` says once about each one's telemetry: that it is
+// unavailable and why, or that the clocks are not locked (boost clocks then follow power and
+// temperature).
+std::vector<std::string> telemetry_notes(const Context& context, const std::vector<int>& devices);
+
 }  // namespace gpb

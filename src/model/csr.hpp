@@ -1,7 +1,9 @@
-// CSR sparse matrices: generation from a seeded pattern and Matrix Market reading.
+// CSR sparse matrices and their generation from a seeded pattern (model/matrix_market.hpp
+// reads them from files).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,9 @@ namespace gpb {
 // Column indices are sorted within each row and unique. Values are kept in double;
 // a Problem converts them to the case's dtype.
 struct CsrMatrix {
+  // The most rows, columns and nonzeros that 32-bit indices hold.
+  static constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
+
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::vector<std::int32_t> row_ptr;  // rows + 1 entries
@@ -48,17 +53,8 @@ std::int64_t generated_cols(std::int64_t rows, std::int64_t nnz_per_row, SpmvPat
 // per row, 32-bit indices (nonzeros and columns). Throws UsageError; the plan calls it
 // before anything runs.
 void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
-
-// Reads a Matrix Market file: coordinate format, real/integer/pattern field,
-// general/symmetric symmetry. Pattern entries get value 1. Duplicates are summed.
-// Throws UsageError naming the file and the problem on anything malformed. The file may be
-// a pipe (`--matrix <(zcat m.mtx.gz)`); LF, CRLF and CR line ends and a UTF-8 byte order
-// mark are accepted. The text may take half of the available memory, and the sizes its
-// header declares must fit the rest (docs/bounds.md).
-CsrMatrix read_matrix_market(const std::string& path);
-
-// The same from text already in memory; path names it in errors. The declared sizes are
-// refused (UsageError) where reading them would need more than memory_budget bytes.
-CsrMatrix parse_matrix_market(std::string text, const std::string& path, std::uint64_t memory_budget);
+// The shape of an spmv case on a generated matrix: its rows, generated_cols columns, the
+// nonzeros per row and the pattern.
+Shape spmv_shape(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
 
 }  // namespace gpb

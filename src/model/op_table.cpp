@@ -387,6 +387,18 @@ bool is_builtin(Op op) { return static_cast<std::size_t>(op) < registry().builti
 
 ShapeKind shape_kind(Op op) { return op_def(op).shape_kind; }
 
+std::string to_string(Op op) { return op_def(op).name; }
+
+Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed) {
+  Problem problem;
+  problem.op = op;
+  problem.dtype = dtype;
+  problem.shape = shape;
+  problem.seed = seed;
+  op_def(op).build_inputs(problem);
+  return problem;
+}
+
 DType op_output_dtype(Op op, DType dtype) {
   return op_def(op).output_in_accumulation_type ? dtype_info(dtype).accumulation : dtype;
 }

@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "model/op_table.hpp"
+#include "model/matrix_market.hpp"
 #include "base/random.hpp"
 #include "base/system.hpp"
 
@@ -87,16 +87,6 @@ void check_fits_in_memory(const Problem& problem, double bytes) {
   if (available > 0 && bytes > available)
     throw UsageError(to_string(problem.op) + " " + to_string(problem.dtype) + " " + problem.shape.label(problem.op) + " needs " +
                      gibibytes(bytes) + " GiB, more than this machine's " + gibibytes(available) + " GiB");
-}
-
-Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed) {
-  Problem problem;
-  problem.op = op;
-  problem.dtype = dtype;
-  problem.shape = shape;
-  problem.seed = seed;
-  op_def(op).build_inputs(problem);
-  return problem;
 }
 
 std::shared_ptr<const CsrMatrix> load_matrix_cached(const std::string& path) {

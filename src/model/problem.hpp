@@ -26,8 +26,9 @@ struct Problem {
   HostArray csr_values; // spmv values converted to dtype (what backends use)
 };
 
-// Builds the inputs with the op table's input builder (op_table.cpp has each op's ranges,
-// the README documents them). Throws UsageError for shapes that are empty or too large to allocate.
+// Builds the inputs with the op table's input builder (defined in op_table.cpp, with each
+// op's ranges; the README documents them). Throws UsageError for shapes that are empty or too
+// large to allocate.
 Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed);
 
 // Loaded .mtx files are shared across dtypes; the cache keeps one parse per path.

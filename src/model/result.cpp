@@ -9,7 +9,6 @@ namespace {
 
 // Names in enum order.
 const char* const kPhaseNames[] = {"h2d", "op", "d2h"};
-const char* const kStopReasonNames[] = {"converged", "max_time", "max_samples"};
 
 // The id, or without the backend and its tags the case that every backend runs.
 std::string identity(const CaseSpec& spec, bool with_backend) {
@@ -54,21 +53,6 @@ const std::vector<PhaseKind>& all_phase_kinds() {
   static const std::vector<PhaseKind> kinds{PhaseKind::h2d, PhaseKind::op, PhaseKind::d2h};
   return kinds;
 }
-
-std::string to_string(StopReason reason) { return kStopReasonNames[static_cast<std::size_t>(reason)]; }
-
-const std::vector<StopReason>& all_stop_reasons() {
-  static const std::vector<StopReason> reasons{StopReason::converged, StopReason::max_time, StopReason::max_samples};
-  return reasons;
-}
-
-std::string to_string(const StopReasons& reasons) {
-  std::string text;
-  for (StopReason reason : all_stop_reasons())
-    if (reasons.contains(reason)) text += (text.empty() ? "" : "+") + to_string(reason);
-  return text;
-}
-
 
 std::string to_string(Status status) {
   switch (status) {

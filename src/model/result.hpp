@@ -9,19 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "model/statistics.hpp"
 #include "model/telemetry.hpp"
 #include "model/types.hpp"
 
 namespace gpb {
 
 inline constexpr int kReportSchemaVersion = 1;
-
-struct Statistics {
-  std::size_t count = 0;
-  double min = 0, max = 0, mean = 0, median = 0, stddev = 0, rel_stddev = 0;
-  double p5 = 0, p95 = 0, q1 = 0, q3 = 0;
-  double median_ci_low = 0, median_ci_high = 0;  // 95 % distribution-free CI of the median
-};
 
 // The identity of a case: everything that changes what is measured.
 struct CaseSpec {
@@ -95,33 +89,6 @@ struct Phase {
   std::vector<double> samples_s;
   Statistics stats;
 };
-
-// Why sampling stopped (the stopping rule in statistics.hpp).
-enum class StopReason { converged, max_time, max_samples };  // result.cpp names them in this order
-std::string to_string(StopReason reason);  // "converged", "max_time", "max_samples"
-const std::vector<StopReason>& all_stop_reasons();
-
-// The reasons sampling stopped for one case: one per pass, so several where passes
-// (--repetitions) stopped differently; none where the case took no samples.
-class StopReasons {
- public:
-  StopReasons() = default;
-  explicit StopReasons(StopReason reason) { add(reason); }
-  void add(StopReason reason) { bits_ |= bit(reason); }
-  void add(const StopReasons& other) { bits_ |= other.bits_; }
-  bool contains(StopReason reason) const { return (bits_ & bit(reason)) != 0; }
-  bool operator==(const StopReasons& other) const { return bits_ == other.bits_; }
-
- private:
-  static unsigned bit(StopReason reason) { return 1u << static_cast<unsigned>(reason); }
-  unsigned bits_ = 0;
-};
-// In StopReason order, joined by '+': "converged", "converged+max_time"; "" for none.
-std::string to_string(const StopReasons& reasons);
-
-// Where a result sits against the device's ceilings. Memory-bound ops are held against
-// bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and
-// so is a fraction of 0: reports show "-" rather than a made-up percentage.
 
 // Where a result sits against the device's ceilings. Memory-bound ops are held against
 // bandwidth (GB/s), matmul against the flop rate (GFLOP/s). A ceiling of 0 is unknown, and

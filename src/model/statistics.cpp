@@ -6,6 +6,26 @@
 #include <numeric>
 
 namespace gpb {
+namespace {
+
+// Names in enum order.
+const char* const kStopReasonNames[] = {"converged", "max_time", "max_samples"};
+
+}  // namespace
+
+std::string to_string(StopReason reason) { return kStopReasonNames[static_cast<std::size_t>(reason)]; }
+
+const std::vector<StopReason>& all_stop_reasons() {
+  static const std::vector<StopReason> reasons{StopReason::converged, StopReason::max_time, StopReason::max_samples};
+  return reasons;
+}
+
+std::string to_string(const StopReasons& reasons) {
+  std::string text;
+  for (StopReason reason : all_stop_reasons())
+    if (reasons.contains(reason)) text += (text.empty() ? "" : "+") + to_string(reason);
+  return text;
+}
 
 double quantile_sorted(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "model/result.hpp"
 #include "model/statistics.hpp"
 
 namespace gpb {
@@ -84,20 +83,6 @@ std::optional<bool> clocks_locked(const GpuManagement& management) {
   if (management.applications_clocks_set.value_or(false) || management.clock_limit_active.value_or(false)) return true;
   if (!management.applications_clocks_set && !management.clock_limit_active) return std::nullopt;
   return false;
-}
-
-std::vector<std::string> telemetry_notes(const Context& context, const std::vector<int>& devices) {
-  std::vector<std::string> notes;
-  for (const GpuInfo& gpu : context.gpus) {
-    if (std::find(devices.begin(), devices.end(), gpu.ordinal) == devices.end()) continue;
-    const std::string name = "GPU " + std::to_string(gpu.ordinal);
-    if (!gpu.nvml.available)
-      notes.push_back(name + " telemetry unavailable (" + gpu.nvml.reason + "): no clocks, power or energy in the records");
-    else if (clocks_locked(gpu.nvml) == false)
-      notes.push_back(name + " clocks are not locked (no application clocks or clock limit set): boost clocks follow "
-                             "power and temperature; --soak measures at a steady state");
-  }
-  return notes;
 }
 
 bool ran_throttled(const std::vector<TelemetryReading>& readings, double start_s, double end_s, double min_clock_mhz) {

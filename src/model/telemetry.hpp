@@ -116,12 +116,6 @@ struct GpuManagement {
   std::optional<bool> energy_counter;            // the device has a total-energy counter
 };
 
-struct Context;
-// What a run on the GPUs `devices` says once about each one's telemetry: that it is
-// unavailable and why, or that the clocks are not locked (boost clocks then follow power and
-// temperature).
-std::vector<std::string> telemetry_notes(const Context& context, const std::vector<int>& devices);
-
 // Whether the clocks were pinned (application clocks or a clock limit); nullopt when NVML
 // could not tell.
 std::optional<bool> clocks_locked(const GpuManagement& management);

@@ -1,8 +1,5 @@
 #include "model/types.hpp"
 
-#include "model/csr.hpp"
-#include "model/op_table.hpp"
-
 namespace gpb {
 namespace {
 
@@ -44,9 +41,13 @@ auto parse_name(const Table& table, std::string_view text, const char* what) {
 }
 
 // The op names as the op table holds them now (registered ops included).
-std::vector<Names<Op>> op_names() {
-  std::vector<Names<Op>> names;
-  for (Op op : all_ops()) names.push_back({op, op_def(op).name.c_str()});
+struct OpName {
+  Op value;
+  std::string name;
+};
+std::vector<OpName> op_names() {
+  std::vector<OpName> names;
+  for (Op op : all_ops()) names.push_back({op, to_string(op)});
   return names;
 }
 
@@ -67,7 +68,6 @@ const std::vector<DType>& all_dtypes() {
   return dtypes;
 }
 
-std::string to_string(Op op) { return op_def(op).name; }
 std::string to_string(DType dtype) { return dtype_info(dtype).name; }
 std::string to_string(TimingMode mode) { return name_of(kTimings, mode); }
 std::string to_string(L2Mode mode) { return name_of(kL2Modes, mode); }
@@ -125,15 +125,6 @@ Shape matmul_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
   s.m = m;
   s.n = n;
   s.k = k;
-  return s;
-}
-
-Shape spmv_shape(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern) {
-  Shape s;
-  s.rows = rows;
-  s.cols = generated_cols(rows, nnz_per_row, pattern);
-  s.nnz_per_row = nnz_per_row;
-  s.pattern = pattern;
   return s;
 }
 

@@ -29,6 +29,8 @@ enum class DeviceKind { cpu, gpu };
 // What bounds an op: memory bandwidth (judged in GB/s) or arithmetic (GFLOP/s).
 enum class Bound { memory, compute };
 
+// An op's name and shape kind are its op table entry's: all_ops, shape_kind and
+// to_string(Op) are defined with the table (op_table.cpp), which builds on this vocabulary.
 // Built-in ops in enumerator order, then registered ones.
 std::vector<Op> all_ops();
 const std::vector<DType>& all_dtypes();
@@ -85,7 +87,6 @@ std::string shape_parameters(ShapeKind kind);
 
 Shape elementwise_shape(std::int64_t n);
 Shape matmul_shape(std::int64_t m, std::int64_t n, std::int64_t k);
-Shape spmv_shape(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
 Shape spmv_file_shape(const std::string& path);
 
 }  // namespace gpb

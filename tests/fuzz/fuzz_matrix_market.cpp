@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/csr.hpp"
+#include "model/matrix_market.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // A small memory budget, so that a header declaring a large (valid) matrix is refused

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "model/csr.hpp"
 #include "analysis/compare.hpp"
 #include "base/random.hpp"
 #include "model/rank_statistics.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/csr.hpp"
+#include "model/matrix_market.hpp"
 #include "model/problem.hpp"
 
 namespace gpb {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/csr.hpp"
 #include "model/host_array.hpp"
 #include "model/op_table.hpp"
 

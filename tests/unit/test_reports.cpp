@@ -19,6 +19,7 @@
 #include <thread>
 #include <tuple>
 
+#include "model/csr.hpp"
 #include "report/report.hpp"
 #include "base/atomic_file.hpp"
 #include "model/record_format.hpp"

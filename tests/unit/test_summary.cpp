@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "model/csr.hpp"
 #include "report/report.hpp"
 #include "model/record_format.hpp"
 #include "report/summary_render.hpp"

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "measure/context.hpp"
 #include "measure/progress.hpp"
 #include "model/result.hpp"
 #include "model/telemetry.hpp"
