@@ -1,6 +1,9 @@
 #include "cli/compare.hpp"
 
+#include <iostream>
+
 #include "analysis/history_baseline.hpp"
+#include "config/run_config.hpp"
 #include "report/compare_render.hpp"
 
 namespace gpb {
@@ -30,6 +33,12 @@ int compare_with_baseline(const LoadedReport& baseline, const Context& context,
                           const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
                           std::ostream& out, std::ostream& err) {
   return report_comparison(baseline, LoadedReport{context, results}, options, format, out, err);
+}
+
+int command_compare(CompareCli cli) {
+  if (!cli.threshold.empty()) cli.options.threshold = parse_threshold_flag("--threshold", cli.threshold);
+  cli.options.match_devices = parse_device_match(cli.match_devices);
+  return run_compare(cli.baseline, cli.current, cli.options, parse_report_format(cli.format), std::cout, std::cerr);
 }
 
 }  // namespace gpb

@@ -12,6 +12,14 @@
 
 namespace gpb {
 
+// `gpubench compare`'s command line.
+struct CompareCli {
+  std::string baseline, current, format = "console", threshold, match_devices = "uuid";
+  CompareOptions options;
+};
+
+int command_compare(CompareCli cli);
+
 // `gpubench compare`: reads both JSON reports (a baseline "db:..." pools runs from the
 // history instead, see analysis/history_baseline.hpp), writes the comparison to out and the
 // warnings to err, and returns the exit code. UsageError (exit 2) propagates.

@@ -1,0 +1,11 @@
+// The program's exit codes (documented in the README).
+#pragma once
+
+namespace gpb {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitOutlier = 1;  // report --fail-on-outlier found one
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCaseFailed = 3;
+
+}  // namespace gpb

@@ -1,0 +1,45 @@
+#include "cli/report.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+
+#include "analysis/fleet.hpp"
+#include "analysis/summary.hpp"
+#include "base/atomic_file.hpp"
+#include "cli/exit_codes.hpp"
+#include "model/record_format.hpp"
+#include "report/report.hpp"
+#include "report/summary_render.hpp"
+
+namespace gpb {
+
+int command_report(const ReportCli& cli) {
+  const ReportFormat format = parse_report_format(cli.format);
+  const LoadedReport report = read_json_report(cli.path);
+  ReportOptions options;
+  if (!cli.relative_to.empty()) {
+    const bool present = std::any_of(report.results.begin(), report.results.end(),
+                                     [&](const ResultRecord& record) { return record.spec.backend == cli.relative_to; });
+    if (!present) throw UsageError("--relative-to " + cli.relative_to + ": no results of that backend in " + cli.path);
+    options.relative_to = cli.relative_to;
+  }
+  std::optional<FleetView> gate;
+  if (cli.gate_on_outliers) {
+    if (!(cli.fail_on_outlier_percent > 0)) throw UsageError("--fail-on-outlier must be a positive percentage");
+    options.outlier_threshold = cli.fail_on_outlier_percent / 100.0;
+    gate = analyze_fleet(report.context, report.results, options.outlier_threshold);
+    if (!gate->applies())
+      throw UsageError("--fail-on-outlier: " + cli.path + " holds one GPU's or rank's results; the fleet view needs several");
+  }
+  if (!cli.html.empty()) write_file_atomic(cli.html, render_html(report.context, report.results, options));
+  // The console view adds the speed-up summary that the Markdown and JSON reports carry themselves.
+  std::cout << render_report(format, report.context, report.results, options);
+  if (format == ReportFormat::console)
+    std::cout << '\n' << render_speedups_console(summarize_speedups(report.results));
+  std::cout << std::flush;
+  if (gate && (gate->outlier_count() > 0 || !gate->failures.empty())) return kExitOutlier;
+  return kExitOk;
+}
+
+}  // namespace gpb

@@ -1,0 +1,193 @@
+#include "cli/run.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "analysis/fleet.hpp"
+#include "analysis/history_baseline.hpp"
+#include "base/atomic_file.hpp"
+#include "base/interrupt.hpp"
+#include "base/nvtx.hpp"
+#include "base/system.hpp"
+#include "cli/compare.hpp"
+#include "cli/exit_codes.hpp"
+#include "config/plan.hpp"
+#include "fleet/launcher.hpp"
+#include "fleet/process_group.hpp"
+#include "measure/backend.hpp"
+#include "measure/context.hpp"
+#include "measure/device_runner.hpp"
+#include "measure/roofline.hpp"
+#include "measure/runner.hpp"
+#include "model/record_format.hpp"
+#include "report/report.hpp"
+
+namespace gpb {
+namespace {
+
+void add_notes(Context& context, const std::vector<std::string>& notes) {
+  for (const auto& note : notes)
+    if (std::find(context.notes.begin(), context.notes.end(), note) == context.notes.end()) context.notes.push_back(note);
+}
+
+// Roofline ceilings: measured once, before any case, for the device kinds the plan uses.
+void measure_ceilings(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, const std::vector<int>& devices,
+                      Context& context) {
+  if (plan_uses(plan, backends, DeviceKind::cpu)) context.cpu_copy_gbps = measure_cpu_copy_gbps(context.threads);
+  if (plan_uses(plan, backends, DeviceKind::gpu))
+    for (int device : devices) measure_gpu_ceilings(context, device);
+}
+
+DeviceSchedule device_schedule(const RunConfig& config) {
+  return config.settings.devices_serial ? DeviceSchedule::serial : DeviceSchedule::concurrent;
+}
+
+RankInfo rank_info(const RunConfig& config) {
+  const LaunchInfo& launch = config.place.launch;
+  const std::vector<int>& devices = config.devices.devices;
+  return {launch.rank, launch.local_rank, launch.world_size, launch.launcher, config.place.host, launch.node, devices,
+          devices.size() > 1 ? to_string(device_schedule(config)) : ""};
+}
+
+// Ranks wait for each other before every case: they must all run the same cases, on as
+// many GPUs, in the same way. UsageError on every rank otherwise.
+void require_same_plan(const Plan& plan, const RunConfig& config, const RunnerOptions& runner, ProcessGroup& processes) {
+  std::string signature = std::to_string(config.devices.devices.size()) + " " + to_string(device_schedule(config)) + " " +
+                          std::to_string(runner.repetitions);
+  for (const auto& spec : plan.cases) signature += "\n" + spec.id();
+  if (!processes.all(processes.broadcast(signature) == signature))
+    throw UsageError("the ranks planned different runs (cases, GPU count, --devices-serial or --repetitions differ from "
+                     "rank 0's): give every rank the same command and as many GPUs");
+}
+
+// An MPI run's report: rank 0 merges every rank's records (as gpubench merge does).
+LoadedReport gather_ranks(const Context& context, const std::vector<ResultRecord>& results, ProcessGroup& processes) {
+  const auto texts = processes.gather(render_records_json(context, results));
+  std::vector<NamedReport> reports;
+  for (std::size_t rank = 0; rank < texts.size(); ++rank) {
+    const std::string origin = "rank " + std::to_string(rank);
+    reports.push_back({origin, parse_json_report(texts[rank], origin)});
+  }
+  return reports.empty() ? LoadedReport{} : merge_reports(std::move(reports));
+}
+
+// Said once, on stderr and in the report, for a run with GPU cases: telemetry is unavailable
+// and why, or the clocks are not locked.
+void add_telemetry_notes(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, const std::vector<int>& devices,
+                         Context& context) {
+  if (!plan_uses(plan, backends, DeviceKind::gpu)) return;
+  const auto notes = telemetry_notes(context, devices);
+  add_notes(context, notes);
+  for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
+}
+
+void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
+  ReportOptions options;
+  options.relative_to = config.relative_to;
+  // The files as one set (written under one lock, renamed together), then the terminal.
+  std::vector<OutputFile> files;
+  for (const auto& output : config.outputs)
+    if (!output.path.empty()) files.push_back({output.path, render_report(output.format, context, results, options)});
+  write_files_atomic(files);
+  for (const auto& output : config.outputs)
+    if (output.path.empty()) std::cout << render_report(output.format, context, results, options) << std::flush;
+}
+
+// After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
+// cases finished so far and says so.
+void mark_interrupted(Context& context, std::size_t finished, std::size_t planned) {
+  context.interrupted = true;
+  context.notes.push_back("interrupted by " + interrupt_signal_name() + ": " + std::to_string(finished) + " of " +
+                          std::to_string(planned) + " cases finished; the others are not in this report");
+}
+
+// 3 when a case failed, else the baseline's verdict (1 on a regression), else 0.
+int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
+  const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
+  int exit_code = any_failed ? kExitCaseFailed : kExitOk;
+  if (config.baseline || !config.history_baseline.empty()) {
+    // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
+    const LoadedReport baseline = config.baseline ? *config.baseline : read_baseline(config.history_baseline, context);
+    const int verdict =
+        compare_with_baseline(baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
+    if (exit_code == kExitOk) exit_code = verdict;
+  }
+  return exit_code;
+}
+
+// The run's context before measuring: the machine, the settings, the plan's and the GPU
+// choice's notes (said on stderr by the printing rank), and the baseline checked against it.
+Context run_context(const RunConfig& config, const Plan& plan, const std::vector<std::string>& argv, bool print_notes) {
+  Context context = collect_context(argv, worker_threads(static_cast<int>(config.settings.threads)));
+  record_settings(config, context);
+  context.thresholds = plan.thresholds;
+  context.ranks = {rank_info(config)};
+  add_notes(context, plan.notes);
+  add_notes(context, config.devices.notes);
+  check_baseline(config, context);
+  if (print_notes)
+    for (const auto* notes : {&plan.notes, &config.devices.notes})
+      for (const auto& note : *notes) std::cerr << "gpubench: " << note << "\n";
+  return context;
+}
+
+// Every usage error surfaces in resolve(), build_plan() or check_baseline(), before anything
+// is measured, so a long run never ends in one.
+int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options,
+                ProcessGroup& processes) {
+  const RunConfig config = cli.resolve(place_process(processes.rank(), processes.size()));
+  const std::vector<int>& devices = config.devices.devices;
+  if (processes.size() > 1 && devices.size() > 1 && device_schedule(config) == DeviceSchedule::concurrent &&
+      !processes.any_thread_may_call())
+    throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
+  // A bad database is a usage error before measuring; an MPI run's merged report is rank 0's to store.
+  const auto recorder = processes.rank() == 0 ? open_run_recorder(store_options) : nullptr;
+  auto backends = make_all_backends();
+  const Plan plan = build_plan(config, backends);
+  RunnerOptions runner = runner_options(config);
+  runner.progress = runner.progress && processes.rank() == 0;
+  if (processes.size() > 1) {
+    require_same_plan(plan, config, runner, processes);
+    runner.before_case = [&processes] { processes.barrier(); };
+  }
+  Context context = run_context(config, plan, argv, processes.rank() == 0);
+  nvtx::initialize();
+  measure_ceilings(plan, backends, devices, context);
+  add_telemetry_notes(plan, backends, devices, context);
+  auto results = run_plan_on_devices(plan, backends, make_all_backends, runner, devices, device_schedule(config));
+  identify_gpus(context, results);
+  annotate_roofline(context, results, devices.front());
+  if (interrupt_requested())
+    mark_interrupted(context, results.size(), planned_records(plan, backends, devices));
+  if (processes.size() > 1) {
+    // The other ranks write nothing and end with rank 0's exit code.
+    LoadedReport merged = gather_ranks(context, results, processes);
+    if (processes.rank() != 0) return std::stoi(processes.broadcast(""));
+    context = std::move(merged.context);
+    results = std::move(merged.results);
+  }
+  write_reports(config, context, results);
+  int exit_code = interrupted_exit_code();
+  if (!context.interrupted) {
+    exit_code = run_exit_code(config, context, results);
+    if (recorder) recorder->store(context, results, std::cerr);  // after compare: a db baseline pools earlier runs only
+  }
+  return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;
+}
+
+}  // namespace
+
+// Runs in this build's process group; an error on one rank of several ends them all, as the
+// others may be waiting for it at a barrier.
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options) {
+  const std::unique_ptr<ProcessGroup> group = join_process_group();
+  try {
+    return run_in_group(cli, argv, store_options, *group);
+  } catch (const std::exception& error) {
+    if (group->size() == 1) throw;
+    std::cerr << "gpubench: error: rank " << group->rank() << ": " << error.what() << "\n" << std::flush;
+    group->abort(dynamic_cast<const UsageError*>(&error) ? kExitUsage : 1);
+  }
+}
+
+}  // namespace gpb

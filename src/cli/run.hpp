@@ -1,0 +1,18 @@
+// `gpubench run`: resolve the configuration, plan, measure on this process's GPUs (with the
+// other ranks of an MPI run), write the reports, compare with the baseline and store the run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/history.hpp"
+#include "config/run_config.hpp"
+
+namespace gpb {
+
+// Runs in this build's process group (cli/history.hpp: the --db and --tag options); returns
+// the exit code: 3 when a case failed, else the baseline's verdict, else 0; 130 or 143 after
+// SIGINT or SIGTERM. An error on one rank of several ends them all.
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options);
+
+}  // namespace gpb
