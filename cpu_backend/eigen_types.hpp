@@ -1,5 +1,5 @@
 // Eigen's types for the host element types: float and double are themselves; the 16-bit
-// formats' bits (src/half_float.hpp) are read as Eigen::half and Eigen::bfloat16, which hold
+// formats' bits (src/base/half_float.hpp) are read as Eigen::half and Eigen::bfloat16, which hold
 // the same 16 bits in the same layout.
 #pragma once
 

@@ -176,7 +176,7 @@ class GemmCase final : public GpuPrepared {
   // f16 and bf16 on the tensor cores (the wgmma kernel where wgmma_unavailable allows, else
   // the mma.sync kernel where mma_unavailable allows, the WMMA kernel otherwise); f64 on the FP64 tensor cores where the device has
   // them (dmma_unavailable); f32, and f64 elsewhere, on the CUDA cores (FMA). The f32 kernel has no TF32 path, so --tf32
-  // leaves its cases alone (src/gpu_backend_list.hpp).
+  // leaves its cases alone (src/measure/gpu_backend_list.hpp).
   void run() override {
     using D = DeviceType<T>;
     if constexpr (kComputedWider<T>) {

@@ -1,4 +1,4 @@
-// The GPU side of the dtype table (src/dtype_table.hpp), which src/ cannot hold because it
+// The GPU side of the dtype table (src/model/dtype_table.hpp), which src/ cannot hold because it
 // includes no CUDA header: for each host element type, the enums cuBLAS and cuSPARSE take for
 // it and the device type kernels/ computes on. A new dtype adds its row here; the check below
 // names a missing one.
@@ -18,7 +18,7 @@ namespace gpb::cuda {
 // data_type: the matrices' and vectors' elements; cublas_compute_type and
 // cusparse_compute_type: what the libraries accumulate in (the dtype table's accumulation
 // type); Scalar: the type of alpha and beta, which follows the compute type; Device: the
-// element type kernels/ takes (the 16-bit formats' bits, src/half_float.hpp, read as the CUDA
+// element type kernels/ takes (the 16-bit formats' bits, src/base/half_float.hpp, read as the CUDA
 // types, which hold the same bits).
 template <cudaDataType_t Data, cublasComputeType_t CublasCompute, cudaDataType_t CusparseCompute, class ScalarType,
           class DeviceElement>
@@ -54,6 +54,6 @@ template <class... T>
 constexpr bool every_type_has_cuda_types(TypeList<T...>) {
   return ((sizeof(CudaTypes<T>) > 0 && sizeof(DeviceType<T>) == sizeof(T)) && ...);
 }
-static_assert(every_type_has_cuda_types(HostElementTypes{}), "every dtype of src/dtype_table.hpp needs its CudaTypes");
+static_assert(every_type_has_cuda_types(HostElementTypes{}), "every dtype of src/model/dtype_table.hpp needs its CudaTypes");
 
 }  // namespace gpb::cuda

@@ -1,5 +1,5 @@
 // What the GPU backends share as backends (their name and description from the one list in
-// gpu_backend_list.hpp, the device's availability), and their factories; gpu_backends.cu
+// src/measure/gpu_backend_list.hpp, the device's availability), and their factories; gpu_backends.cu
 // builds one of each list entry.
 #pragma once
 

@@ -30,7 +30,7 @@ turned off, so its 16-bit GEMMs accumulate and reduce in f32, as gpubench's cuBL
 16-bit inputs are drawn in f32 and rounded to the dtype on the host (bf16 to nearest even,
 held in float32 arrays since NumPy has no bfloat16, so that torch's conversion to bfloat16 is
 exact), and the float64 reference is computed from the rounded values, as gpubench's is. The
-byte model and the error bounds follow gpubench's (src/op_table.cpp, src/dtype_table.hpp):
+byte model and the error bounds follow gpubench's (src/model/op_table.cpp, src/model/dtype_table.hpp):
 2-byte elements, and the sum of f16/bf16 stores an f32 result.
 
 Timing. CuPy: cupyx.profiler.benchmark's GPU time (CUDA events around each call), median.
@@ -84,7 +84,7 @@ def case_key(record):
     return (record["op"], record["dtype"], shape.get("label", ""))
 
 
-# gpubench's dtype table (src/dtype_table.hpp): bytes per element, unit roundoff, and the
+# gpubench's dtype table (src/model/dtype_table.hpp): bytes per element, unit roundoff, and the
 # type sums and dot products accumulate in.
 DTypeRule = collections.namedtuple("DTypeRule", "size unit_roundoff accumulation")
 DTYPES = {"f32": DTypeRule(4, 2.0 ** -24, "f32"), "f64": DTypeRule(8, 2.0 ** -53, "f64"),
@@ -116,7 +116,7 @@ def peer_route(device, op, dtype):
 
 
 def op_bytes(op, shape, dtype):
-    """gpubench's byte model (src/op_table.cpp): sum writes one element of its accumulation
+    """gpubench's byte model (src/model/op_table.cpp): sum writes one element of its accumulation
     type (f32 for f16/bf16)."""
     element = DTYPES[dtype].size
     if op in ("sin", "sqrt"):
@@ -132,7 +132,7 @@ def op_bytes(op, shape, dtype):
 
 # ----------------------------------------------------------------------------- inputs
 
-POWERLAW_ALPHA = 2.5  # src/csr.cpp
+POWERLAW_ALPHA = 2.5  # src/model/csr.cpp
 
 
 def powerlaw_mean(np, scale, cap):
@@ -238,7 +238,7 @@ def peer_shape(np, op, shape, inputs):
 def bound_factor(op, dtype, growth):
     """The error bound over the entry's scale: 8u growth, with u the unit roundoff of the
     type the op accumulates or computes in, plus 8u of the output where the output is
-    coarser (one rounding of a stored 16-bit result: src/op_table.cpp's
+    coarser (one rounding of a stored 16-bit result: src/model/op_table.cpp's
     accumulated_tolerance). 8u, four machine epsilons, is this script's headroom. sum stores
     its result in the accumulation type (f32 for f16/bf16), so it takes that type's u alone."""
     rule = DTYPES[dtype]
@@ -249,7 +249,7 @@ def bound_factor(op, dtype, growth):
 
 def check_output(np, op, dtype, inputs, output, rng, samples=4096):
     """Largest sampled error over its bound, against a float64 NumPy reference computed from
-    the (rounded) inputs the peer read; the bounds follow src/op_table.cpp in spirit
+    the (rounded) inputs the peer read; the bounds follow src/model/op_table.cpp in spirit
     (bound_factor): a few ulps for sin/sqrt, a sqrt(length)-scaled rounding bound for dot
     products, log2(n)-scaled for sum."""
     output = np.asarray(output)

@@ -43,7 +43,7 @@ std::unique_ptr<RunRecorder> open_run_recorder(const RunStoreOptions& options);
 
 // ---- gpubench history ingest|list|show|export|check ----
 
-struct HistoryCli;  // the parsed options; defined in history_command.cpp
+struct HistoryCli;  // the parsed options; defined in history.cpp
 
 // Adds `history` and its subcommands to app; the returned handle owns what they parse into.
 struct HistoryCommand {

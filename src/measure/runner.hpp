@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "measure/backend.hpp"
+#include "measure/telemetry_sampler.hpp"
 #include "model/result.hpp"
 #include "model/statistics.hpp"
-#include "measure/telemetry_sampler.hpp"
 
 namespace gpb {
 
@@ -51,7 +51,7 @@ struct RunnerOptions {
 
 // Runs every case of the plan, in order, against the given backends.
 // Problems are built once per (op, dtype, shape, seed) and shared by the backends.
-// After SIGINT/SIGTERM (interrupt.hpp) it stops after the current sample and returns the
+// After SIGINT/SIGTERM (base/interrupt.hpp) it stops after the current sample and returns the
 // cases that finished a pass, with the samples of the passes they finished; the case
 // that was running is left out.
 std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,

@@ -250,7 +250,7 @@ Json result_json(const ResultRecord& record, const std::optional<double>* speedu
                  {"method", verification.method}}},
                {"soak", soak_json(record.soak)},
                {"telemetry", telemetry_json(record.telemetry)}};
-  // Only where it was forced, which only cuda spmv cases can be (plan.cpp).
+  // Only where it was forced, which only cuda spmv cases can be (config/plan.cpp).
   if (spec.spmv_kernel != SpmvKernelChoice::automatic) json["settings"]["spmv_kernel"] = to_string(spec.spmv_kernel);
   if (speedup) json["speedup"] = *speedup ? real(**speedup) : Json(nullptr);
   if (record.gpu.recorded())

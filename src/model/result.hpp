@@ -26,7 +26,7 @@ struct CaseSpec {
   TimingMode timing = TimingMode::kernel;
   L2Mode l2 = L2Mode::flush;
   bool tf32 = false;
-  SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // set on the cases that honour it (plan.cpp)
+  SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // set on the cases that honour it (config/plan.cpp)
   int threads = 0;  // requested (0 = all)
   std::uint64_t seed = 0;
 

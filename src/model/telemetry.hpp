@@ -2,7 +2,7 @@
 // while a case measured (SM and memory clocks, power, temperature, clock-event reasons,
 // the energy counter), summarised into the case's record; which timing samples ran below
 // the throttle threshold; when a soak has reached a steady state; whether two reports ran
-// at different clocks or power. Measured beside the timed region (telemetry_sampler.hpp),
+// at different clocks or power. Measured beside the timed region (measure/telemetry_sampler.hpp),
 // never inside it; reporters and compare only read these records.
 #pragma once
 
@@ -53,7 +53,7 @@ struct TelemetryReading {
 };
 
 // A device's sensors as telemetry reads them: implemented over NVML by gpu_backend/
-// (gpu_telemetry.cpp), by fakes in tests. A GPU case hands one to the runner.
+// (gpu_telemetry.cu), by fakes in tests. A GPU case hands one to the runner.
 class TelemetrySource {
  public:
   virtual ~TelemetrySource() = default;

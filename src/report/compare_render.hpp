@@ -1,4 +1,4 @@
-// Renderings of compare's verdicts (src/compare.hpp): the console table, Markdown for job
+// Renderings of compare's verdicts (analysis/compare.hpp): the console table, Markdown for job
 // summaries and JSON. Like the reporters, they only read the records.
 #pragma once
 

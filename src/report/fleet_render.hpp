@@ -1,4 +1,4 @@
-// Renderings of the fleet view (src/fleet.hpp): the console and Markdown sections, the JSON
+// Renderings of the fleet view (analysis/fleet.hpp): the console and Markdown sections, the JSON
 // report's "fleet" value, and the table and findings the HTML page draws.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What the reporters share beyond report.hpp: number formatting, case speed-ups, the
+// What the reporters share beyond report.hpp: case speed-ups, the
 // context summary and the results table that the console and Markdown reports both draw.
 // Internal to src/report/.
 #pragma once

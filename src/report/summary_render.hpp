@@ -1,11 +1,11 @@
-// Renderings of the CPU-versus-GPU speed-up summary (src/summary.hpp): its table and
+// Renderings of the CPU-versus-GPU speed-up summary (analysis/summary.hpp): its table and
 // crossover phrases, shared by the Markdown and HTML reports and `gpubench report`, and its JSON.
 #pragma once
 
 #include <string>
 
-#include "report/report_model.hpp"
 #include "analysis/summary.hpp"
+#include "report/report_model.hpp"
 
 namespace gpb {
 

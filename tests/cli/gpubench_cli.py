@@ -12,7 +12,7 @@ SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR", os.path.join(os.path.dirname(
 # Quick stopping rule for tests: what is checked is behaviour, not timings.
 FAST = ["--warmup", "1", "--min-samples", "3", "--max-samples", "20", "--min-time", "0", "--max-time", "0.2"]
 SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
-# Environment variables of the launchers gpubench reads (src/launcher.hpp).
+# Environment variables of the launchers gpubench reads (src/fleet/launcher.hpp).
 LAUNCHER_PREFIXES = ("SLURM_", "SLURMD_", "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCALRANKID", "RANK", "LOCAL_RANK", "WORLD_SIZE",
                      "GROUP_RANK")
 # A build with AddressSanitizer/UBSan runs several times slower than Release.

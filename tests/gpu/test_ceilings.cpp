@@ -1,5 +1,5 @@
 // The GPU roofline ceilings: measure_gpu_ceilings fills the theoretical peaks and a measured
-// device-to-device copy bandwidth. Plain C++ through src/context.hpp: no CUDA header here.
+// device-to-device copy bandwidth. Plain C++ through src/measure/context.hpp: no CUDA header here.
 // Every test skips (not fails) without a CUDA device or in a build without CUDA.
 #include <gtest/gtest.h>
 
