@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "measure/backend.hpp"
 #include "cpu_backend/cpu_timer.hpp"
+#include "measure/backend.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb {

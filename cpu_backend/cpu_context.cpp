@@ -3,8 +3,8 @@
 #include <Eigen/Core>
 #include <string>
 
-#include "measure/context.hpp"
 #include "cpu_backend/cpu_backends.hpp"
+#include "measure/context.hpp"
 
 namespace gpb {
 

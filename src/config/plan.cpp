@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <set>
 
+#include "base/system.hpp"
+#include "config/run_config.hpp"
 #include "measure/backend.hpp"
 #include "measure/gpu_backend_list.hpp"
 #include "model/csr.hpp"
 #include "model/op_table.hpp"
 #include "model/problem.hpp"
-#include "config/run_config.hpp"
-#include "base/system.hpp"
 
 namespace gpb {
 namespace {

@@ -10,17 +10,17 @@
 #include <filesystem>
 #include <set>
 
+#include "analysis/compare.hpp"
+#include "analysis/history_baseline.hpp"
 #include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "base/text.hpp"
-#include "model/threshold.hpp"
-#include "analysis/compare.hpp"
+#include "fleet/launcher.hpp"
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"
-#include "analysis/history_baseline.hpp"
-#include "fleet/launcher.hpp"
-#include "store/database_url.hpp"
 #include "model/op_table.hpp"
+#include "model/threshold.hpp"
+#include "store/database_url.hpp"
 
 namespace gpb {
 namespace {

@@ -14,10 +14,10 @@
 #include "config/suite.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/progress.hpp"
-#include "model/record_format.hpp"
-#include "report/report.hpp"
-#include "model/result.hpp"
 #include "measure/runner.hpp"
+#include "model/record_format.hpp"
+#include "model/result.hpp"
+#include "report/report.hpp"
 
 namespace CLI {
 class App;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "base/text.hpp"
 #include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace gpb {
 namespace {

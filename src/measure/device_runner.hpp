@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "measure/backend.hpp"
-#include "model/result.hpp"
 #include "measure/runner.hpp"
+#include "model/result.hpp"
 
 namespace gpb {
 

@@ -12,9 +12,9 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
-#include "model/op_table.hpp"
 #include "measure/progress.hpp"
 #include "measure/test_slowdown.hpp"
+#include "model/op_table.hpp"
 #include "model/verify.hpp"
 
 namespace gpb {

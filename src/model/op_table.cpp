@@ -39,8 +39,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "model/problem.hpp"
 #include "base/random.hpp"
+#include "model/problem.hpp"
 
 namespace gpb {
 namespace {

@@ -5,9 +5,9 @@
 #include <map>
 #include <mutex>
 
-#include "model/matrix_market.hpp"
 #include "base/random.hpp"
 #include "base/system.hpp"
+#include "model/matrix_market.hpp"
 
 namespace gpb {
 namespace {

@@ -30,8 +30,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "model/op_table.hpp"
 #include "base/random.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {

@@ -6,8 +6,8 @@
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
-#include "report/telemetry_render.hpp"
 #include "report/summary_render.hpp"
+#include "report/telemetry_render.hpp"
 
 namespace gpb {
 

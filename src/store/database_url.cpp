@@ -3,8 +3,8 @@
 #include <cctype>
 #include <vector>
 
-#include "store/sql.hpp"
 #include "model/types.hpp"
+#include "store/sql.hpp"
 
 namespace gpb::store {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "analysis/compare.hpp"
+#include "model/record_format.hpp"
 #include "report/compare_render.hpp"
 #include "report/report.hpp"
-#include "model/record_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

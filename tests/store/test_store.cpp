@@ -1,9 +1,9 @@
 // The results store on both engines: a run read back exactly, the same report refused twice,
 // filters, a failed ingest leaving nothing behind, migrations in transactions, and how
 // databases are opened.
-#include "store_fixture.hpp"
 #include "report/report.hpp"
 #include "store/schema.hpp"
+#include "store_fixture.hpp"
 
 namespace gpb::store::testing {
 namespace {

@@ -17,16 +17,16 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "measure/backend.hpp"
-#include "model/op_table.hpp"
-#include "model/record_format.hpp"
+#include "analysis/summary.hpp"
 #include "config/plan.hpp"
-#include "model/problem.hpp"
-#include "report/report.hpp"
-#include "report/summary_render.hpp"
+#include "measure/backend.hpp"
 #include "measure/roofline.hpp"
 #include "measure/runner.hpp"
-#include "analysis/summary.hpp"
+#include "model/op_table.hpp"
+#include "model/problem.hpp"
+#include "model/record_format.hpp"
+#include "report/report.hpp"
+#include "report/summary_render.hpp"
 
 namespace gpb {
 namespace {

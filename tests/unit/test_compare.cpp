@@ -8,15 +8,15 @@
 #include <sstream>
 #include <tuple>
 
-#include "model/csr.hpp"
 #include "analysis/compare.hpp"
-#include "base/random.hpp"
-#include "model/rank_statistics.hpp"
-#include "report/compare_render.hpp"
-#include "model/statistics.hpp"
 #include "base/atomic_file.hpp"
+#include "base/random.hpp"
 #include "cli/compare.hpp"
+#include "model/csr.hpp"
+#include "model/rank_statistics.hpp"
 #include "model/record_format.hpp"
+#include "model/statistics.hpp"
+#include "report/compare_render.hpp"
 #include "report/report.hpp"
 
 namespace gpb {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "measure/backend.hpp"
 #include "cpu_backend/cpu_backends.hpp"
+#include "measure/backend.hpp"
 #include "measure/gpu_backend_list.hpp"
 #include "model/problem.hpp"
 #include "model/verify.hpp"

@@ -2,9 +2,9 @@
 // passwords, selectors split from libpq's own parameters, and the errors.
 #include <gtest/gtest.h>
 
+#include "model/types.hpp"
 #include "store/database_url.hpp"
 #include "store/sql.hpp"
-#include "model/types.hpp"
 
 namespace gpb::store {
 namespace {

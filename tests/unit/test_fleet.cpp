@@ -6,13 +6,13 @@
 
 #include "analysis/compare.hpp"
 #include "analysis/device_match.hpp"
-#include "measure/device_runner.hpp"
 #include "analysis/fleet.hpp"
+#include "measure/device_runner.hpp"
+#include "model/record_format.hpp"
+#include "model/statistics.hpp"
 #include "report/compare_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
-#include "model/record_format.hpp"
-#include "model/statistics.hpp"
 
 namespace gpb {
 namespace {

@@ -6,8 +6,8 @@
 #include <map>
 #include <regex>
 
-#include "report/report.hpp"
 #include "analysis/summary.hpp"
+#include "report/report.hpp"
 
 namespace gpb {
 namespace {

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "measure/backend.hpp"
 #include "config/plan.hpp"
 #include "config/run_config.hpp"
+#include "measure/backend.hpp"
 
 namespace gpb {
 namespace {

@@ -19,10 +19,10 @@
 #include <thread>
 #include <tuple>
 
-#include "model/csr.hpp"
-#include "report/report.hpp"
 #include "base/atomic_file.hpp"
+#include "model/csr.hpp"
 #include "model/record_format.hpp"
+#include "report/report.hpp"
 #include "usage_error_of.hpp"
 
 namespace gpb {

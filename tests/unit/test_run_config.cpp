@@ -8,9 +8,9 @@
 #include <fstream>
 #include <limits>
 
-#include "measure/context.hpp"
-#include "config/run_config.hpp"
 #include "base/system.hpp"
+#include "config/run_config.hpp"
+#include "measure/context.hpp"
 
 namespace gpb {
 namespace {

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "model/problem.hpp"
 #include "measure/runner.hpp"
+#include "model/problem.hpp"
 
 namespace gpb {
 namespace {

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "model/csr.hpp"
-#include "report/report.hpp"
-#include "model/record_format.hpp"
-#include "report/summary_render.hpp"
 #include "analysis/summary.hpp"
+#include "model/csr.hpp"
+#include "model/record_format.hpp"
+#include "report/report.hpp"
+#include "report/summary_render.hpp"
 
 namespace gpb {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "measure/context.hpp"
 #include "measure/progress.hpp"
+#include "measure/telemetry_sampler.hpp"
 #include "model/result.hpp"
 #include "model/telemetry.hpp"
-#include "measure/telemetry_sampler.hpp"
 
 namespace gpb {
 namespace {
