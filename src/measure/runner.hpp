@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +25,6 @@ struct Plan {
 
 // Whether a case of the plan runs on a backend of that kind.
 bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind);
-
 
 struct RunnerOptions {
   int warmup = 3;
