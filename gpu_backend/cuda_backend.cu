@@ -461,8 +461,9 @@ class SpmvCase final : public GpuPrepared {
                   lengths_.variation, static_cast<long long>(lengths_.longest));
     std::string kernel = to_string(plan_.kernel);
     std::string launch = launch_text(launch_);
-    const std::string long_rows = " long_rows=" + std::to_string(segments_.rows()) + " (over " +
-                                  std::to_string(plan_.long_row_limit) + " nnz: " + segments_.details() + ")";
+    const std::string long_rows =
+        " long_rows=" + std::to_string(segments_.rows()) + " (over " + std::to_string(plan_.long_row_limit) + " nnz" +
+        (segments_.rows() > 0 ? ": " + segments_.details() + ")" : ")");
     switch (plan_.kernel) {
       case SpmvKernel::csr_scalar:
         kernel += long_rows;
