@@ -278,7 +278,9 @@ SpmvTarget spmv_target(const DeviceLimits& limits) {
   return target;
 }
 static_assert(kernels::SpmvSegmentShape::kThreads == SpmvSegmentBlock::kThreads &&
-                  kernels::SpmvSegmentShape::kMaxVectorsPerThread == SpmvSegmentBlock::kMaxVectorsPerThread,
+                  kernels::SpmvSegmentShape::max_vectors_per_thread(2) == SpmvSegmentBlock::max_vectors_per_thread(2) &&
+                  kernels::SpmvSegmentShape::max_vectors_per_thread(4) == SpmvSegmentBlock::max_vectors_per_thread(4) &&
+                  kernels::SpmvSegmentShape::max_vectors_per_thread(8) == SpmvSegmentBlock::max_vectors_per_thread(8),
               "the host's segment sizes (spmv_plan.hpp) and the kernel's block (spmv_segments.cuh) must agree");
 
 // Where each merge-path tile starts: the point at which the merge of the row ends
@@ -417,6 +419,8 @@ class SpmvCase final : public GpuPrepared {
         plan_(plan_spmv(lengths_, columns_are_contiguous(*problem.csr), target_, settings.spmv_kernel)),
         launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)),
         segments_(row_segment_table(*problem.csr, plan_, target_), stream()) {
+    if (plan_.rows_by_length)
+      row_order_ = device_copy(rows_in_length_order(*problem.csr, plan_.long_row_limit), "spmv rows by length");
     if constexpr (!kComputedWider<T>) {
       if (plan_.kernel == SpmvKernel::csr_merge_path) {
         const MergePathTiles starts = merge_path_tiles(*problem.csr, kernels::SpmvMergeTile<T>::kItems);
@@ -444,7 +448,8 @@ class SpmvCase final : public GpuPrepared {
     if (segments_.rows() < matrix_.rows) {
       if constexpr (kComputedWider<T>)
         kernels::launch_spmv_widened<D>(plan_.threads_per_row, matrix_, device_csr_values<D>(), device_x<D>(),
-                                        device_output<D>(), plan_.long_row_limit, launch_, stream());
+                                        device_output<D>(), plan_.long_row_limit, row_order_.data(), launch_,
+                                        stream());
       else if (plan_.kernel == SpmvKernel::csr_scalar)
         kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(),
                                        plan_.long_row_limit, launch_, stream());
@@ -461,8 +466,10 @@ class SpmvCase final : public GpuPrepared {
                   lengths_.variation, static_cast<long long>(lengths_.longest));
     std::string kernel = to_string(plan_.kernel);
     std::string launch = launch_text(launch_);
+    // The thread or lanes' rows: in order of length or of the matrix; the long ones in segments.
     const std::string long_rows =
-        " long_rows=" + std::to_string(segments_.rows()) + " (over " + std::to_string(plan_.long_row_limit) + " nnz" +
+        std::string(plan_.rows_by_length ? " rows_by_length" : "") + " long_rows=" + std::to_string(segments_.rows()) +
+        " (over " + std::to_string(plan_.long_row_limit) + " nnz" +
         (segments_.rows() > 0 ? ": " + segments_.details() + ")" : ")");
     switch (plan_.kernel) {
       case SpmvKernel::csr_scalar:
@@ -500,6 +507,7 @@ class SpmvCase final : public GpuPrepared {
   SpmvPlan plan_;
   LaunchConfig launch_;
   DeviceRowSegments<Acc> segments_;
+  DeviceBuffer<std::int32_t> row_order_;  // rows by length, where the plan asks for it (16-bit only)
   unsigned tiles_ = 0;
   DeviceBuffer<std::int32_t> tile_rows_;
   DeviceBuffer<std::int32_t> tile_nonzeros_;

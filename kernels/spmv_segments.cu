@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(SpmvSegmentShape::kThreads)
                              SpmvRowSegments segments, Accumulate<T>* __restrict__ partials) {
   using Acc = Accumulate<T>;
   constexpr int kThreads = SpmvSegmentShape::kThreads;
-  constexpr int kSlots = SpmvSegmentShape::kMaxVectorsPerThread;
+  constexpr int kSlots = SpmvSegmentShape::max_vectors_per_thread(sizeof(T));
   constexpr int kEntries = SegmentVector<T>::kEntries;
   const int thread = static_cast<int>(threadIdx.x);
   const SpmvSegment segment = segments.segments[blockIdx.x];

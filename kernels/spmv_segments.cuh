@@ -11,13 +11,13 @@
 
 namespace gpb::kernels {
 
-// The kernel's block: kThreads threads, each taking up to kMaxVectorsPerThread 16-byte
-// vectors of the segment's values (16 / sizeof(T) entries each) and their column indices.
-// The host's selection rule (src/spmv_plan.hpp, SpmvSegmentBlock) sizes segments by the
-// same numbers.
+// The kernel's block: kThreads threads, each taking up to max_vectors_per_thread 16-byte
+// vectors of the segment's values (16 / value_bytes entries each) and their column indices:
+// 16 entries a thread, at least 4 vectors (f32 4, f64 8, 16-bit 4). The host's selection
+// rule (src/spmv_plan.hpp, SpmvSegmentBlock) sizes segments by the same numbers.
 struct SpmvSegmentShape {
   static constexpr int kThreads = 256;
-  static constexpr int kMaxVectorsPerThread = 4;
+  static constexpr int max_vectors_per_thread(int value_bytes) { return value_bytes == 8 ? 8 : 4; }
 };
 
 // One segment, a block's work: entries [begin, end) of `row`. ticket -1: the row's only
@@ -35,8 +35,8 @@ struct SpmvTicketRun {
 };
 
 // The segments (the host lists them in prepare, src/spmv_plan.hpp's row_segment_table:
-// at most kMaxVectorsPerThread * kThreads vectors of 16 bytes each), the ticket runs, and an
-// arrival counter per ticket, 0 before the first launch.
+// at most max_vectors_per_thread * kThreads vectors of 16 bytes each), the ticket runs, and
+// an arrival counter per ticket, 0 before the first launch.
 struct SpmvRowSegments {
   const SpmvSegment* segments = nullptr;
   unsigned count = 0;

@@ -37,12 +37,14 @@ struct SpmvTarget {
   int threads_per_sm = 2048;    // resident threads per SM
 };
 
-// The row-segment kernel's block: kThreads threads, each taking up to kMaxVectorsPerThread
-// 16-byte vectors of a segment's values (and their indices); a segment holds a whole number
-// of "segment units", one vector a thread. kernels/spmv_segments.cuh states the same numbers.
+// The row-segment kernel's block: kThreads threads, each taking up to
+// max_vectors_per_thread 16-byte vectors of a segment's values (and their indices): 16
+// entries a thread, at least 4 vectors (f32 4, f64 8, 16-bit 4); a segment holds a whole
+// number of "segment units", one vector a thread. kernels/spmv_segments.cuh states the same
+// numbers.
 struct SpmvSegmentBlock {
   static constexpr int kThreads = 256;
-  static constexpr int kMaxVectorsPerThread = 4;
+  static constexpr int max_vectors_per_thread(std::size_t value_bytes) { return value_bytes == 8 ? 8 : 4; }
   // Blocks per SM that the segment length aims for: a full wave of the resident blocks, so
   // that no SM idles while others work through the rows.
   static constexpr int kBlocksPerSm = 4;
@@ -56,6 +58,7 @@ struct SpmvPlan {
   int threads_per_row = 1;          // csr_vector: the lanes of a warp that share a row (csr_scalar: 1)
   bool vector_loads = false;        // csr_vector: 16-byte loads (scattered columns)
   std::int32_t long_row_limit = 0;  // csr_scalar, csr_vector: longer rows go to the row segments
+  bool rows_by_length = false;      // csr_scalar, csr_vector: rows taken in order of length
   bool forced = false;              // chosen by --spmv-kernel, not by the row lengths
   std::string rule;                 // why, for the details: the rule and this matrix's numbers
 };
@@ -63,7 +66,8 @@ struct SpmvPlan {
 // The selection rule, in order:
 //   1. merge path (where the target has it) when the row lengths vary more than their mean
 //      and some row is more than 8 times the mean: a row split would leave each warp as
-//      slow as its longest row;
+//      slow as its longest row (where the target has no merge path, the row split takes
+//      the rows in order of length instead, so that the rows a warp shares are alike);
 //   2. otherwise a row split: a thread per row for rows averaging under 1.5 entries, else a
 //      group of lanes per row (2 to 32, about 4 entries a lane; f64 with 16-byte loads 2
 //      entries a lane up to 16). Where rows x lanes cannot fill the device's resident
@@ -77,7 +81,7 @@ SpmvPlan plan_spmv(const RowLengthStats& lengths, bool contiguous_columns, const
 
 // Entries per segment: the segmented rows' nonzeros spread over kBlocksPerSm blocks per SM,
 // rounded up to a whole segment unit (kThreads 16-byte vectors), from one unit to
-// kMaxVectorsPerThread units.
+// max_vectors_per_thread units.
 std::int32_t segment_unit(const SpmvTarget& target);
 std::int32_t segment_length(std::int64_t segmented_nonzeros, const SpmvTarget& target);
 
@@ -112,5 +116,9 @@ RowSegmentTable row_segment_table(const CsrMatrix& matrix, const SpmvPlan& plan,
 
 // " segments=..." for the details: how many rows, segments and entries each.
 std::string describe(const RowSegmentTable& table);
+
+// The rows by length, shortest first (a stable counting sort; rows over long_row_limit,
+// which the row segments take, last in row order): for a row split of skewed rows.
+std::vector<std::int32_t> rows_in_length_order(const CsrMatrix& matrix, std::int32_t long_row_limit);
 
 }  // namespace gpb

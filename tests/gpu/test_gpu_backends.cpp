@@ -255,10 +255,9 @@ struct ShapeCase {
 // Matrices whose nonzeros sit in a few long rows: a dot product of 300000 (nearly dense,
 // gaps anywhere), a dense row of 100003 (x read 16 bytes at a time, an odd tail), a handful
 // of rows, 2048 x 2048 dense (a segment a row), two rows of 5000003 (each row more segments
-// than an H100 or H200 keeps blocks of the kernel resident: 1221 of 4096 f32 and 2442 of
-// 2048 f64 against 5 blocks of 48 registers a SM, 660; 611 of 8192 16-bit against at most
-// 4 blocks a SM, 528; and 9766 merge-path tiles), and three rows of 1000 (under one segment
-// unit in f32 and 16-bit, over it in f64).
+// than an H100 or H200 keeps blocks of the kernel resident: 1221 of 4096 f32 and f64, 611
+// of 8192 16-bit, against 4 blocks of 54-64 registers a SM, 528; and 9766 merge-path
+// tiles), and three rows of 1000 (under one segment unit in f32 and 16-bit, over it in f64).
 std::vector<ShapeCase> fewrows_spmv_shapes() {
   std::vector<ShapeCase> shapes;
   for (const auto& [rows, nnz_per_row, pattern] : std::vector<std::tuple<std::int64_t, std::int64_t, SpmvPattern>>{
@@ -968,8 +967,8 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
 }
 
 // The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
-// row split says what it is and why (skewed rows, no merge path): the lanes, with the long
-// rows in segments.
+// row split says what it is and why (skewed rows, no merge path): the lanes over the rows in
+// order of length, with the long rows in segments.
 TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
@@ -983,7 +982,7 @@ TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
   auto prepared = backend.prepare(problem, BackendSettings{});
   const std::string details = prepared->details();
   EXPECT_EQ(details.rfind("kernel=csr_vector threads_per_row=", 0), 0u) << details;
-  EXPECT_NE(details.find(" loads=scalar long_rows="), std::string::npos) << details;
+  EXPECT_NE(details.find(" loads=scalar rows_by_length long_rows="), std::string::npos) << details;
   EXPECT_EQ(details.find("long_rows=0 "), std::string::npos) << details;
   EXPECT_NE(details.find("accumulate=f32"), std::string::npos) << details;
   EXPECT_NE(details.find(": skewed), no merge path for this dtype"), std::string::npos) << details;
