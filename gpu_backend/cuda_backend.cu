@@ -419,8 +419,6 @@ class SpmvCase final : public GpuPrepared {
         plan_(plan_spmv(lengths_, columns_are_contiguous(*problem.csr), target_, settings.spmv_kernel)),
         launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)),
         segments_(row_segment_table(*problem.csr, plan_, target_), stream()) {
-    if (plan_.rows_by_length)
-      row_order_ = device_copy(rows_in_length_order(*problem.csr, plan_.long_row_limit), "spmv rows by length");
     if constexpr (!kComputedWider<T>) {
       if (plan_.kernel == SpmvKernel::csr_merge_path) {
         const MergePathTiles starts = merge_path_tiles(*problem.csr, kernels::SpmvMergeTile<T>::kItems);
@@ -448,8 +446,7 @@ class SpmvCase final : public GpuPrepared {
     if (segments_.rows() < matrix_.rows) {
       if constexpr (kComputedWider<T>)
         kernels::launch_spmv_widened<D>(plan_.threads_per_row, matrix_, device_csr_values<D>(), device_x<D>(),
-                                        device_output<D>(), plan_.long_row_limit, row_order_.data(), launch_,
-                                        stream());
+                                        device_output<D>(), plan_.long_row_limit, launch_, stream());
       else if (plan_.kernel == SpmvKernel::csr_scalar)
         kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(),
                                        plan_.long_row_limit, launch_, stream());
@@ -466,10 +463,8 @@ class SpmvCase final : public GpuPrepared {
                   lengths_.variation, static_cast<long long>(lengths_.longest));
     std::string kernel = to_string(plan_.kernel);
     std::string launch = launch_text(launch_);
-    // The thread or lanes' rows: in order of length or of the matrix; the long ones in segments.
     const std::string long_rows =
-        std::string(plan_.rows_by_length ? " rows_by_length" : "") + " long_rows=" + std::to_string(segments_.rows()) +
-        " (over " + std::to_string(plan_.long_row_limit) + " nnz" +
+        " long_rows=" + std::to_string(segments_.rows()) + " (over " + std::to_string(plan_.long_row_limit) + " nnz" +
         (segments_.rows() > 0 ? ": " + segments_.details() + ")" : ")");
     switch (plan_.kernel) {
       case SpmvKernel::csr_scalar:
@@ -507,7 +502,6 @@ class SpmvCase final : public GpuPrepared {
   SpmvPlan plan_;
   LaunchConfig launch_;
   DeviceRowSegments<Acc> segments_;
-  DeviceBuffer<std::int32_t> row_order_;  // rows by length, where the plan asks for it (16-bit only)
   unsigned tiles_ = 0;
   DeviceBuffer<std::int32_t> tile_rows_;
   DeviceBuffer<std::int32_t> tile_nonzeros_;

@@ -14,12 +14,10 @@ namespace gpb::kernels {
 // row, strides over its entries, multiplies and adds in f32 and combines its partial sums with
 // shuffles; the row's sum is rounded once to T. Rows longer than long_row_limit entries are
 // skipped, y left unwritten there for launch_spmv_row_segments (spmv_segments.cuh), as in
-// the f32/f64 vector kernel. There is no merge-path variant for 16-bit values: for skewed
-// rows, row_order (a permutation of the rows, by length) makes the rows a warp takes alike;
-// null takes them in order. config.threads must be a multiple of 32.
+// the f32/f64 vector kernel; there is no merge-path variant for 16-bit values.
+// config.threads must be a multiple of 32.
 template <class T>
 void launch_spmv_widened(int threads_per_row, CsrView matrix, const T* values, const T* x, T* y,
-                         std::int32_t long_row_limit, const std::int32_t* row_order, LaunchConfig config,
-                         cudaStream_t stream);
+                         std::int32_t long_row_limit, LaunchConfig config, cudaStream_t stream);
 
 }  // namespace gpb::kernels

@@ -124,10 +124,7 @@ SpmvPlan plan_spmv(const RowLengthStats& lengths, bool contiguous_columns, const
     plan.kernel = SpmvKernel::csr_merge_path;
     return plan;
   }
-  if (skewed && !target.merge_path) {
-    plan.rows_by_length = true;
-    plan.rule += ", no merge path for this dtype: rows in order of length, so that a warp's rows are alike";
-  }
+  if (skewed && !target.merge_path) plan.rule += ", no merge path for this dtype";
   const LaneRule lanes = lane_rule(contiguous_columns, target);
   if (lengths.mean < kScalarMaxMean) {
     plan.long_row_limit = static_cast<std::int32_t>(kLongRowShares * lanes.entries_per_lane);
@@ -195,21 +192,6 @@ RowSegmentTable row_segment_table(const CsrMatrix& matrix, const SpmvPlan& plan,
     }
   }
   return table;
-}
-
-std::vector<std::int32_t> rows_in_length_order(const CsrMatrix& matrix, std::int32_t long_row_limit) {
-  const auto key = [&](std::int64_t row) {
-    const std::int64_t length =
-        std::int64_t{matrix.row_ptr[static_cast<std::size_t>(row) + 1]} - matrix.row_ptr[static_cast<std::size_t>(row)];
-    return static_cast<std::size_t>(std::min<std::int64_t>(length, std::int64_t{long_row_limit} + 1));
-  };
-  std::vector<std::int64_t> starts(static_cast<std::size_t>(std::max(long_row_limit, 0)) + 3, 0);
-  for (std::int64_t row = 0; row < matrix.rows; ++row) ++starts[key(row) + 1];
-  for (std::size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1];
-  std::vector<std::int32_t> order(static_cast<std::size_t>(matrix.rows));
-  for (std::int64_t row = 0; row < matrix.rows; ++row)
-    order[static_cast<std::size_t>(starts[key(row)]++)] = static_cast<std::int32_t>(row);
-  return order;
 }
 
 std::string describe(const RowSegmentTable& table) {

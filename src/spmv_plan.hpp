@@ -58,7 +58,6 @@ struct SpmvPlan {
   int threads_per_row = 1;          // csr_vector: the lanes of a warp that share a row (csr_scalar: 1)
   bool vector_loads = false;        // csr_vector: 16-byte loads (scattered columns)
   std::int32_t long_row_limit = 0;  // csr_scalar, csr_vector: longer rows go to the row segments
-  bool rows_by_length = false;      // csr_scalar, csr_vector: rows taken in order of length
   bool forced = false;              // chosen by --spmv-kernel, not by the row lengths
   std::string rule;                 // why, for the details: the rule and this matrix's numbers
 };
@@ -66,8 +65,7 @@ struct SpmvPlan {
 // The selection rule, in order:
 //   1. merge path (where the target has it) when the row lengths vary more than their mean
 //      and some row is more than 8 times the mean: a row split would leave each warp as
-//      slow as its longest row (where the target has no merge path, the row split takes
-//      the rows in order of length instead, so that the rows a warp shares are alike);
+//      slow as its longest row;
 //   2. otherwise a row split: a thread per row for rows averaging under 1.5 entries, else a
 //      group of lanes per row (2 to 32, about 4 entries a lane; f64 with 16-byte loads 2
 //      entries a lane up to 16). Where rows x lanes cannot fill the device's resident
@@ -116,9 +114,5 @@ RowSegmentTable row_segment_table(const CsrMatrix& matrix, const SpmvPlan& plan,
 
 // " segments=..." for the details: how many rows, segments and entries each.
 std::string describe(const RowSegmentTable& table);
-
-// The rows by length, shortest first (a stable counting sort; rows over long_row_limit,
-// which the row segments take, last in row order): for a row split of skewed rows.
-std::vector<std::int32_t> rows_in_length_order(const CsrMatrix& matrix, std::int32_t long_row_limit);
 
 }  // namespace gpb

@@ -967,8 +967,8 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
 }
 
 // The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
-// row split says what it is and why (skewed rows, no merge path): the lanes over the rows in
-// order of length, with the long rows in segments.
+// row split says what it is and why (skewed rows, no merge path): the lanes, with the long
+// rows in segments.
 TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
@@ -982,7 +982,7 @@ TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
   auto prepared = backend.prepare(problem, BackendSettings{});
   const std::string details = prepared->details();
   EXPECT_EQ(details.rfind("kernel=csr_vector threads_per_row=", 0), 0u) << details;
-  EXPECT_NE(details.find(" loads=scalar rows_by_length long_rows="), std::string::npos) << details;
+  EXPECT_NE(details.find(" loads=scalar long_rows="), std::string::npos) << details;
   EXPECT_EQ(details.find("long_rows=0 "), std::string::npos) << details;
   EXPECT_NE(details.find("accumulate=f32"), std::string::npos) << details;
   EXPECT_NE(details.find(": skewed), no merge path for this dtype"), std::string::npos) << details;

@@ -109,11 +109,8 @@ TEST(SpmvPlan, TheZooClassesKeepTheirKernels) {
   powerlaw.variation = 2.35;
   powerlaw.longest = 22150;
   EXPECT_EQ(automatic(powerlaw, DType::f64).kernel, SpmvKernel::csr_merge_path);
-  EXPECT_FALSE(automatic(powerlaw, DType::f64).rows_by_length);
   const SpmvPlan powerlaw16 = automatic(powerlaw, DType::bf16);
   EXPECT_EQ(powerlaw16.kernel, SpmvKernel::csr_vector);
-  EXPECT_TRUE(powerlaw16.rows_by_length);
-  EXPECT_FALSE(half.rows_by_length);
   EXPECT_NE(powerlaw16.rule.find("(here 2.35 and 1384.4: skewed), no merge path for this dtype"), std::string::npos)
       << powerlaw16.rule;
 }
@@ -291,7 +288,6 @@ TEST(SpmvPlan, RandomRowLengthDistributionsKeepTheRulesPromises) {
         char numbers[64];
         std::snprintf(numbers, sizeof numbers, "(here %.2f and %.1f: ", stats.variation, longest_over_mean);
         EXPECT_NE(plan.rule.find(numbers), std::string::npos);
-        EXPECT_EQ(plan.rows_by_length, skewed && !target.merge_path);
         if (plan.kernel == SpmvKernel::csr_merge_path) continue;
         EXPECT_EQ(plan.kernel == SpmvKernel::csr_scalar, stats.mean < 1.5);
         const std::int64_t resident = std::int64_t{target.sm_count} * target.threads_per_sm;
@@ -311,36 +307,6 @@ TEST(SpmvPlan, RandomRowLengthDistributionsKeepTheRulesPromises) {
         EXPECT_EQ(table.segment_length % segment_unit(target), 0);
         expect_covering_segments(matrix, plan, table);
       }
-  }
-}
-
-// A permutation of the rows, by length (rows over the limit last), stable: on seeded random
-// lengths and the extremes.
-TEST(SpmvPlan, RowsInLengthOrderAreAStableSortCappedAtTheLimit) {
-  const auto check = [](const std::vector<std::int32_t>& lengths, std::int32_t limit) {
-    const CsrMatrix matrix = matrix_of_lengths(lengths);
-    const std::vector<std::int32_t> order = rows_in_length_order(matrix, limit);
-    ASSERT_EQ(order.size(), lengths.size());
-    std::vector<std::int32_t> sorted = order;
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], static_cast<std::int32_t>(i));
-    const auto key = [&](std::int32_t row) { return std::min(lengths[static_cast<std::size_t>(row)], limit + 1); };
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      ASSERT_LE(key(order[i - 1]), key(order[i])) << "position " << i;
-      if (key(order[i - 1]) == key(order[i])) {
-        ASSERT_LT(order[i - 1], order[i]) << "position " << i;
-      }
-    }
-  };
-  check({}, 10);
-  check({0}, 0);
-  check({5, 0, 5, 3, 100, 7, 0}, 4);
-  check({1 << 20, 3, 1 << 19}, 512);
-  SplitMix64 rng(7);
-  for (int draw = 0; draw < 20; ++draw) {
-    std::vector<std::int32_t> lengths(static_cast<std::size_t>(1 + rng.next() % 5000));
-    for (auto& length : lengths) length = static_cast<std::int32_t>(std::exp2(unit_interval(rng.next()) * 12)) - 1;
-    check(lengths, static_cast<std::int32_t>(rng.next() % 600));
   }
 }
 
