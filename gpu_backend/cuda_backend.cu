@@ -1,5 +1,6 @@
 // The "cuda" backend: gpubench's own kernels (kernels/), with the launch policy here.
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -20,7 +21,9 @@
 #include "kernels/gemm_wgmma.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
+#include "kernels/spmv_segments.cuh"
 #include "kernels/spmv_widened.cuh"
+#include "measure/spmv_plan.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb::cuda {
@@ -263,128 +266,22 @@ class GemmCase final : public GpuPrepared {
   bool mma_;  // f16 or bf16 on the mma.sync kernel
 };
 
-// Whether a matrix's rows hold runs of neighbouring columns (banded, stencils): most
-// neighbouring entries of a row, over a sample of rows, are neighbouring columns.
-bool columns_are_contiguous(const CsrMatrix& matrix) {
-  constexpr std::int64_t kSampledRows = 4096;
-  const std::int64_t step = std::max<std::int64_t>(1, matrix.rows / kSampledRows);
-  std::int64_t pairs = 0, neighbours = 0;
-  for (std::int64_t row = 0; row < matrix.rows; row += step) {
-    const auto begin = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
-    const auto end = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]);
-    for (std::size_t j = begin + 1; j < end; ++j) {
-      ++pairs;
-      neighbours += matrix.col_idx[j] == matrix.col_idx[j - 1] + 1;
-    }
-  }
-  return pairs > 0 && 2 * neighbours > pairs;
-}
-
-// How the vector kernel runs a matrix; measured on an H200 (L2 flushed, 8M rows of 16 unless
-// said otherwise, cuSPARSE CSR_ALG1 in brackets; docs/kernel-notes.md has the full table):
-//   - streaming loads of values and indices: f32 random 1312 -> 1183 us; 16-byte loads on
-//     top, 1152 us [1163]. f64 random with 16-byte loads: 2196 us at 8 lanes (2 entries per
-//     lane) against 2317 us at 16 lanes with plain loads [2240]; 2M rows of 64: 1016 us at
-//     16 lanes, 1026 at 32 [1031], hence at most 16 lanes for f64.
-//   - contiguous columns (banded): one entry per lane per step and 4 entries per lane, f64
-//     428 us against 566 us with 16-byte loads [601], f32 352 against 360 [383].
-enum class SpmvKernel { csr_scalar, csr_vector, csr_merge_path };
-
-struct SpmvPlan {
-  SpmvKernel kernel = SpmvKernel::csr_scalar;
-  int threads_per_row = 1;  // csr_vector
-  bool vector_loads = false;
-  std::int32_t long_row_limit = 0;
-  bool forced = false;  // chosen by --spmv-kernel, not by the row lengths
-  std::string rule;     // why, for the details: the rule and this matrix's numbers
-};
-
-// The spread of the row lengths, over all rows.
-struct RowLengths {
-  double mean = 0;
-  double variation = 0;  // coefficient of variation: standard deviation / mean
-  std::int64_t longest = 0;
-};
-
-RowLengths row_lengths(const CsrMatrix& matrix) {
-  RowLengths lengths;
-  if (matrix.rows == 0) return lengths;
-  double sum = 0, sum_of_squares = 0;
-  for (std::size_t row = 0; row < static_cast<std::size_t>(matrix.rows); ++row) {
-    const std::int64_t length = matrix.row_ptr[row + 1] - matrix.row_ptr[row];
-    sum += static_cast<double>(length);
-    sum_of_squares += static_cast<double>(length) * static_cast<double>(length);
-    lengths.longest = std::max(lengths.longest, length);
-  }
-  const double rows = static_cast<double>(matrix.rows);
-  lengths.mean = sum / rows;
-  const double variance = std::max(0.0, sum_of_squares / rows - lengths.mean * lengths.mean);
-  lengths.variation = lengths.mean > 0 ? std::sqrt(variance) / lengths.mean : 0.0;
-  return lengths;
-}
-
-// Splitting by rows leaves each warp as slow as its longest row: where row lengths vary
-// more than their mean (power-law: about 2.4, long-tail and skew far more; random, banded,
-// blockdiag, wide, tall: 0) and some row is far longer than the mean, the merge-path
-// kernel, which splits by rows and nonzeros together, takes the matrix. The second
-// condition keeps rows of 0 or 1 entries (coefficient of variation 1 when half are empty,
-// either side of it by chance) with the row split: a warp there waits at most for a row
-// of one or two entries.
-constexpr double kMergePathMinVariation = 1.0;
-constexpr double kMergePathMinLongestOverMean = 8.0;
-// Rows averaging under 1.5 entries (random at 1, short rows of 0-2) get a thread each: a
-// row group of two lanes would leave one idle on most rows. Between 1 and 2 so that the
-// mean of 0-2 entry rows (1, give or take a draw) does not flip the choice.
-constexpr double kScalarMaxMean = 1.5;
-
-// Splitting by rows. Lanes per row: the smallest power of two from 2 up to the cap that
-// leaves at most entries_per_lane entries per lane on an average row; rows averaging
-// under kScalarMaxMean entries get a thread each (the scalar kernel). A row more than 32 times as long as
-// its row group is sized for goes to the block-per-row kernel: such rows would keep their
-// row group, and its block, busy long after the rest of the grid has finished.
+// The f32/f64 merge path is the one kernel the 16-bit types lack.
 template <class T>
-SpmvPlan plan_row_split(const CsrMatrix& matrix, double average_row_length) {
-  SpmvPlan plan;
-  if (average_row_length < kScalarMaxMean) return plan;
-  plan.kernel = SpmvKernel::csr_vector;
-  const bool contiguous = columns_are_contiguous(matrix);
-  plan.vector_loads = !contiguous;
-  const double entries_per_lane = contiguous || sizeof(T) == 4 ? 4.0 : 2.0;
-  const int max_lanes = contiguous || sizeof(T) == 4 ? 32 : 16;
-  plan.threads_per_row = 2;
-  while (plan.threads_per_row < max_lanes && average_row_length > entries_per_lane * plan.threads_per_row)
-    plan.threads_per_row *= 2;
-  plan.long_row_limit = static_cast<std::int32_t>(32 * entries_per_lane * plan.threads_per_row);
-  return plan;
+SpmvTarget spmv_target(const DeviceLimits& limits) {
+  SpmvTarget target;
+  target.value_bytes = sizeof(T);
+  target.merge_path = !kComputedWider<T>;
+  target.vector_loads = !kComputedWider<T>;
+  target.sm_count = limits.sm_count;
+  target.threads_per_sm = limits.threads_per_sm;
+  return target;
 }
-
-// --spmv-kernel merge_path or row_split forces that split (for A/B runs and tests); auto
-// chooses from the row lengths.
-template <class T>
-SpmvPlan plan_spmv(const CsrMatrix& matrix, const RowLengths& lengths, SpmvKernelChoice choice) {
-  const double longest_over_mean = lengths.mean > 0 ? static_cast<double>(lengths.longest) / lengths.mean : 0.0;
-  const bool skewed = lengths.variation > kMergePathMinVariation && longest_over_mean > kMergePathMinLongestOverMean;
-  SpmvPlan plan;
-  if (choice == SpmvKernelChoice::merge_path || (choice == SpmvKernelChoice::automatic && skewed))
-    plan.kernel = SpmvKernel::csr_merge_path;
-  else
-    plan = plan_row_split<T>(matrix, lengths.mean);
-  plan.forced = choice != SpmvKernelChoice::automatic;
-  char rule[160];
-  std::snprintf(rule, sizeof rule, "merge_path when row_nnz_cv > %.0f and max/avg row nnz > %.0f (here %.2f and %.1f: %s)",
-                kMergePathMinVariation, kMergePathMinLongestOverMean, lengths.variation, longest_over_mean,
-                skewed ? "skewed" : "not skewed");
-  plan.rule = rule;
-  return plan;
-}
-
-std::vector<std::int32_t> rows_longer_than(const CsrMatrix& matrix, std::int32_t limit) {
-  std::vector<std::int32_t> rows;
-  for (std::int64_t row = 0; row < matrix.rows; ++row)
-    if (matrix.row_ptr[static_cast<std::size_t>(row) + 1] - matrix.row_ptr[static_cast<std::size_t>(row)] > limit)
-      rows.push_back(static_cast<std::int32_t>(row));
-  return rows;
-}
+static_assert(kernels::SpmvSegmentShape::kThreads == SpmvSegmentBlock::kThreads &&
+                  kernels::SpmvSegmentShape::max_vectors_per_thread(2) == SpmvSegmentBlock::max_vectors_per_thread(2) &&
+                  kernels::SpmvSegmentShape::max_vectors_per_thread(4) == SpmvSegmentBlock::max_vectors_per_thread(4) &&
+                  kernels::SpmvSegmentShape::max_vectors_per_thread(8) == SpmvSegmentBlock::max_vectors_per_thread(8),
+              "the host's segment sizes (spmv_plan.hpp) and the kernel's block (spmv_segments.cuh) must agree");
 
 // Where each merge-path tile starts: the point at which the merge of the row ends
 // (row_ptr[1..rows]) with the nonzero indices crosses diagonal t * tile_items, for
@@ -445,9 +342,11 @@ CarryRuns carry_runs(const std::vector<std::int32_t>& tile_rows, std::int64_t ro
   return result;
 }
 
-template <class T>
-DeviceBuffer<T> device_copy(const std::vector<T>& host, const std::string& what) {
-  DeviceBuffer<T> buffer(host.size(), what);
+// A host vector on the device, as Device: the same bytes (a layout the kernels declare too).
+template <class Host, class Device = Host>
+DeviceBuffer<Device> device_copy(const std::vector<Host>& host, const std::string& what) {
+  static_assert(sizeof(Device) == sizeof(Host));
+  DeviceBuffer<Device> buffer(host.size(), what);
   if (!host.empty()) GPB_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice));
   return buffer;
 }
@@ -460,22 +359,68 @@ LaunchConfig row_group_grid(std::int64_t rows, int threads_per_row) {
   return {static_cast<unsigned>(std::max<std::int64_t>(1, ceil_div(rows, rows_per_block))), kBlockThreads};
 }
 
+// The host's segment layouts (spmv_plan.hpp) are the kernel's (spmv_segments.cuh), copied as bytes.
+static_assert(sizeof(RowSegment) == sizeof(kernels::SpmvSegment) &&
+                  offsetof(RowSegment, row) == offsetof(kernels::SpmvSegment, row) &&
+                  offsetof(RowSegment, begin) == offsetof(kernels::SpmvSegment, begin) &&
+                  offsetof(RowSegment, end) == offsetof(kernels::SpmvSegment, end) &&
+                  offsetof(RowSegment, ticket) == offsetof(kernels::SpmvSegment, ticket),
+              "RowSegment and kernels::SpmvSegment must have one layout");
+static_assert(sizeof(TicketRun) == sizeof(kernels::SpmvTicketRun) &&
+                  offsetof(TicketRun, first_segment) == offsetof(kernels::SpmvTicketRun, first_segment) &&
+                  offsetof(TicketRun, segments) == offsetof(kernels::SpmvTicketRun, segments),
+              "TicketRun and kernels::SpmvTicketRun must have one layout");
+
+// The row-segment kernel's segments and ticket runs on the device, an arrival counter per
+// ticket (zeroed on `stream`) and a partial sum per segment in Acc.
+template <class Acc>
+class DeviceRowSegments {
+ public:
+  DeviceRowSegments(const RowSegmentTable& table, cudaStream_t stream)
+      : rows_(table.rows),
+        description_(describe(table)),
+        segments_(device_copy<RowSegment, kernels::SpmvSegment>(table.segments, "spmv row segments")),
+        ticket_runs_(device_copy<TicketRun, kernels::SpmvTicketRun>(table.ticket_runs, "spmv row segments: ticket runs")),
+        arrivals_(table.ticket_runs.size(), "spmv row segments: arrival counters"),
+        partials_(table.ticket_runs.empty() ? 0 : table.segments.size(), "spmv row segments: partial sums") {
+    if (arrivals_.size() > 0) GPB_CUDA_CHECK(cudaMemsetAsync(arrivals_.data(), 0, arrivals_.bytes(), stream));
+  }
+  std::int64_t rows() const { return rows_; }
+  kernels::SpmvRowSegments view() {
+    return {segments_.data(), static_cast<unsigned>(segments_.size()), ticket_runs_.data(), arrivals_.data()};
+  }
+  Acc* partials() { return partials_.data(); }
+  const std::string& details() const { return description_; }
+
+ private:
+  std::int64_t rows_;
+  std::string description_;
+  DeviceBuffer<kernels::SpmvSegment> segments_;
+  DeviceBuffer<kernels::SpmvTicketRun> ticket_runs_;
+  DeviceBuffer<unsigned> arrivals_;
+  DeviceBuffer<Acc> partials_;
+};
+
+// SpMV in every dtype, on the kernel plan_spmv (src/spmv_plan.hpp) chooses: a thread or a
+// group of lanes per row (f16 and bf16 on the kernel that multiplies and adds in f32), the
+// row segments for rows too long or too few for those, the merge path for skewed rows
+// (f32 and f64 only).
 template <class T>
 class SpmvCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+  using Acc = kernels::Accumulate<D>;
+
  public:
   SpmvCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
         matrix_{problem.csr->rows, device_row_ptr(), device_col_idx()},
-        lengths_(row_lengths(*problem.csr)),
-        plan_(plan_spmv<T>(*problem.csr, lengths_, settings.spmv_kernel)),
-        launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)) {
-    switch (plan_.kernel) {
-      case SpmvKernel::csr_scalar:
-        break;
-      case SpmvKernel::csr_vector:
-        long_rows_ = device_copy(rows_longer_than(*problem.csr, plan_.long_row_limit), "spmv long rows");
-        break;
-      case SpmvKernel::csr_merge_path: {
+        lengths_(row_length_stats(*problem.csr)),
+        target_(spmv_target<T>(limits())),
+        plan_(plan_spmv(lengths_, columns_are_contiguous(*problem.csr), target_, settings.spmv_kernel)),
+        launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)),
+        segments_(row_segment_table(*problem.csr, plan_, target_), stream()) {
+    if constexpr (!kComputedWider<T>) {
+      if (plan_.kernel == SpmvKernel::csr_merge_path) {
         const MergePathTiles starts = merge_path_tiles(*problem.csr, kernels::SpmvMergeTile<T>::kItems);
         tiles_ = static_cast<unsigned>(starts.rows.size() - 1);
         tile_rows_ = device_copy(starts.rows, "spmv merge-path tile rows");
@@ -485,68 +430,78 @@ class SpmvCase final : public GpuPrepared {
         carry_runs_ = device_copy(runs.runs, "spmv merge-path carry runs");
         long_carry_runs_ = runs.long_runs;
         longest_carry_run_ = runs.longest;
-        break;
       }
     }
   }
   void run() override {
-    switch (plan_.kernel) {
-      case SpmvKernel::csr_scalar:
-        kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(), launch_,
-                                       stream());
-        return;
-      case SpmvKernel::csr_vector:
-        kernels::launch_spmv_vector<T>(plan_.threads_per_row, plan_.vector_loads, matrix_, device_csr_values<T>(),
-                                       device_x<T>(), device_output<T>(), plan_.long_row_limit, launch_, stream());
-        kernels::launch_spmv_long_rows<T>(long_rows_.data(), static_cast<unsigned>(long_rows_.size()), matrix_,
-                                          device_csr_values<T>(), device_x<T>(), device_output<T>(), kBlockThreads,
-                                          stream());
-        return;
-      case SpmvKernel::csr_merge_path:
+    if (plan_.kernel == SpmvKernel::csr_merge_path) {
+      if constexpr (!kComputedWider<T>)
         kernels::launch_spmv_merge_path<T>(
             matrix_, tile_rows_.data(), tile_nonzeros_.data(), tiles_, device_csr_values<T>(), device_x<T>(),
             device_output<T>(), tile_carries_.data(),
             {carry_runs_.data(), static_cast<unsigned>(carry_runs_.size()), long_carry_runs_}, stream());
-        return;
+      return;
     }
+    // The rows the row segments leave to a thread or a group of lanes, if any.
+    if (segments_.rows() < matrix_.rows) {
+      if constexpr (kComputedWider<T>)
+        kernels::launch_spmv_widened<D>(plan_.threads_per_row, matrix_, device_csr_values<D>(), device_x<D>(),
+                                        device_output<D>(), plan_.long_row_limit, launch_, stream());
+      else if (plan_.kernel == SpmvKernel::csr_scalar)
+        kernels::launch_spmv_scalar<T>(matrix_, device_csr_values<T>(), device_x<T>(), device_output<T>(),
+                                       plan_.long_row_limit, launch_, stream());
+      else
+        kernels::launch_spmv_vector<T>(plan_.threads_per_row, plan_.vector_loads, matrix_, device_csr_values<T>(),
+                                       device_x<T>(), device_output<T>(), plan_.long_row_limit, launch_, stream());
+    }
+    kernels::launch_spmv_row_segments<D>(matrix_, device_csr_values<D>(), device_x<D>(), device_output<D>(),
+                                         segments_.view(), segments_.partials(), stream());
   }
   std::string details() const override {
     char row_stats[96];
     std::snprintf(row_stats, sizeof row_stats, " avg_row_nnz=%.1f row_nnz_cv=%.2f max_row_nnz=%lld", lengths_.mean,
                   lengths_.variation, static_cast<long long>(lengths_.longest));
-    std::string kernel;
+    std::string kernel = to_string(plan_.kernel);
     std::string launch = launch_text(launch_);
+    const std::string long_rows =
+        " long_rows=" + std::to_string(segments_.rows()) + " (over " + std::to_string(plan_.long_row_limit) + " nnz" +
+        (segments_.rows() > 0 ? ": " + segments_.details() + ")" : ")");
     switch (plan_.kernel) {
       case SpmvKernel::csr_scalar:
-        kernel = "csr_scalar";
+        kernel += long_rows;
         break;
       case SpmvKernel::csr_vector:
-        kernel = "csr_vector threads_per_row=" + std::to_string(plan_.threads_per_row) +
-                 (plan_.vector_loads ? " loads=vec16 (scattered columns)" : " loads=scalar (contiguous columns)") +
-                 " long_rows=" + std::to_string(long_rows_.size()) + " (over " +
-                 std::to_string(plan_.long_row_limit) + " entries, one block each)";
+        kernel += " threads_per_row=" + std::to_string(plan_.threads_per_row) +
+                  (plan_.vector_loads ? " loads=vec16 (scattered columns)"
+                                      : kComputedWider<T> ? " loads=scalar" : " loads=scalar (contiguous columns)") +
+                  long_rows;
+        break;
+      case SpmvKernel::csr_row_segments:
+        kernel += " loads=vec16 (x too where a vector's columns are neighbours) " + segments_.details();
+        launch = "threads=" + std::to_string(kernels::SpmvSegmentShape::kThreads);
         break;
       case SpmvKernel::csr_merge_path: {
         using Tile = kernels::SpmvMergeTile<T>;
-        kernel = "csr_merge_path items_per_tile=" + std::to_string(Tile::kItems) + " (" +
-                 std::to_string(Tile::kThreads) + " threads x " + std::to_string(Tile::kItemsPerThread) +
-                 " rows+nonzeros) carry_runs=" + std::to_string(carry_runs_.size()) + " (" +
-                 std::to_string(long_carry_runs_) + " over " + std::to_string(kernels::SpmvCarryRuns::kLongTiles) +
-                 " tiles, a block each; longest " + std::to_string(longest_carry_run_) + " tiles)";
+        kernel += " items_per_tile=" + std::to_string(Tile::kItems) + " (" + std::to_string(Tile::kThreads) +
+                  " threads x " + std::to_string(Tile::kItemsPerThread) + " rows+nonzeros) carry_runs=" +
+                  std::to_string(carry_runs_.size()) + " (" + std::to_string(long_carry_runs_) + " over " +
+                  std::to_string(kernels::SpmvCarryRuns::kLongTiles) + " tiles, a block each; longest " +
+                  std::to_string(longest_carry_run_) + " tiles)";
         launch = "blocks=" + std::to_string(tiles_) + " threads=" + std::to_string(Tile::kThreads);
         break;
       }
     }
-    return "kernel=" + kernel + (plan_.forced ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch +
-           " rule: " + plan_.rule;
+    return "kernel=" + kernel + (kComputedWider<T> ? " accumulate=f32 (16-bit values, f32 sums)" : "") +
+           (plan_.forced ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch + " rule: " + plan_.rule;
   }
 
  private:
   kernels::CsrView matrix_;
-  RowLengths lengths_;
+  RowLengthStats lengths_;
+  SpmvTarget target_;
   SpmvPlan plan_;
   LaunchConfig launch_;
-  DeviceBuffer<std::int32_t> long_rows_;
+  DeviceRowSegments<Acc> segments_;
   unsigned tiles_ = 0;
   DeviceBuffer<std::int32_t> tile_rows_;
   DeviceBuffer<std::int32_t> tile_nonzeros_;
@@ -554,50 +509,6 @@ class SpmvCase final : public GpuPrepared {
   DeviceBuffer<kernels::SpmvCarryRun> carry_runs_;
   unsigned long_carry_runs_ = 0;
   std::int32_t longest_carry_run_ = 0;
-};
-
-// f16 and bf16 SpMV: one row-split kernel that multiplies and adds in f32
-// (kernels/spmv_widened.cu). Lanes per row as plan_row_split gives f32 (about 4 entries
-// per lane, up to 32); a thread per row where rows average under kScalarMaxMean entries. The
-// merge-path and long-row kernels are f32/f64 only, so skewed matrices run row split here too.
-int widened_lanes_per_row(double average_row_length) {
-  if (average_row_length < kScalarMaxMean) return 1;
-  int lanes = 2;
-  while (lanes < 32 && average_row_length > 4.0 * lanes) lanes *= 2;
-  return lanes;
-}
-
-template <class T>
-class WidenedSpmvCase final : public GpuPrepared {
-  using D = DeviceType<T>;
-
- public:
-  WidenedSpmvCase(const Problem& problem, const BackendSettings& settings)
-      : GpuPrepared(problem, settings),
-        matrix_{problem.csr->rows, device_row_ptr(), device_col_idx()},
-        lengths_(row_lengths(*problem.csr)),
-        threads_per_row_(widened_lanes_per_row(lengths_.mean)),
-        launch_(row_group_grid(matrix_.rows, threads_per_row_)),
-        forced_(settings.spmv_kernel == SpmvKernelChoice::row_split) {}
-  void run() override {
-    kernels::launch_spmv_widened<D>(threads_per_row_, matrix_, device_csr_values<D>(), device_x<D>(), device_output<D>(),
-                                    launch_, stream());
-  }
-  std::string details() const override {
-    char row_stats[96];
-    std::snprintf(row_stats, sizeof row_stats, " avg_row_nnz=%.1f row_nnz_cv=%.2f max_row_nnz=%lld", lengths_.mean,
-                  lengths_.variation, static_cast<long long>(lengths_.longest));
-    return "kernel=csr_vector_f32_accumulate threads_per_row=" + std::to_string(threads_per_row_) +
-           " (16-bit values, f32 sums; row split only: no merge-path or long-row variant for 16-bit)" +
-           (forced_ ? " (forced by --spmv-kernel)" : "") + row_stats + " " + launch_text(launch_);
-  }
-
- private:
-  kernels::CsrView matrix_;
-  RowLengths lengths_;
-  int threads_per_row_;
-  LaunchConfig launch_;
-  bool forced_;
 };
 
 class CudaKernelsBackend final : public GpuBackend {
@@ -617,13 +528,9 @@ class CudaKernelsBackend final : public GpuBackend {
         case Op::matmul:
           return std::make_unique<GemmCase<T>>(problem, settings);
         case Op::spmv:
-          if constexpr (kComputedWider<T>) {
-            if (settings.spmv_kernel == SpmvKernelChoice::merge_path)
-              throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
-            return std::make_unique<WidenedSpmvCase<T>>(problem, settings);
-          } else {
-            return std::make_unique<SpmvCase<T>>(problem, settings);
-          }
+          if (kComputedWider<T> && settings.spmv_kernel == SpmvKernelChoice::merge_path)
+            throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
+          return std::make_unique<SpmvCase<T>>(problem, settings);
       }
       throw std::logic_error("cuda backend: no kernel for " + to_string(problem.op) + " " + to_string(problem.dtype));
     });

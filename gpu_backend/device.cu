@@ -34,6 +34,7 @@ DeviceLimits device_limits(int ordinal) {
   limits.ordinal = ordinal;
   int l2_bytes = 0, major = 0, minor = 0, shared_optin = 0;
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&limits.sm_count, cudaDevAttrMultiProcessorCount, ordinal));
+  GPB_CUDA_CHECK(cudaDeviceGetAttribute(&limits.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal));
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal));
   GPB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal));

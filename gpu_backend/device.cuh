@@ -18,6 +18,7 @@ void select_device(int ordinal);
 struct DeviceLimits {
   int ordinal = 0;
   int sm_count = 0;
+  int threads_per_sm = 0;  // resident threads per SM at most
   std::size_t l2_bytes = 0;
   int compute_capability = 0;  // major * 10 + minor: 80 for sm_80, 90 for sm_90
   std::size_t shared_bytes_per_block_optin = 0;  // dynamic shared memory a kernel may opt into

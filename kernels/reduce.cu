@@ -1,38 +1,13 @@
 #include "kernels/reduce.cuh"
 
+#include "kernels/block_reduce.cuh"
 #include "kernels/launch_check.cuh"
 #include "kernels/vec16.cuh"
 
 namespace gpb::kernels {
 namespace {
 
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr int kUnroll = kSumUnroll;
-
-template <class T>
-__device__ T warp_sum(T value) {
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) value += __shfl_down_sync(kFullWarp, value, offset);
-  return value;
-}
-
-// Warp shuffles within each warp, then the first warp sums the per-warp results.
-// The block's total is valid in thread 0.
-template <class T>
-__device__ T block_sum(T value) {
-  __shared__ T warp_sums[1024 / kWarpSize];
-  const unsigned lane = threadIdx.x % kWarpSize;
-  const unsigned warp = threadIdx.x / kWarpSize;
-  value = warp_sum(value);
-  if (lane == 0) warp_sums[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < blockDim.x / kWarpSize ? warp_sums[lane] : T(0);
-    value = warp_sum(value);
-  }
-  return value;
-}
 
 // Each thread accumulates its grid-stride share in one register per vector lane
 // (independent chains: more adds in flight, shorter rounding chains), then the block

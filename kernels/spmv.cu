@@ -5,13 +5,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/block_reduce.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
 namespace {
-
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullWarp = 0xffffffffu;
 
 // 16 bytes of values and the matching column indices as CUDA's built-in vector types,
 // which the streaming-load intrinsics take.
@@ -133,40 +131,16 @@ void launch_vector(int threads_per_row, CsrView matrix, const T* values, const T
 
 template <class T>
 __global__ void spmv_scalar_kernel(CsrView matrix, const T* __restrict__ values, const T* __restrict__ x,
-                                   T* __restrict__ y) {
+                                   T* __restrict__ y, std::int32_t long_row_limit) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < matrix.rows;
        row += stride) {
-    T sum = 0;
+    const std::int32_t start = matrix.row_ptr[row];
     const std::int32_t end = matrix.row_ptr[row + 1];
-    for (std::int32_t j = matrix.row_ptr[row]; j < end; ++j) sum += values[j] * x[matrix.col_idx[j]];
+    if (end - start > long_row_limit) continue;
+    T sum = 0;
+    for (std::int32_t j = start; j < end; ++j) sum += values[j] * x[matrix.col_idx[j]];
     y[row] = sum;
-  }
-}
-
-// One block per listed row: the whole block strides over the row, warps reduce with
-// shuffles, then the first warp combines the warps' sums.
-template <class T>
-__global__ void spmv_long_rows_kernel(const std::int32_t* __restrict__ long_rows, CsrView matrix,
-                                      const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y) {
-  __shared__ T warp_sums[1024 / kWarpSize];
-  const std::int32_t row = long_rows[blockIdx.x];
-  const std::int32_t end = matrix.row_ptr[row + 1];
-  T sum = 0;
-  for (std::int32_t j = matrix.row_ptr[row] + static_cast<std::int32_t>(threadIdx.x); j < end;
-       j += static_cast<std::int32_t>(blockDim.x))
-    sum += product(values, matrix.col_idx, x, j);
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
-  const unsigned lane = threadIdx.x % kWarpSize;
-  const unsigned warp = threadIdx.x / kWarpSize;
-  if (lane == 0) warp_sums[warp] = sum;
-  __syncthreads();
-  if (warp == 0) {
-    sum = lane < blockDim.x / kWarpSize ? warp_sums[lane] : T(0);
-#pragma unroll
-    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
-    if (lane == 0) y[row] = sum;
   }
 }
 
@@ -331,26 +305,14 @@ template <class T>
 __global__ void __launch_bounds__(SpmvCarryRuns::kCarryThreads)
     spmv_merge_path_carry_kernel(const SpmvCarryRun* __restrict__ runs, unsigned long_runs, unsigned count,
                                  const T* __restrict__ tile_carries, T* __restrict__ y) {
-  constexpr int kWarps = SpmvCarryRuns::kCarryThreads / kWarpSize;
   if (blockIdx.x < long_runs) {
-    __shared__ T warp_sums[kWarps];
     const SpmvCarryRun run = runs[blockIdx.x];
     T sum = 0;
     for (std::int32_t t = run.first_tile + static_cast<std::int32_t>(threadIdx.x); t < run.end_tile;
          t += SpmvCarryRuns::kCarryThreads)
       sum += tile_carries[t];
-#pragma unroll
-    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
-    const unsigned lane = threadIdx.x % kWarpSize;
-    const unsigned warp = threadIdx.x / kWarpSize;
-    if (lane == 0) warp_sums[warp] = sum;
-    __syncthreads();
-    if (warp == 0) {
-      sum = lane < kWarps ? warp_sums[lane] : T(0);
-#pragma unroll
-      for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
-      if (lane == 0) y[run.row] += sum;
-    }
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) y[run.row] += sum;
     return;
   }
   const std::int64_t index =
@@ -374,16 +336,9 @@ void launch_spmv_vector(int threads_per_row, bool vector_loads, CsrView matrix, 
 }
 
 template <class T>
-void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, LaunchConfig config, cudaStream_t stream) {
-  spmv_scalar_kernel<T><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y);
-  GPB_CHECK_LAUNCH();
-}
-
-template <class T>
-void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrView matrix, const T* values, const T* x,
-                           T* y, unsigned threads, cudaStream_t stream) {
-  if (count == 0) return;
-  spmv_long_rows_kernel<T><<<count, threads, 0, stream>>>(long_rows, matrix, values, x, y);
+void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, std::int32_t long_row_limit,
+                        LaunchConfig config, cudaStream_t stream) {
+  spmv_scalar_kernel<T><<<config.blocks, config.threads, 0, stream>>>(matrix, values, x, y, long_row_limit);
   GPB_CHECK_LAUNCH();
 }
 
@@ -408,12 +363,10 @@ template void launch_spmv_vector<float>(int, bool, CsrView, const float*, const 
                                         LaunchConfig, cudaStream_t);
 template void launch_spmv_vector<double>(int, bool, CsrView, const double*, const double*, double*, std::int32_t,
                                          LaunchConfig, cudaStream_t);
-template void launch_spmv_scalar<float>(CsrView, const float*, const float*, float*, LaunchConfig, cudaStream_t);
-template void launch_spmv_scalar<double>(CsrView, const double*, const double*, double*, LaunchConfig, cudaStream_t);
-template void launch_spmv_long_rows<float>(const std::int32_t*, unsigned, CsrView, const float*, const float*, float*,
-                                           unsigned, cudaStream_t);
-template void launch_spmv_long_rows<double>(const std::int32_t*, unsigned, CsrView, const double*, const double*,
-                                            double*, unsigned, cudaStream_t);
+template void launch_spmv_scalar<float>(CsrView, const float*, const float*, float*, std::int32_t, LaunchConfig,
+                                        cudaStream_t);
+template void launch_spmv_scalar<double>(CsrView, const double*, const double*, double*, std::int32_t, LaunchConfig,
+                                         cudaStream_t);
 
 template void launch_spmv_merge_path<float>(CsrView, const std::int32_t*, const std::int32_t*, unsigned, const float*,
                                             const float*, float*, float*, SpmvCarryRuns, cudaStream_t);

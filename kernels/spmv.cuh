@@ -21,18 +21,11 @@ struct CsrView {
 // with vector_loads, 16 bytes of them at a time where the row allows (for scattered
 // columns), else one entry per lane (for contiguous columns, whose x reads then coalesce).
 // Rows longer than long_row_limit entries are skipped, y left unwritten there for
-// launch_spmv_long_rows. config.threads must be a multiple of 32; values and col_idx must
+// launch_spmv_row_segments (spmv_segments.cuh). config.threads must be a multiple of 32; values and col_idx must
 // be 16-byte aligned, as cudaMalloc'd buffers are.
 template <class T>
 void launch_spmv_vector(int threads_per_row, bool vector_loads, CsrView matrix, const T* values, const T* x, T* y,
                         std::int32_t long_row_limit, LaunchConfig config, cudaStream_t stream);
-
-// One block of `threads` threads (a multiple of 32, at most 1024) per row listed in
-// long_rows[0, count): for the few very long rows of a skewed (power-law) matrix, which
-// would hold one row group, and its block, far longer than the rest.
-template <class T>
-void launch_spmv_long_rows(const std::int32_t* long_rows, unsigned count, CsrView matrix, const T* values, const T* x,
-                           T* y, unsigned threads, cudaStream_t stream);
 
 // Merge-path CSR kernel (Merrill and Garland's merge-based SpMV): the work is the merge of
 // the row ends (row_ptr[1..rows]) with the nonzero indices (0..nnz-1), one item each, and
@@ -85,8 +78,10 @@ void launch_spmv_merge_path(CsrView matrix, const std::int32_t* tile_rows, const
                             SpmvCarryRuns carry_runs, cudaStream_t stream);
 
 // "Scalar" CSR kernel: one thread per row; for matrices whose rows are mostly empty or
-// single entries, where a shared row would leave most lanes idle.
+// single entries, where a shared row would leave most lanes idle. Rows longer than
+// long_row_limit entries are skipped, as in the vector kernel.
 template <class T>
-void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, LaunchConfig config, cudaStream_t stream);
+void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, std::int32_t long_row_limit,
+                        LaunchConfig config, cudaStream_t stream);
 
 }  // namespace gpb::kernels

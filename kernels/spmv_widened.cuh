@@ -12,11 +12,12 @@ namespace gpb::kernels {
 
 // Row split: a group of threads_per_row lanes (1, 2, 4, 8, 16 or 32) of one warp shares each
 // row, strides over its entries, multiplies and adds in f32 and combines its partial sums with
-// shuffles; the row's sum is rounded once to T. Rows of any length are correct; a very long
-// row holds its group longer than the rest (the f32/f64 kernels' long-row and merge-path
-// variants are not built for 16-bit values). config.threads must be a multiple of 32.
+// shuffles; the row's sum is rounded once to T. Rows longer than long_row_limit entries are
+// skipped, y left unwritten there for launch_spmv_row_segments (spmv_segments.cuh), as in
+// the f32/f64 vector kernel; there is no merge-path variant for 16-bit values.
+// config.threads must be a multiple of 32.
 template <class T>
-void launch_spmv_widened(int threads_per_row, CsrView matrix, const T* values, const T* x, T* y, LaunchConfig config,
-                         cudaStream_t stream);
+void launch_spmv_widened(int threads_per_row, CsrView matrix, const T* values, const T* x, T* y,
+                         std::int32_t long_row_limit, LaunchConfig config, cudaStream_t stream);
 
 }  // namespace gpb::kernels

@@ -156,9 +156,22 @@ struct PatternGenerator {
   std::vector<std::int32_t> (*lengths)(std::int64_t rows, std::int64_t cols, std::int64_t nnz_per_row,
                                        std::uint64_t length_key);
   ColumnRun (*contiguous_row)(std::int64_t row, std::int64_t rows, std::int64_t nnz_per_row);  // null: random columns
+  // Classes whose column count follows from nnz per row (fewrows, dense) take rows longer
+  // than the row count; the others are refused them.
+  bool rows_longer_than_row_count = false;
+  std::int64_t max_rows = 0;  // 0: no limit
 };
 
 std::int64_t square(std::int64_t rows, std::int64_t) { return rows; }
+
+// fewrows: each row nnz_per_row distinct random columns of nnz_per_row + nnz_per_row / 8
+// (rounded up), so about 8 in 9 columns are filled and the gaps fall anywhere; at most
+// kFewRowsMax rows (a few rows holding all the work is the point of the class).
+constexpr std::int64_t kFewRowsMax = 4096;
+std::int64_t few_rows_cols(std::int64_t, std::int64_t nnz_per_row) { return nnz_per_row + (nnz_per_row + 7) / 8; }
+
+// dense: every one of the nnz_per_row columns.
+ColumnRun dense_row(std::int64_t, std::int64_t, std::int64_t nnz_per_row) { return {0, nnz_per_row}; }
 
 // Row lengths that are a function of the row alone.
 template <std::int32_t (*kLength)(std::int64_t row, std::int64_t rows, std::int64_t nnz_per_row, std::uint64_t key)>
@@ -206,6 +219,9 @@ const PatternGenerator kGenerators[] = {
        return lomax_lengths(kLongTailAlpha, rows, cols, nnz_per_row, key);
      },
      nullptr},
+    {SpmvPattern::few_rows, few_rows_cols, lengths_by_row<fixed_length>, nullptr, true, kFewRowsMax},
+    {SpmvPattern::dense, [](std::int64_t, std::int64_t nnz_per_row) { return nnz_per_row; },
+     lengths_by_row<fixed_length>, dense_row, true},
 };
 
 const PatternGenerator& generator_for(SpmvPattern pattern) {
@@ -221,9 +237,13 @@ std::int64_t generated_cols(std::int64_t rows, std::int64_t nnz_per_row, SpmvPat
 }
 
 void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern) {
+  const PatternGenerator& generator = generator_for(pattern);
   if (rows <= 0) throw UsageError("spmv rows must be positive (got " + std::to_string(rows) + ")");
   if (nnz_per_row <= 0) throw UsageError("spmv nnz per row must be positive (got " + std::to_string(nnz_per_row) + ")");
-  if (nnz_per_row > rows)
+  if (generator.max_rows > 0 && rows > generator.max_rows)
+    throw UsageError("spmv " + to_string(pattern) + " matrices have at most " + std::to_string(generator.max_rows) +
+                     " rows (got " + std::to_string(rows) + "; set --rows, or use dense or random for more rows)");
+  if (!generator.rows_longer_than_row_count && nnz_per_row > rows)
     throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
                      std::to_string(rows) + ")");
   if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)

@@ -42,16 +42,20 @@ struct CsrMatrix {
 //   wide:      rows x 64 rows, nnz_per_row random columns per row
 //   tall:      rows x max(nnz_per_row, rows / 64), nnz_per_row random columns per row
 //   longtail:  as powerlaw with alpha 1.5: a tail of infinite variance, capped at the columns
-// nnz is exact for random, wide, tall (rows * nnz_per_row), banded and blockdiag (less
-// what the edges clip); the others draw row lengths, and their nnz is within a few percent
-// of its expectation at a few thousand rows and more.
+//   fewrows:   rows (1 to 4096) x (nnz_per_row + nnz_per_row / 8), nnz_per_row random columns
+//              per row: every row nearly dense, gaps anywhere
+//   dense:     rows x nnz_per_row, every entry stored
+// nnz is exact for random, wide, tall, fewrows, dense (rows * nnz_per_row), banded and
+// blockdiag (less what the edges clip); the others draw row lengths, and their nnz is
+// within a few percent of its expectation at a few thousand rows and more.
 // Values are uniform in [-1, 1). Throws UsageError on sizes that do not fit 32-bit indices.
 CsrMatrix generate_csr(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern, std::uint64_t seed);
-// The column count of a generated matrix: rows, except for wide and tall.
+// The column count of a generated matrix: rows, except for wide, tall, fewrows and dense.
 std::int64_t generated_cols(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
 // The checks generate_csr makes before it allocates: positive sizes, at most `rows` entries
-// per row, 32-bit indices (nonzeros and columns). Throws UsageError; the plan calls it
-// before anything runs.
+// per row (except fewrows and dense, whose columns follow from nnz_per_row), at most 4096
+// rows for fewrows, 32-bit indices (nonzeros and columns). Throws UsageError; the plan calls
+// it before anything runs.
 void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row, SpmvPattern pattern);
 // The shape of an spmv case on a generated matrix: its rows, generated_cols columns, the
 // nonzeros per row and the pattern.

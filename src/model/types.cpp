@@ -15,7 +15,7 @@ const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"},     {SpmvPattern::powerlaw, "powerlaw"},
     {SpmvPattern::skew, "skew"},     {SpmvPattern::short_rows, "short"},  {SpmvPattern::block_diagonal, "blockdiag"},
     {SpmvPattern::wide, "wide"},     {SpmvPattern::tall, "tall"},         {SpmvPattern::longtail, "longtail"},
-    {SpmvPattern::file, "file"}};
+    {SpmvPattern::few_rows, "fewrows"}, {SpmvPattern::dense, "dense"},    {SpmvPattern::file, "file"}};
 const Names<ShapeKind> kShapeParameters[] = {{ShapeKind::elements, "n"},
                                              {ShapeKind::dense_matrix, "m x n x k"},
                                              {ShapeKind::sparse_matrix, "rows, nnz/row, pattern | .mtx"}};

@@ -21,7 +21,7 @@ enum class TimingMode { kernel, e2e };
 enum class L2Mode { flush, warm };
 // Generated matrix classes (csr.hpp describes each) and `file` for a Matrix Market file.
 // The values key generated inputs (problem.cpp's input_key): new classes go at the end.
-enum class SpmvPattern { random, banded, powerlaw, file, skew, short_rows, block_diagonal, wide, tall, longtail };
+enum class SpmvPattern { random, banded, powerlaw, file, skew, short_rows, block_diagonal, wide, tall, longtail, few_rows, dense };
 // Which SpMV kernel the cuda backend runs: chosen from the matrix's row lengths ("auto"),
 // or forced (--spmv-kernel) to split by rows or along the merge path of rows and nonzeros.
 enum class SpmvKernelChoice { automatic, row_split, merge_path };

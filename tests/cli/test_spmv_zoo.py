@@ -1,5 +1,6 @@
 """The spmv matrix zoo (configs/spmv-zoo.json) on the CPU backends: every generated class runs,
-in both dtypes, and verifies; the GPU groups are the same classes at 16M nonzeros and more."""
+in f32 and f64, and verifies; the GPU groups are the same classes at 16M nonzeros and more, in
+every dtype."""
 import copy
 import json
 import os
@@ -9,7 +10,8 @@ import sys
 from gpubench_cli import FAST, SOURCE_DIR, CliTestCase, gpubench, main, run_json, write_file
 
 ZOO = os.path.join(SOURCE_DIR, "configs", "spmv-zoo.json")
-CLASSES = {"random", "banded", "powerlaw", "longtail", "skew", "short", "blockdiag", "wide", "tall"}
+CLASSES = {"random", "banded", "powerlaw", "longtail", "skew", "short", "blockdiag", "wide", "tall", "fewrows", "dense"}
+ZOO_DTYPES = 4  # the zoo table's rows per class and backend: f32, f64, f16, bf16
 
 
 class SpmvZooTests(CliTestCase):
@@ -28,6 +30,10 @@ class SpmvZooTests(CliTestCase):
         shapes = {r["shape"]["pattern"]: r["shape"] for r in results}
         self.assertEqual(shapes["wide"]["cols"], 64 * shapes["wide"]["rows"])
         self.assertEqual(shapes["tall"]["rows"], 64 * shapes["tall"]["cols"])
+        self.assertEqual(shapes["dense"]["nnz"], shapes["dense"]["rows"] * shapes["dense"]["cols"])
+        fewrows = shapes["fewrows"]
+        self.assertEqual(fewrows["nnz"], fewrows["rows"] * fewrows["nnz_per_row"])
+        self.assertEqual(fewrows["cols"], fewrows["nnz_per_row"] * 9 // 8)
         self.check_zoo_table(report)
 
     def check_zoo_table(self, cpu_report):
@@ -46,7 +52,7 @@ class SpmvZooTests(CliTestCase):
                 text = handle.read()
             return [line for line in text[text.index("## SpMV matrix zoo"):].splitlines() if line.startswith("| ")][1:]
         rows = table(cpu_report)
-        self.assertEqual(len(rows), len(CLASSES) * 2)
+        self.assertEqual(len(rows), len(CLASSES) * ZOO_DTYPES)
         self.assertTrue(all("not measured" in row for row in rows), rows)
         gpu = copy.deepcopy(cpu_report)
         gpu["results"] = []
@@ -57,29 +63,37 @@ class SpmvZooTests(CliTestCase):
                 relabelled["statistics"]["median"] = 1e-3 * scale
                 gpu["results"].append(relabelled)
         rows = table(gpu)
-        self.assertEqual(len(rows), len(CLASSES) * 2 * 2)
+        # f32 and f64: a cuda and a cusparse row each; f16 and bf16: not measured.
+        self.assertEqual(len(rows), len(CLASSES) * 2 * 2 + len(CLASSES) * 2)
+        self.assertEqual(sum("not measured" in row for row in rows), len(CLASSES) * 2)
         cuda_rows = [row for row in rows if "| cuda |" in row]
         self.assertEqual(len(cuda_rows), len(CLASSES) * 2)
         for row in cuda_rows:
             self.assertIn("| 1.250x | kernel=csr_vector |", row)
 
     def test_gpu_groups_hold_every_class_at_16m_nonzeros_against_cusparse_and_cub(self):
+        """f32 and f64 against cuSPARSE and CUB, f16 and bf16 against cuSPARSE (CUB has no
+        16-bit SpMV), every class in every dtype."""
         with open(ZOO, encoding="utf-8") as handle:
             suite = json.load(handle)
         covered = set()
         for group in suite["groups"]:
             if "cuda" not in group["backends"]:
                 continue
-            self.assertEqual(set(group["backends"]), {"cuda", "cusparse", "cub"})
-            self.assertEqual(set(group["dtypes"]), {"f32", "f64"})
+            dtypes = set(group["dtypes"])
+            self.assertIn(dtypes, ({"f32", "f64"}, {"f16", "bf16"}), group)
+            expected = {"cuda", "cusparse", "cub"} if dtypes == {"f32", "f64"} else {"cuda", "cusparse"}
+            self.assertEqual(set(group["backends"]), expected, group)
             for pattern in group["pattern"]:
-                covered.add(pattern)
+                covered.update((pattern, dtype) for dtype in dtypes)
                 # Expected nonzeros (short: one a row at nnz_per_row 2); the count itself is
                 # checked on the device, where the report holds it.
-                rows = {"K": 1 << 10, "M": 1 << 20}[group["rows"][0][-1]] * int(group["rows"][0][:-1])
+                text = group["rows"][0]
+                scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1])
+                rows = int(text[:-1]) * scale if scale else int(text)
                 per_row = 1 if pattern == "short" else group["nnz_per_row"]
                 self.assertGreaterEqual(rows * per_row, 16_000_000, (pattern, group))
-        self.assertEqual(covered, CLASSES)
+        self.assertEqual(covered, {(pattern, dtype) for pattern in CLASSES for dtype in ("f32", "f64", "f16", "bf16")})
 
     def test_pattern_lists_on_the_command_line(self):
         process, report = run_json("--op", "spmv", "--rows", "2K", "--nnz-per-row", "4", "--pattern", "skew,wide",

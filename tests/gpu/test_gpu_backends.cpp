@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,7 +58,9 @@ std::optional<std::string> unavailable(const Backend& backend) {
   } while (false)
 
 // Hand-built matrices for what the generators do not reach on purpose.
-enum class MatrixSource { generated, long_row, mostly_empty, one_huge_row, empty_runs, tiny, single_entry, no_nonzeros, file };
+enum class MatrixSource {
+  generated, long_row, mostly_empty, one_huge_row, empty_runs, tiny, single_entry, no_nonzeros, empty_row, one_nonzero, file
+};
 
 double value_for(std::uint64_t key, std::uint64_t index) { return 2 * unit_interval(random_bits(key, index)) - 1; }
 
@@ -161,6 +165,12 @@ CsrMatrix single_entry_matrix() { return matrix_from_rows(1, {{0}}, 5); }
 // 3000 rows (three merge-path tiles of row ends alone) and not one nonzero: y is all zeros.
 CsrMatrix no_nonzeros_matrix() { return matrix_from_rows(500, std::vector<std::vector<std::int32_t>>(3000), 1); }
 
+// The emptiest matrix there is: one row of 5 columns, no nonzero.
+CsrMatrix empty_row_matrix() { return matrix_from_rows(5, {{}}, 2); }
+
+// One row of 100000 columns with a single nonzero, at a column that is no multiple of 4.
+CsrMatrix one_nonzero_matrix() { return matrix_from_rows(100000, {{77777}}, 4); }
+
 Problem spmv_problem(DType dtype, CsrMatrix matrix) {
   Problem problem;
   problem.op = Op::spmv;
@@ -210,6 +220,10 @@ Problem build_problem(const GpuCase& test_case) {
       return spmv_problem(test_case.dtype, single_entry_matrix());
     case MatrixSource::no_nonzeros:
       return spmv_problem(test_case.dtype, no_nonzeros_matrix());
+    case MatrixSource::empty_row:
+      return spmv_problem(test_case.dtype, empty_row_matrix());
+    case MatrixSource::one_nonzero:
+      return spmv_problem(test_case.dtype, one_nonzero_matrix());
     case MatrixSource::generated:
     case MatrixSource::file:
       break;
@@ -237,6 +251,27 @@ struct ShapeCase {
   MatrixSource matrix;
   std::string label;
 };
+
+// Matrices whose nonzeros sit in a few long rows: a dot product of 300000 (nearly dense,
+// gaps anywhere), a dense row of 100003 (x read 16 bytes at a time, an odd tail), a handful
+// of rows, 2048 x 2048 dense (a segment a row), two rows of 5000003 (each row more segments
+// than an H100 or H200 keeps blocks of the kernel resident: 1221 of 4096 f32 and f64, 611
+// of 8192 16-bit, against 4 blocks of 54-64 registers a SM, 528; and 9766 merge-path
+// tiles), and three rows of 1000 (under one segment unit in f32 and 16-bit, over it in f64).
+std::vector<ShapeCase> fewrows_spmv_shapes() {
+  std::vector<ShapeCase> shapes;
+  for (const auto& [rows, nnz_per_row, pattern] : std::vector<std::tuple<std::int64_t, std::int64_t, SpmvPattern>>{
+           {1, 300000, SpmvPattern::few_rows},
+           {1, 100003, SpmvPattern::dense},
+           {5, 70001, SpmvPattern::few_rows},
+           {7, 4099, SpmvPattern::dense},
+           {2048, 2048, SpmvPattern::dense},
+           {2, 5000003, SpmvPattern::dense},
+           {3, 1000, SpmvPattern::few_rows}})
+    shapes.push_back({spmv_shape(rows, nnz_per_row, pattern), MatrixSource::generated,
+                      to_string(pattern) + std::to_string(rows) + "_" + std::to_string(nnz_per_row)});
+  return shapes;
+}
 
 std::vector<ShapeCase> shapes_for(Op op) {
   std::vector<ShapeCase> shapes;
@@ -276,6 +311,10 @@ std::vector<ShapeCase> shapes_for(Op op) {
                                   SpmvPattern::wide, SpmvPattern::tall, SpmvPattern::longtail})
         shapes.push_back({spmv_shape(20000, 8, pattern), MatrixSource::generated, to_string(pattern) + "20000_8"});
       shapes.push_back({spmv_shape(std::int64_t{1} << 20, 1, SpmvPattern::skew), MatrixSource::generated, "skew1048576_1"});
+      // The work in a few rows (fewrows_spmv_shapes): one row, a handful, rows longer than
+      // a whole grid's worth of segments and of merge-path tiles.
+      for (const ShapeCase& shape : fewrows_spmv_shapes()) shapes.push_back(shape);
+      shapes.push_back({Shape{}, MatrixSource::one_nonzero, "one_nonzero"});
       shapes.push_back({Shape{}, MatrixSource::long_row, "long_row"});
       shapes.push_back({Shape{}, MatrixSource::mostly_empty, "mostly_empty"});
       shapes.push_back({Shape{}, MatrixSource::one_huge_row, "one_huge_row"});
@@ -364,6 +403,7 @@ void PrintTo(const ForcedSpmvCase& test_case, std::ostream* out) {
 std::vector<ForcedSpmvCase> forced_spmv_cases() {
   std::vector<ShapeCase> shapes = shapes_for(Op::spmv);
   shapes.push_back({Shape{}, MatrixSource::no_nonzeros, "no_nonzeros"});
+  shapes.push_back({Shape{}, MatrixSource::empty_row, "empty_row"});
   std::vector<ForcedSpmvCase> cases;
   for (SpmvKernelChoice choice : {SpmvKernelChoice::merge_path, SpmvKernelChoice::row_split})
     for (DType dtype : all_dtypes()) {
@@ -654,6 +694,86 @@ TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
   EXPECT_NE(banded_details.find("loads=scalar"), std::string::npos) << banded_details;
 }
 
+// The same output bytes, whatever the dtype.
+bool same_bits(const HostArray& a, const HostArray& b) {
+  return a.dtype() == b.dtype() && a.bytes() == b.bytes() && std::memcmp(a.raw(), b.raw(), a.bytes()) == 0;
+}
+
+// The kernel the automatic rule picks for the few-rows matrices on an H100 or H200 (132 SMs
+// of 2048 resident threads; any device with 65536 resident threads or more chooses alike):
+// every row in segments where rows average a segment unit or more (256 threads x one
+// 16-byte vector: 1024 f32, 512 f64, 2048 16-bit entries); three rows of 1000 fall under it
+// in f32 and 16-bit (lanes); the empty row and the single nonzero a thread.
+std::string expected_fewrows_kernel(const std::string& label, DType dtype) {
+  if (label == "fewrows3_1000") return dtype == DType::f64 ? "csr_row_segments" : "csr_vector";
+  if (label == "empty_row" || label == "one_nonzero") return "csr_scalar";
+  return "csr_row_segments";
+}
+
+struct FewRowsSpmvCase {
+  DType dtype;
+  ShapeCase matrix;
+};
+
+void PrintTo(const FewRowsSpmvCase& test_case, std::ostream* out) {
+  *out << to_string(test_case.dtype) << " " << test_case.matrix.label;
+}
+
+std::vector<FewRowsSpmvCase> fewrows_spmv_cases() {
+  std::vector<ShapeCase> shapes = fewrows_spmv_shapes();
+  shapes.push_back({Shape{}, MatrixSource::empty_row, "empty_row"});
+  shapes.push_back({Shape{}, MatrixSource::one_nonzero, "one_nonzero"});
+  std::vector<FewRowsSpmvCase> cases;
+  for (DType dtype : all_dtypes())
+    for (const ShapeCase& shape : shapes) cases.push_back({dtype, shape});
+  return cases;
+}
+
+// The work in a few rows, chosen automatically: the kernel the rule names (and its rule in
+// the details, with the device's numbers), a result verified against fp64, and the same bits
+// on every run (each row's segments summed in a fixed order, the arrival counters reset).
+class CudaFewRowsSpmvCase : public ::testing::TestWithParam<FewRowsSpmvCase> {};
+
+TEST_P(CudaFewRowsSpmvCase, RunsTheKernelTheRuleNamesVerifiedAndRepeatable) {
+  const FewRowsSpmvCase& test_case = GetParam();
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  const Problem problem =
+      build_problem({"cuda", Op::spmv, test_case.dtype, test_case.matrix.shape, test_case.matrix.matrix, test_case.matrix.label});
+  auto prepared = backend.prepare(problem, BackendSettings{});
+  const std::string details = prepared->details();
+  const std::string kernel = expected_fewrows_kernel(test_case.matrix.label, test_case.dtype);
+  EXPECT_EQ(details.rfind("kernel=" + kernel + " ", 0), 0u) << details;
+  EXPECT_NE(details.find("rule: merge_path when row_nnz_cv > 1"), std::string::npos) << details;
+  if (kernel != "csr_scalar") {
+    EXPECT_NE(details.find(" resident threads ("), std::string::npos) << details;
+  }
+  if (kernel == "csr_row_segments") {
+    EXPECT_NE(details.find("every row in segments"), std::string::npos) << details;
+  }
+  // Two rows of 5000003: each more segments than the device keeps resident blocks.
+  if (test_case.matrix.label == "dense2_5000003") {
+    EXPECT_NE(details.find("segmented_rows=2 ("), std::string::npos) << details;
+  }
+  prepared->run();
+  prepared->synchronize();
+  const HostArray first = prepared->result();
+  const Verification verification = verify(problem, first);
+  EXPECT_TRUE(verification.checked);
+  EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    prepared->flush_cache();
+    prepared->run();
+    EXPECT_TRUE(same_bits(first, prepared->result())) << "run " << repeat + 2 << " differs; details: " << details;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FewRowsSpmv, CudaFewRowsSpmvCase, ::testing::ValuesIn(fewrows_spmv_cases()),
+                         [](const ::testing::TestParamInfo<FewRowsSpmvCase>& param_info) {
+                           return identifier("cuda_spmv_" + to_string(param_info.param.dtype) + "_" +
+                                             param_info.param.matrix.label);
+                         });
+
 TEST(GpuBackends, CublasTf32IsVerifiedAtTf32Precision) {
   Backend& backend = backend_named("cublas");
   SKIP_UNLESS_AVAILABLE(backend);
@@ -847,7 +967,8 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
 }
 
 // The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
-// row-split kernel says what it is.
+// row split says what it is and why (skewed rows, no merge path): the lanes, with the long
+// rows in segments.
 TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
@@ -859,7 +980,12 @@ TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
     EXPECT_NE(std::string(error.what()).find("f32 and f64 only"), std::string::npos) << error.what();
   }
   auto prepared = backend.prepare(problem, BackendSettings{});
-  EXPECT_NE(prepared->details().find("kernel=csr_vector_f32_accumulate"), std::string::npos) << prepared->details();
+  const std::string details = prepared->details();
+  EXPECT_EQ(details.rfind("kernel=csr_vector threads_per_row=", 0), 0u) << details;
+  EXPECT_NE(details.find(" loads=scalar long_rows="), std::string::npos) << details;
+  EXPECT_EQ(details.find("long_rows=0 "), std::string::npos) << details;
+  EXPECT_NE(details.find("accumulate=f32"), std::string::npos) << details;
+  EXPECT_NE(details.find(": skewed), no merge path for this dtype"), std::string::npos) << details;
   prepared->run();
   EXPECT_TRUE(verify(problem, prepared->result()).passed);
 }
