@@ -1,0 +1,167 @@
+#include "gemm_dispatch.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "op_table.hpp"
+
+namespace gpb {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+
+// The 16-bit tensor-core kernels' 16-byte chunks, in elements.
+constexpr std::int64_t kTensorChunk = 8;
+
+constexpr int kVectorMatrixStep = 8 * kGemvWarps;
+// Blocks of the matrix-vector kernels in flight per SM (two for most of their variants).
+constexpr int kGemvBlocksPerSm = 2;
+
+int power_of_two_at_least(std::int64_t value, int cap) {
+  int width = 1;
+  while (width < value && width < cap) width *= 2;
+  return width;
+}
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+// Splits k where `min_pieces` output pieces would leave SMs without work: into enough parts
+// to give the device's blocks in flight one each, but no part shallower than the split depth.
+void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
+  const std::int64_t granule = plan.tile.k;
+  const std::int64_t depth = std::max(kGemmMinSplitDepth, granule);
+  plan.split_k = round_up(k, granule);
+  if (plan.pieces >= min_pieces || k < 2 * depth) return;
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t parts = std::min(ceil_div(slots, plan.pieces), k / depth);
+  plan.split_k = round_up(ceil_div(k, parts), granule);
+  plan.splits = static_cast<int>(ceil_div(k, plan.split_k));
+}
+
+// "4 tiles for 132 SMs: k=262144 split in 33 parts of 7944, partials added in part order"
+std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& pieces, std::int64_t min_pieces,
+                       const std::string& slots) {
+  const std::string why = str(plan.pieces) + " " + pieces + " for " + str(min_pieces) + " " + slots;
+  if (plan.splits > 1)
+    return why + ": k=" + str(k) + " split in " + str(plan.splits) + " parts of " + str(plan.split_k) +
+           ", partials added in part order";
+  if (plan.pieces >= min_pieces) return why + ": no split";
+  return why + ": no split (k=" + str(k) + ", under 2 x " + str(std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k)) +
+         ")";
+}
+
+GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  GemmPlan plan;
+  const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));  // elements in 16 bytes
+  const bool wide_sums = dtype == DType::f64;
+  plan.blocks_per_sm = kGemvBlocksPerSm;
+  plan.lda = k;
+  plan.ldb = n;
+  plan.ldc = n;
+  plan.n_kernel = n;
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  if (n <= kMatmulVectorMaxSide) {
+    plan.kernel = GemmKernel::matrix_vector;
+    plan.vector_width = power_of_two_at_least(n, kMatmulVectorMaxSide);
+    plan.tile = {kMatrixVectorRows, plan.vector_width, wide_sums ? kMatrixVectorWideTileK : kMatrixVectorTileK};
+    plan.vectorized = k % lanes == 0;
+    plan.pieces = ceil_div(m, kMatrixVectorRows);
+    split_k(plan, k, slots, device);
+    plan.rule = "m or n <= " + str(kMatmulVectorMaxSide) + " runs a matrix-vector kernel; n=" + str(n) +
+                ": A streamed by rows, blocks of " + str(kMatrixVectorRows) + " rows; " +
+                split_text(plan, k, "row blocks", slots, "blocks in flight");
+  } else {
+    plan.kernel = GemmKernel::vector_matrix;
+    plan.vector_width = power_of_two_at_least(m, kVectorMatrixMaxRows);
+    plan.tile = {plan.vector_width, static_cast<int>(32 * lanes), kVectorMatrixStep};
+    plan.vectorized = n % lanes == 0;
+    plan.pieces = ceil_div(n, plan.tile.n) * ceil_div(m, plan.vector_width);
+    split_k(plan, k, slots, device);
+    plan.rule = "m or n <= " + str(kMatmulVectorMaxSide) + " runs a matrix-vector kernel; m=" + str(m) +
+                ": B streamed by rows, blocks of " + str(plan.tile.n) + " columns x " + str(plan.vector_width) +
+                " rows; " + split_text(plan, k, "blocks", slots, "blocks in flight");
+  }
+  return plan;
+}
+
+GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  GemmPlan plan;
+  plan.lda = k;
+  plan.ldb = n;
+  plan.ldc = n;
+  plan.n_kernel = n;
+  const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));
+  plan.vectorized = n % lanes == 0 && k % lanes == 0;
+  const auto tiles_of = [&](const GemmTile& tile) { return ceil_div(m, tile.m) * ceil_div(n, tile.n); };
+  if (dtype == DType::f16 || dtype == DType::bf16) {
+    if (!device.no_wgmma) {
+      plan.kernel = GemmKernel::wgmma;
+      plan.tile = kWgmmaGemmTile;
+      plan.cluster_m = m > kWgmmaGemmTile.m ? 2 : 1;
+    } else if (!device.no_mma) {
+      plan.kernel = GemmKernel::mma_sync;
+      plan.tile = kMmaSyncGemmTile;
+      plan.fallback = *device.no_wgmma;
+    } else {
+      throw std::runtime_error("no tensor-core GEMM kernel for " + to_string(dtype) + " on this device: " +
+                               *device.no_mma);
+    }
+    plan.vectorized = true;
+    plan.stage_a = k % kTensorChunk != 0;
+    plan.stage_b = n % kTensorChunk != 0;
+    plan.lda = round_up(k, kTensorChunk);
+    plan.ldb = plan.ldc = plan.n_kernel = round_up(n, kTensorChunk);
+  } else if (dtype == DType::f64 && !device.no_dmma) {
+    plan.kernel = GemmKernel::dmma;
+    plan.tile = device.dmma_m16n8k16 ? kDmmaGemmTile : kDmmaShallowGemmTile;
+  } else {
+    plan.kernel = GemmKernel::simt;
+    plan.blocks_per_sm = dtype == DType::f32 ? 2 : 1;
+    plan.tile = tiles_of(kSimtGemmTile) < device.sm_count ? kSimtSmallGemmTile : kSimtGemmTile;
+    if (dtype == DType::f64) plan.fallback = *device.no_dmma;
+  }
+  plan.pieces = tiles_of(plan.tile);
+  split_k(plan, k, device.sm_count, device);
+  // Split, the sum of the partials writes C itself; else a padded C is copied back.
+  plan.stage_c = plan.stage_b && plan.splits == 1;
+  plan.rule = "m, n > " + str(kMatmulVectorMaxSide) + " run tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) +
+              ": " + split_text(plan, k, "tiles", device.sm_count, "SMs");
+  if (plan.kernel == GemmKernel::simt) plan.rule += " (64x64 tiles where 128x128 ones are fewer than the SMs)";
+  if (plan.stage_a || plan.stage_b)
+    plan.rule += std::string("; staged: ") + (plan.stage_a ? "A" : "") + (plan.stage_a && plan.stage_b ? ", " : "") +
+                 (plan.stage_b ? "B" : "") + (plan.stage_c ? " and C" : "") + " padded to 16-byte rows (k=" +
+                 str(plan.lda) + ", n=" + str(plan.n_kernel) + ") by copies inside the timed op";
+  return plan;
+}
+
+}  // namespace
+
+const char* gemm_kernel_name(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::vector_matrix:
+      return "vector_matrix_gemv";
+    case GemmKernel::matrix_vector:
+      return "matrix_vector_gemv";
+    case GemmKernel::simt:
+      return "tiled_gemm";
+    case GemmKernel::dmma:
+      return "dmma_gemm";
+    case GemmKernel::wgmma:
+      return "wgmma_gemm";
+    case GemmKernel::mma_sync:
+      return "mma_gemm";
+  }
+  return "unknown";
+}
+
+GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  if (m < 1 || n < 1 || k < 1)
+    throw std::invalid_argument("plan_gemm: dimensions must be positive, got " + std::to_string(m) + " x " +
+                                std::to_string(n) + " x " + std::to_string(k));
+  if (device.sm_count < 1) throw std::invalid_argument("plan_gemm: the device has no SMs");
+  return matmul_is_matrix_vector(matmul_shape(m, n, k)) ? plan_matrix_vector(dtype, m, n, k, device)
+                                                        : plan_tiled(dtype, m, n, k, device);
+}
+
+}  // namespace gpb

@@ -1,0 +1,308 @@
+// The cuda backend's GEMM dispatch (src/gemm_dispatch.hpp): named shapes from the issue that
+// asked for it, the extremes (1, one off a tile edge, k far beyond m n), and seeded
+// log-uniform shapes on several devices, against the rule's invariants.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gemm_dispatch.hpp"
+#include "op_table.hpp"
+#include "random.hpp"
+
+namespace gpb {
+namespace {
+
+// An H100 running the default build: wgmma, DMMA m16n8k16.
+GemmDevice hopper() {
+  GemmDevice device;
+  device.sm_count = 132;
+  device.dmma_m16n8k16 = true;
+  return device;
+}
+
+// An A100: no wgmma, DMMA m8n8k4.
+GemmDevice ampere() {
+  GemmDevice device;
+  device.sm_count = 108;
+  device.no_wgmma = "wgmma_gemm needs sm_90";
+  return device;
+}
+
+// A small part without FP64 tensor cores.
+GemmDevice small_device() {
+  GemmDevice device;
+  device.sm_count = 16;
+  device.no_wgmma = "wgmma_gemm needs sm_90";
+  device.no_dmma = "the DMMA kernel needs 112 KiB of shared memory per block, this device allows 99 KiB";
+  return device;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+TEST(GemmDispatch, LongKWithOneTileSplitsKForEverySm) {
+  const GemmPlan bf16 = plan_gemm(DType::bf16, 64, 64, 1 << 20, hopper());
+  EXPECT_EQ(bf16.kernel, GemmKernel::wgmma);
+  EXPECT_EQ(bf16.pieces, 1);
+  EXPECT_EQ(bf16.cluster_m, 1);  // one row tile: no pair to share B with
+  EXPECT_EQ(bf16.splits, 132);
+  EXPECT_EQ(bf16.split_k % 64, 0);
+  EXPECT_TRUE(contains(bf16.rule, "1 tiles for 132 SMs: k=1048576 split in 132 parts of " + std::to_string(bf16.split_k)))
+      << bf16.rule;
+
+  // f32's SIMT kernel keeps two blocks per SM: twice the parts, on its 64 x 64 tile.
+  const GemmPlan f32 = plan_gemm(DType::f32, 64, 64, 1 << 20, hopper());
+  EXPECT_EQ(f32.kernel, GemmKernel::simt);
+  EXPECT_EQ(f32.tile.m, 64);
+  EXPECT_EQ(f32.splits, 264);
+
+  const GemmPlan f64 = plan_gemm(DType::f64, 128, 128, 262144, hopper());
+  EXPECT_EQ(f64.kernel, GemmKernel::dmma);
+  EXPECT_EQ(f64.pieces, 1);
+  EXPECT_GE(f64.splits, 120);
+  EXPECT_LE(f64.splits, 132);
+  EXPECT_EQ(f64.split_k % 32, 0);
+}
+
+TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
+  const GemmPlan row = plan_gemm(DType::bf16, 1, 8192, 8192, hopper());
+  EXPECT_EQ(row.kernel, GemmKernel::vector_matrix);
+  EXPECT_EQ(row.vector_width, 1);
+  EXPECT_TRUE(row.vectorized);
+  EXPECT_EQ(row.tile.n, 256);  // 32 lanes x 8 bf16
+  EXPECT_EQ(row.pieces, 32);
+  EXPECT_EQ(row.splits, 9);  // 264 blocks in flight over 32 column blocks
+  EXPECT_TRUE(contains(row.rule, "m=1: B streamed by rows")) << row.rule;
+
+  const GemmPlan column = plan_gemm(DType::f32, 8192, 1, 8192, hopper());
+  EXPECT_EQ(column.kernel, GemmKernel::matrix_vector);
+  EXPECT_EQ(column.vector_width, 1);
+  EXPECT_EQ(column.pieces, 256);  // 8192 rows in blocks of 32
+  EXPECT_EQ(column.splits, 2);
+  EXPECT_EQ(column.split_k % 512, 0);
+
+  // Odd widths run the same kernels with element-wise loads.
+  EXPECT_FALSE(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vectorized);
+  EXPECT_FALSE(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vectorized);
+  EXPECT_EQ(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vector_width, 4);
+}
+
+TEST(GemmDispatch, SixteenBitOddShapesArePaddedForTheTensorCores) {
+  const GemmPlan odd = plan_gemm(DType::bf16, 4097, 4097, 4097, hopper());
+  EXPECT_EQ(odd.kernel, GemmKernel::wgmma);
+  EXPECT_TRUE(odd.stage_a && odd.stage_b && odd.stage_c);
+  EXPECT_EQ(odd.lda, 4104);
+  EXPECT_EQ(odd.ldb, 4104);
+  EXPECT_EQ(odd.ldc, 4104);
+  EXPECT_EQ(odd.n_kernel, 4104);
+  EXPECT_EQ(odd.splits, 1);
+  EXPECT_EQ(odd.cluster_m, 2);
+  EXPECT_TRUE(contains(odd.rule, "staged: A, B and C padded to 16-byte rows (k=4104, n=4104)")) << odd.rule;
+
+  // Only what is misaligned: k odd pads A alone, n odd pads B and C.
+  const GemmPlan odd_k = plan_gemm(DType::f16, 4096, 4096, 4097, hopper());
+  EXPECT_TRUE(odd_k.stage_a);
+  EXPECT_FALSE(odd_k.stage_b || odd_k.stage_c);
+  EXPECT_EQ(odd_k.n_kernel, 4096);
+  const GemmPlan odd_n = plan_gemm(DType::f16, 1000, 333, 80, ampere());
+  EXPECT_EQ(odd_n.kernel, GemmKernel::mma_sync);
+  EXPECT_FALSE(odd_n.stage_a);
+  EXPECT_TRUE(odd_n.stage_b && odd_n.stage_c);
+  EXPECT_EQ(odd_n.n_kernel, 336);
+  EXPECT_EQ(odd_n.fallback, "wgmma_gemm needs sm_90");
+
+  // Split, the sum of the partials writes C: no padded C.
+  const GemmPlan split_odd = plan_gemm(DType::bf16, 200, 333, 100001, hopper());
+  EXPECT_GT(split_odd.splits, 1);
+  EXPECT_TRUE(split_odd.stage_a && split_odd.stage_b);
+  EXPECT_FALSE(split_odd.stage_c);
+}
+
+TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
+  for (std::int64_t size : {4096, 8192}) {
+    const GemmPlan bf16 = plan_gemm(DType::bf16, size, size, size, hopper());
+    EXPECT_EQ(bf16.kernel, GemmKernel::wgmma);
+    EXPECT_EQ(bf16.cluster_m, 2);
+    EXPECT_EQ(bf16.splits, 1);
+    EXPECT_FALSE(bf16.stage_a || bf16.stage_b || bf16.stage_c);
+    EXPECT_TRUE(contains(bf16.rule, ": no split")) << bf16.rule;
+    const GemmPlan f64 = plan_gemm(DType::f64, size, size, size, hopper());
+    EXPECT_EQ(f64.kernel, GemmKernel::dmma);
+    EXPECT_EQ(f64.tile.k, 32);
+    EXPECT_EQ(f64.splits, 1);
+    const GemmPlan f32 = plan_gemm(DType::f32, size, size, size, hopper());
+    EXPECT_EQ(f32.kernel, GemmKernel::simt);
+    EXPECT_EQ(f32.tile.m, 128);
+    EXPECT_EQ(f32.splits, 1);
+  }
+  // 1000 x 333 x 77: 96 small tiles, too shallow to split.
+  const GemmPlan small = plan_gemm(DType::f32, 1000, 333, 77, hopper());
+  EXPECT_EQ(small.tile.m, 64);
+  EXPECT_EQ(small.splits, 1);
+  EXPECT_TRUE(contains(small.rule, "96 tiles for 132 SMs: no split (k=77, under 2 x 512)")) << small.rule;
+}
+
+TEST(GemmDispatch, DeviceFactsChooseTheFallbacks) {
+  const GemmPlan f64 = plan_gemm(DType::f64, 512, 512, 512, small_device());
+  EXPECT_EQ(f64.kernel, GemmKernel::simt);
+  EXPECT_TRUE(contains(f64.fallback, "DMMA kernel needs 112 KiB")) << f64.fallback;
+  EXPECT_EQ(plan_gemm(DType::f64, 512, 512, 512, ampere()).tile.k, 16);  // m8n8k4's stages
+  GemmDevice none = ampere();
+  none.no_mma = "mma_gemm needs sm_80 or newer";
+  EXPECT_THROW(plan_gemm(DType::f16, 512, 512, 512, none), std::runtime_error);
+  // The matrix-vector kernels need no tensor cores.
+  EXPECT_EQ(plan_gemm(DType::f16, 512, 8, 512, none).kernel, GemmKernel::matrix_vector);
+  EXPECT_THROW(plan_gemm(DType::f32, 0, 1, 1, hopper()), std::invalid_argument);
+  EXPECT_THROW(plan_gemm(DType::f32, 1, 1, 1, GemmDevice{}), std::invalid_argument);
+}
+
+TEST(GemmDispatch, ExtremesAndTileEdges) {
+  for (DType dtype : all_dtypes()) {
+    SCOPED_TRACE(to_string(dtype));
+    // k = 1, m = 1, n = 1.
+    EXPECT_EQ(plan_gemm(dtype, 1, 1, 1, hopper()).kernel, GemmKernel::matrix_vector);
+    EXPECT_EQ(plan_gemm(dtype, 4096, 4096, 1, hopper()).splits, 1);
+    EXPECT_EQ(plan_gemm(dtype, 1, 4096, 4096, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, 4096, 1, 4096, hopper()).kernel, GemmKernel::matrix_vector);
+    // 16 is a matrix-vector side, 17 is not.
+    EXPECT_EQ(plan_gemm(dtype, 16, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, 16, 4096, 64, hopper()).vector_width, 8);
+    EXPECT_EQ(plan_gemm(dtype, 4096, 16, 64, hopper()).vector_width, 16);
+    EXPECT_NE(plan_gemm(dtype, 17, 17, 64, hopper()).kernel, GemmKernel::matrix_vector);
+    EXPECT_NE(plan_gemm(dtype, 17, 17, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    // k far beyond m n: the parts stay within the blocks in flight and k.
+    const GemmPlan deep = plan_gemm(dtype, 17, 17, 2147483647, hopper());
+    EXPECT_GT(deep.splits, 1);
+    EXPECT_LE(deep.splits, 264);
+    EXPECT_GE(deep.split_k * deep.splits, 2147483647);
+    const GemmPlan dot = plan_gemm(dtype, 1, 1, 2147483647, hopper());
+    EXPECT_EQ(dot.kernel, GemmKernel::matrix_vector);
+    EXPECT_EQ(dot.splits, 264);
+  }
+  // The split threshold: k of 2 x 512 splits one tile, one less does not.
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 1023, hopper()).splits, 1);
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 1024, hopper()).splits, 2);
+  // Tile edges of wgmma (128 x 256): one more row or column is one more tile.
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 64, hopper()).pieces, 1);
+  EXPECT_EQ(plan_gemm(DType::bf16, 129, 256, 64, hopper()).pieces, 2);
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 257, 64, hopper()).pieces, 2);
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 64, hopper()).cluster_m, 1);
+  EXPECT_EQ(plan_gemm(DType::bf16, 129, 256, 64, hopper()).cluster_m, 2);
+  // The SIMT tile flips at the SM count: 11 x 12 = 132 tiles of 128 is enough.
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128, 64, hopper()).tile.m, 128);
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128 - 1, 64, hopper()).tile.m, 128);
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 11 * 128, 64, hopper()).tile.m, 64);
+}
+
+// Draws log-uniform over [1, 2^max_log2].
+std::int64_t log_uniform(SplitMix64& rng, double max_log2) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::exp2(unit_interval(rng.next()) * max_log2)));
+}
+
+bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
+
+// The rule's invariants on one plan.
+void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device,
+                                  const GemmPlan& plan) {
+  const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+  const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
+  // 1. Matrix-vector shapes and only they run the matrix-vector kernels.
+  const bool matrix_vector = std::min(m, n) <= kMatmulVectorMaxSide;
+  EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= kMatmulVectorMaxSide);
+  EXPECT_EQ(plan.kernel == GemmKernel::vector_matrix, matrix_vector && n > kMatmulVectorMaxSide);
+  if (plan.kernel == GemmKernel::matrix_vector) {
+    EXPECT_TRUE(is_power_of_two(plan.vector_width));
+    EXPECT_GE(plan.vector_width, n);
+    EXPECT_LT(plan.vector_width, 2 * n);
+    EXPECT_EQ(plan.vectorized, k % lanes == 0);
+    EXPECT_EQ(plan.pieces, ceil_div(m, kMatrixVectorRows));
+  }
+  if (plan.kernel == GemmKernel::vector_matrix) {
+    int rows = 1;
+    while (rows < m && rows < 8) rows *= 2;
+    EXPECT_EQ(plan.vector_width, rows);
+    EXPECT_EQ(plan.vectorized, n % lanes == 0);
+    EXPECT_EQ(plan.pieces, ceil_div(m, rows) * ceil_div(n, 32 * lanes));
+  }
+  // 2. The dtype's tiled kernel, as the device allows.
+  if (!matrix_vector) {
+    if (sixteen_bit)
+      EXPECT_EQ(plan.kernel, device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma);
+    else if (dtype == DType::f64 && !device.no_dmma)
+      EXPECT_EQ(plan.kernel, GemmKernel::dmma);
+    else
+      EXPECT_EQ(plan.kernel, GemmKernel::simt);
+    EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
+    EXPECT_EQ(plan.cluster_m, plan.kernel == GemmKernel::wgmma && m > 128 ? 2 : 1);
+  }
+  // 3. k split only where the pieces are too few, into non-empty parts of at least the
+  //    split depth, no more than the blocks in flight need.
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t min_pieces = matrix_vector ? slots : device.sm_count;
+  const std::int64_t depth = std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
+  EXPECT_GE(plan.splits, 1);
+  EXPECT_EQ(plan.split_k % plan.tile.k, 0);
+  EXPECT_GE(plan.split_k * plan.splits, k);
+  EXPECT_LT(plan.split_k * (plan.splits - 1), k);
+  const bool may_split = plan.pieces < min_pieces && k >= 2 * depth;
+  EXPECT_EQ(plan.splits > 1, may_split);
+  if (plan.splits > 1) {
+    EXPECT_GE(plan.split_k, kGemmMinSplitDepth);
+    EXPECT_LE(plan.splits, ceil_div(slots, plan.pieces));
+    // The partials stay within two rounds of the device's blocks in flight.
+    EXPECT_LE(plan.splits * m * plan.n_kernel, 2 * slots * plan.tile.m * std::int64_t{plan.tile.n});
+    EXPECT_TRUE(contains(plan.rule, "k=" + std::to_string(k) + " split in " + std::to_string(plan.splits) + " parts of " +
+                                        std::to_string(plan.split_k)))
+        << plan.rule;
+  } else {
+    EXPECT_TRUE(contains(plan.rule, ": no split")) << plan.rule;
+  }
+  EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " ")) << plan.rule;
+  // 4. Padding for the 16-bit tensor-core kernels only, and only where rows are misaligned.
+  const bool tensor = plan.kernel == GemmKernel::wgmma || plan.kernel == GemmKernel::mma_sync;
+  EXPECT_EQ(plan.stage_a, tensor && k % 8 != 0);
+  EXPECT_EQ(plan.stage_b, tensor && n % 8 != 0);
+  EXPECT_EQ(plan.stage_c, plan.stage_b && plan.splits == 1);
+  if (tensor) {
+    EXPECT_EQ(plan.lda, ceil_div(k, 8) * 8);
+    EXPECT_EQ(plan.n_kernel, ceil_div(n, 8) * 8);
+    EXPECT_EQ(plan.ldb, plan.n_kernel);
+    EXPECT_TRUE(plan.vectorized);
+  } else {
+    EXPECT_EQ(plan.lda, k);
+    EXPECT_EQ(plan.n_kernel, n);
+  }
+}
+
+TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
+  SplitMix64 rng(20251125);
+  const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
+  int splits = 0, matrix_vector = 0, staged = 0;
+  for (int draw = 0; draw < 3000; ++draw) {
+    // m, n, k log-uniform over 1 .. 2^24, k sometimes far beyond.
+    const std::int64_t m = log_uniform(rng, 24), n = log_uniform(rng, 24);
+    const std::int64_t k = log_uniform(rng, draw % 10 == 0 ? 30 : 24);
+    const DType dtype = all_dtypes()[static_cast<std::size_t>(draw) % all_dtypes().size()];
+    const GemmDevice& device = devices[static_cast<std::size_t>(draw / 4) % devices.size()];
+    SCOPED_TRACE(to_string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                 " on " + std::to_string(device.sm_count) + " SMs");
+    const GemmPlan plan = plan_gemm(dtype, m, n, k, device);
+    expect_plan_follows_the_rule(dtype, m, n, k, device, plan);
+    splits += plan.splits > 1;
+    matrix_vector += plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
+    staged += plan.stage_a || plan.stage_b;
+  }
+  // The draw reaches every branch of the rule.
+  EXPECT_GT(splits, 100);
+  EXPECT_GT(matrix_vector, 100);
+  EXPECT_GT(staged, 100);
+}
+
+}  // namespace
+}  // namespace gpb
