@@ -12,6 +12,7 @@
 #include "kernels/gemm.cuh"
 #include "kernels/gemm_dmma.cuh"
 #include "kernels/gemm_mma.cuh"
+#include "kernels/gemm_padding.cuh"
 #include "kernels/gemm_split_k.cuh"
 #include "kernels/gemm_wgmma.cuh"
 #include "kernels/gemv.cuh"
@@ -113,8 +114,7 @@ class GemmCase final : public GpuPrepared {
         partials_(buffer_if<Acc>(plan_.splits > 1, std::int64_t{plan_.splits} * m_ * plan_.n_kernel,
                                  "matmul split-k partials")),
         padded_a_(buffer_if<D>(plan_.stage_a, std::int64_t{m_} * plan_.lda, "matmul A padded to 16-byte rows")),
-        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{k_} * plan_.ldb, "matmul B padded to 16-byte rows")),
-        padded_c_(buffer_if<D>(plan_.stage_c, std::int64_t{m_} * plan_.ldc, "matmul C padded to 16-byte rows")) {
+        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{k_} * plan_.ldb, "matmul B padded to 16-byte rows")) {
     if (plan_.kernel == GemmKernel::dmma)
       kernels::configure_gemm_dmma(plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16
                                                                     : kernels::DmmaShape::m8n8k4);
@@ -123,26 +123,27 @@ class GemmCase final : public GpuPrepared {
   }
 
   // The padded copies (16-bit tensor-core kernels on rows that are not whole 16-byte chunks),
-  // the kernel, then the sum of split k's partials or the copy of a padded C into C: all of
-  // it is the timed op.
+  // the kernel, then the sum of split k's partials: all of it is the timed op.
   void run() override {
     const D* a = device_a<D>();
     const D* b = device_b<D>();
-    if (plan_.stage_a) {
-      kernels::launch_copy_matrix(a, m_, k_, k_, padded_a_.data(), m_, int_lda(), plan_.lda, stream());
-      a = padded_a_.data();
+    if constexpr (kComputedWider<T>) {
+      kernels::PaddedCopy<D> copies[2];
+      int count = 0;
+      if (plan_.stage_a) {
+        copies[count++] = {a, padded_a_.data(), m_, k_, int_lda()};
+        a = padded_a_.data();
+      }
+      if (plan_.stage_b) {
+        copies[count++] = {b, padded_b_.data(), k_, n_, n_kernel()};
+        b = padded_b_.data();
+      }
+      if (count > 0) kernels::launch_padded_copies(copies, count, stream());
     }
-    if (plan_.stage_b) {
-      kernels::launch_copy_matrix(b, k_, n_, n_, padded_b_.data(), k_, n_kernel(), plan_.ldb, stream());
-      b = padded_b_.data();
-    }
-    D* c = plan_.stage_c ? padded_c_.data() : device_output<D>();
     Acc* partials = plan_.splits > 1 ? partials_.data() : nullptr;
-    multiply(a, b, c, partials);
+    multiply(a, b, device_output<D>(), partials);
     if (partials)
       kernels::launch_add_partials(partials, plan_.splits, m_, n_, plan_.n_kernel, device_output<D>(), n_, stream());
-    else if (plan_.stage_c)
-      kernels::launch_copy_matrix<D>(c, m_, n_, plan_.ldc, device_output<D>(), m_, n_, n_, stream());
   }
 
   std::string details() const override {
@@ -171,8 +172,8 @@ class GemmCase final : public GpuPrepared {
         break;
     }
     if constexpr (kComputedWider<T>) {
-      const kernels::GemmOperands<D> operands{m_, n_kernel(), k_, int_lda(), static_cast<int>(plan_.ldb),
-                                              static_cast<int>(plan_.ldc), a, b, c, plan_.splits, split_k(), partials};
+      const kernels::GemmOperands<D> operands{m_, n_kernel(), k_, int_lda(), static_cast<int>(plan_.ldb), n_, n_, a, b, c,
+                                              plan_.splits, split_k(), partials};
       if (plan_.kernel == GemmKernel::wgmma)
         kernels::launch_gemm_wgmma(operands, plan_.cluster_m, wgmma_grid_, stream());
       else
@@ -243,7 +244,7 @@ class GemmCase final : public GpuPrepared {
   int m_, n_, k_;
   GemmPlan plan_;
   DeviceBuffer<Acc> partials_;
-  DeviceBuffer<D> padded_a_, padded_b_, padded_c_;
+  DeviceBuffer<D> padded_a_, padded_b_;
   kernels::WgmmaGrid wgmma_grid_;
 };
 

@@ -42,7 +42,8 @@
 //     64 x 64 tile in shared memory (the stages' memory, free after a barrier; chunk c of row
 //     r at c ^ (r & 7), conflict-free both ways), then read back as 16-byte chunks and
 //     stored to C as 16-byte stores, a row's 128 bytes per 8 lanes; chunks past m or n are
-//     skipped (with n a multiple of 8 a chunk is wholly in or out).
+//     skipped (with n a multiple of 8 a chunk is wholly in or out). Rows of C that are not
+//     whole 16-byte chunks (odd widths) take the same chunks element by element.
 //   - Blocks are ordered in groups of 8 block rows (consecutive blocks walk down a group's
 //     rows before moving right), so the blocks resident at one time share A and B slices
 //     in L2.
@@ -62,6 +63,7 @@
 #include <cstdint>
 
 #include "kernels/cp_async.cuh"
+#include "kernels/gemm_store.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -172,8 +174,8 @@ __device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k_end, in
 
 template <class T>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
-    gemm_mma_kernel(int m, int n, int k, int lda, int ldb, int ldc, int split_k, const T* __restrict__ a,
-                    const T* __restrict__ b, T* __restrict__ c, float* __restrict__ partials) {
+    gemm_mma_kernel(int m, int n, int k, int lda, int ldb, int ldc, int c_columns, int split_k,
+                    const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, float* __restrict__ partials) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // no mma.sync m16n8k16, bf16 or cp.async before sm_80; launch_gemm_mma's callers check the device
 #else
@@ -295,14 +297,16 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     }
   __syncwarp();
   constexpr int kPasses = Tile::kWarpM * kWarpChunksPerRow / 32;  // 16: four rows a pass
+  const bool whole_chunks = ldc % kChunk == 0 && c_columns % kChunk == 0;
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
     const int index = pass * 32 + lane;
     const int row = index / kWarpChunksPerRow, chunk = index % kWarpChunksPerRow;
     const int global_row = m0 + warp_row + row, global_col = n0 + warp_col + chunk * kChunk;
-    if (global_row < m && global_col < n)
-      *reinterpret_cast<uint4*>(c + static_cast<std::int64_t>(global_row) * ldc + global_col) =
-          *reinterpret_cast<const uint4*>(own_tile + row * Tile::kWarpN + (chunk ^ (row & 7)) * kChunk);
+    if (global_row < m && global_col < c_columns)
+      store_chunk(c + static_cast<std::int64_t>(global_row) * ldc + global_col,
+                  *reinterpret_cast<const uint4*>(own_tile + row * Tile::kWarpN + (chunk ^ (row & 7)) * kChunk),
+                  c_columns - global_col, whole_chunks);
   }
 #endif
 }
@@ -321,8 +325,8 @@ void launch_gemm_mma(const GemmOperands<T>& operands, cudaStream_t stream) {
   const GemmOperands<T>& o = operands;
   const int blocks_m = (o.m + Tile::kBlockM - 1) / Tile::kBlockM, blocks_n = (o.n + Tile::kBlockN - 1) / Tile::kBlockN;
   const dim3 grid(static_cast<unsigned>(blocks_m) * static_cast<unsigned>(blocks_n), static_cast<unsigned>(o.parts));
-  gemm_mma_kernel<T><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(o.m, o.n, o.k, o.lda, o.ldb, o.ldc,
-                                                                           o.split_k, o.a, o.b, o.c, o.partials);
+  gemm_mma_kernel<T><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(
+      o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.c_columns, o.split_k, o.a, o.b, o.c, o.partials);
   GPB_CHECK_LAUNCH();
 }
 

@@ -30,7 +30,9 @@
 //     consumers of a part write their f32 sums, unrounded, from the accumulators to the
 //     part's m x n slab of `partials` (8-byte stores, four lanes to a 32-byte row segment),
 //     which gemm_split_k.cuh adds in part order. A consumer whose 64 rows lie wholly past m
-//     keeps to the barriers but issues no wgmma and stores nothing.
+//     stores nothing; its wgmmas still run (on zeros): a wgmma behind a branch that ptxas
+//     cannot prove uniform over the warpgroup makes it serialise every wgmma of the kernel
+//     (C7520), which cost 16-23 % at 4096 and 8192 in an H100 run.
 //   - A ring of four 48 KiB stages (A 128 x 64, B 64 x 256), each with two mbarriers: `full`
 //     (the producer's arrive with the stage's byte count; the copies complete the bytes) and
 //     `empty` (one arrival per consumer warp of both blocks once its wgmmas that read the
@@ -53,7 +55,8 @@
 //     d[4j + 2h + e] is row 16 w + g + 8h, column 8j + 2t + e. The epilogue rounds each pair to
 //     T into shared memory and stores C from there in 16-byte chunks, whole rows per 16
 //     lanes; stored straight from registers (4 bytes per lane, 16 of each 32-byte sector)
-//     half of the sectors written were excess.
+//     half of the sectors written were excess. Rows of C that are not whole 16-byte chunks
+//     (odd widths) take the same chunks element by element.
 #include "kernels/gemm_wgmma.cuh"
 
 #include <cuda.h>
@@ -67,6 +70,7 @@
 #include <type_traits>
 
 #include "kernels/cp_async.cuh"
+#include "kernels/gemm_store.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -281,8 +285,8 @@ __host__ __device__ inline TileCounts tile_counts(int m, int n, int parts) {
 template <class T, int kClusterM>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                      T* __restrict__ c, int ldc, float* __restrict__ partials, int m, int n, int k, int parts,
-                      int split_stages) {
+                      T* __restrict__ c, int ldc, int c_columns, float* __restrict__ partials, int m, int n, int k,
+                      int parts, int split_stages) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kBBoxesPerBlock = kBBoxes / kClusterM;                   // each block loads its share of B
   constexpr unsigned kEmptyArrivals = Tile::kConsumers * 4 * kClusterM;  // consumer warps of the cluster
@@ -370,11 +374,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
         const std::uint64_t b = descriptor(a_stage + kAStageBytes, kBBoxBytes, 1024);
         pin(d);
         wgmma_fence();
-        if (has_rows) {
 #pragma unroll
-          for (int step = 0; step < kSteps; ++step)
-            Wgmma<T>::mma(d, a + ((step * 32) >> 4), b + ((step * 16 * 128) >> 4));
-        }
+        for (int step = 0; step < kSteps; ++step)
+          Wgmma<T>::mma(d, a + ((step * 32) >> 4), b + ((step * 16 * 128) >> 4));
         wgmma_commit();
         pin(d);
         // The stage before this one is no longer read: its wgmmas are done.
@@ -415,6 +417,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
       // whole chunks from there to C, 16 consecutive lanes to a row's 256 bytes.
       const unsigned own_tile = epilogue_tiles + consumer * static_cast<unsigned>(Tile::kEpilogueBytes);
       const int thread = static_cast<int>(threadIdx.x) % 128;
+      const bool whole_chunks = ldc % 8 == 0 && c_columns % 8 == 0;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
 #pragma unroll
@@ -433,8 +436,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
           const int global_row = row0 + row;
           const int global_col = n0 + half * (Tile::kBlockN / 2) + chunk * 8;
           const uint4 values = load_shared(own_tile + row * kEpilogueRowBytes + ((chunk ^ (row % 8)) * 16));
-          if (global_row < m && global_col < n)
-            *reinterpret_cast<uint4*>(c + static_cast<std::int64_t>(global_row) * ldc + global_col) = values;
+          if (global_row < m && global_col < c_columns)
+            store_chunk(c + static_cast<std::int64_t>(global_row) * ldc + global_col, values, c_columns - global_col,
+                        whole_chunks);
         }
         // The tile is read before the next half (or tile) overwrites it.
         consumer_sync(consumer);
@@ -522,8 +526,8 @@ void launch_clusters(const GemmOperands<T>& o, int clusters, cudaStream_t stream
   cudaLaunchAttribute cluster{};
   const cudaLaunchConfig_t config =
       launch_config<kClusterM>((units < clusters ? units : clusters) * kClusterM, stream, cluster);
-  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kClusterM>, map_a, map_b, o.c, o.ldc, o.partials,
-                                    o.m, o.n, o.k, o.parts, split_stages));
+  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kClusterM>, map_a, map_b, o.c, o.ldc, o.c_columns,
+                                    o.partials, o.m, o.n, o.k, o.parts, split_stages));
 }
 
 }  // namespace

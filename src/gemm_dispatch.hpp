@@ -8,16 +8,21 @@
 // The rule, in order:
 //   1. Matrix-vector shapes (matmul_is_matrix_vector: m or n at most 16) are memory-bound:
 //      n <= 16 streams A's rows (matrix_vector), else m <= 16 streams B's rows (vector_matrix).
+//      f16 and bf16 only up to 4: the kernels sum in f32 on the CUDA cores, and an H100
+//      streaming 2-byte elements at its copy rate brings each SM 5.7 of them per clock, so 16
+//      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
+//      wider 16-bit ones run the tensor-core tiles of step 2, padding rows of C with zeros.
 //   2. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel (its 64 x 64
 //      tile where 128 x 128 tiles would number fewer than the SMs).
 //   3. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
-//      kernel's row or column blocks) are fewer than the device's blocks in flight and k is
-//      long, k is split into parts: each part's blocks write a partial of C to a workspace,
-//      and a second kernel adds the partials in part order (the same bits on every run).
-//   4. The 16-bit tensor-core kernels read and write whole 16-byte chunks of rows: where k or
-//      n is not a multiple of 8, A (k), B and C (n) go through copies padded to a multiple of 8
-//      (with zeros), made inside the timed op.
+//      kernel's row or column blocks) are fewer than the SMs (matrix-vector kernels: than their
+//      blocks in flight) and k is long, k is split into as many parts as fit one wave of blocks
+//      in flight: each part's blocks write a partial of C to a workspace, and a second kernel
+//      adds the partials in part order (the same bits on every run).
+//   4. The 16-bit tensor-core kernels read whole 16-byte chunks of rows: where k or n is not a
+//      multiple of 8, A (k) or B (n) goes through a copy padded to a multiple of 8 (with zeros),
+//      made inside the timed op; C is then stored element by element.
 #pragma once
 
 #include <cstdint>
@@ -66,20 +71,18 @@ struct GemmPlan {
   int splits = 1;                // parts of k
   std::int64_t split_k = 0;      // k per part, a multiple of tile.k (the last part may be shorter)
   int cluster_m = 1;             // wgmma: row tiles per cluster (2: they share B's tiles)
-  // Matrix-vector kernels: rows of A per block group (vector_matrix: 1, 2, 4 or 8) or columns
-  // of B they are compiled for (matrix_vector: 1, 2, 4, 8 or 16).
+  // Matrix-vector kernels: the rows of A (vector_matrix) or columns of B (matrix_vector) they
+  // are compiled for, 1, 2, 4, 8 or 16 (f16, bf16: 1, 2 or 4), at least m or n.
   int vector_width = 0;
   // 16-byte global accesses: rows of the streamed operands start 16-byte aligned.
   bool vectorized = false;
-  // Padded copies for the 16-bit tensor-core kernels, and the leading dimensions (elements)
-  // the main kernel reads A and B and writes C (or the partials) with; n_kernel is the width
-  // of C it computes (B's padded width where B is padded).
+  // Padded copies of A and B for the 16-bit tensor-core kernels, and the leading dimensions
+  // (elements) the main kernel reads them with; n_kernel is the width of C it computes (B's
+  // padded width where B is padded, and of split k's partials), of which it stores n.
   bool stage_a = false;
   bool stage_b = false;
-  bool stage_c = false;
   std::int64_t lda = 0;
   std::int64_t ldb = 0;
-  std::int64_t ldc = 0;
   std::int64_t n_kernel = 0;
   std::string fallback;  // why a faster kernel of the dtype does not run here (empty when none)
   std::string rule;      // the rule and this shape's numbers, for details
@@ -87,7 +90,7 @@ struct GemmPlan {
 
 // The kernels' tiles (kernels/*.cuh hold them too; gpu_backend/cuda_gemm.cu checks that they
 // agree). Matrix-vector kernels run 8 warps a block: vector_matrix takes 32 lanes x 16 bytes
-// of columns, up to 8 rows of A, and k's parts in multiples of 8 rows per warp;
+// of columns, all m (up to 16) rows of A, and k's parts in multiples of 8 rows per warp;
 // matrix_vector takes 32 rows of A (4 a warp) and walks k in tiles of B of 512 rows (256
 // for f64's 8-byte sums), the multiple k's parts are made of.
 inline constexpr GemmTile kSimtGemmTile{128, 128, 8};
@@ -97,7 +100,9 @@ inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
 inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 inline constexpr int kGemvWarps = 8;
-inline constexpr int kVectorMatrixMaxRows = 8;
+inline constexpr int kVectorMatrixMaxRows = 16;
+// The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).
+inline constexpr int kSixteenBitVectorMaxSide = 4;
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 inline constexpr int kMatrixVectorTileK = 512;
 inline constexpr int kMatrixVectorWideTileK = 256;

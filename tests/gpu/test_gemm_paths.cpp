@@ -84,22 +84,26 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
   *out << to_string(c.dtype) << " " << c.m << "x" << c.n << "x" << c.k;
 }
 
-// What each shape reaches (on an H100; the dispatch decides elsewhere):
+// What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
+// matrix-vector kernels up to 4 rows or columns and the tensor-core tiles above.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
     {1000, 3, 777},     // matrix_vector at 4 columns, odd k
-    {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split
-    {33, 9, 200003},    // matrix_vector, k far beyond m n: split, element-wise
+    {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split (16-bit: wgmma, k split)
+    {33, 3, 200003},    // matrix_vector, k far beyond m n: split, element-wise
+    {33, 9, 200003},    // the same at 16 columns (16-bit: wgmma, A and B padded, k split)
     {1, 17, 1},         // vector_matrix: k = 1, a partial column block
     {1, 8192, 256},     // vector_matrix, 16-byte loads
-    {3, 1001, 777},     // vector_matrix, a group of 4 rows with one past m, element-wise
-    {16, 4097, 300},    // vector_matrix, two groups of 8 rows, odd n
-    {9, 64, 300007},    // vector_matrix, k far beyond m n: split
-    {17, 17, 17},       // the smallest tiled shape (16-bit: A, B, C padded)
+    {3, 1001, 777},     // vector_matrix at 4 rows, one past m, element-wise
+    {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
+    {3, 64, 300007},    // vector_matrix, k far beyond m n: split
+    {9, 64, 300007},    // the same at 16 rows (16-bit: wgmma, A padded, k split)
+    {17, 17, 17},       // the smallest tiled shape (16-bit: A and B padded, C stored element by element)
     {128, 256, 64},     // one whole wgmma tile
     {129, 257, 65},     // one past each tile edge (16-bit: padded)
-    {64, 64, 100000},   // one tile, k split (16-bit: a cluster of one block)
+    {64, 64, 100000},   // one tile, k split (16-bit: a cluster of one block; f32: the 64 x 64 tile)
+    {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials)
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
     {1025, 1031, 1027}  // several waves of tiles, odd (16-bit: padded)
@@ -158,13 +162,18 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
   if (!known_device(device)) GTEST_SKIP() << "compute capability " << device.compute_capability << ": kernels not known";
   for (DType dtype : all_dtypes()) {
     std::set<GemmKernel> kernels, split;
+    std::set<int> split_tiles;  // tile heights of the split plans
     bool staged = false, staged_and_split = false;
     for (const auto& [m, n, k] : kShapes) {
       const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
       kernels.insert(plan.kernel);
       if (plan.splits > 1) split.insert(plan.kernel);
-      staged = staged || plan.stage_c;
+      if (plan.splits > 1 && plan.kernel == GemmKernel::simt) split_tiles.insert(plan.tile.m);
+      staged = staged || (plan.stage_b && plan.splits == 1);
       staged_and_split = staged_and_split || (plan.stage_b && plan.splits > 1);
+    }
+    if (dtype == DType::f32) {
+      EXPECT_EQ(split_tiles, (std::set<int>{64, 128}));
     }
     const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
     const GemmKernel tiled = sixteen_bit ? (device.compute_capability == 90 ? GemmKernel::wgmma : GemmKernel::mma_sync)

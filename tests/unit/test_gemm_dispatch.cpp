@@ -77,18 +77,45 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
   EXPECT_TRUE(row.vectorized);
   EXPECT_EQ(row.tile.n, 256);  // 32 lanes x 8 bf16
   EXPECT_EQ(row.pieces, 32);
-  EXPECT_EQ(row.splits, 9);  // 264 blocks in flight over 32 column blocks
+  EXPECT_EQ(row.splits, 8);  // one wave of 264 blocks in flight over 32 column blocks
   EXPECT_TRUE(contains(row.rule, "m=1: B streamed by rows")) << row.rule;
 
+  // 256 row blocks fill the 264 blocks in flight: a split would only add a second wave.
   const GemmPlan column = plan_gemm(DType::f32, 8192, 1, 8192, hopper());
   EXPECT_EQ(column.kernel, GemmKernel::matrix_vector);
   EXPECT_EQ(column.vector_width, 1);
   EXPECT_EQ(column.pieces, 256);  // 8192 rows in blocks of 32
-  EXPECT_EQ(column.splits, 2);
-  EXPECT_EQ(column.split_k % 512, 0);
+  EXPECT_EQ(column.splits, 1);
+  const GemmPlan fewer_rows = plan_gemm(DType::f32, 4096, 1, 8192, hopper());
+  EXPECT_EQ(fewer_rows.splits, 2);
+  EXPECT_EQ(fewer_rows.split_k % 512, 0);
+
+  // All of m's rows in one block: B is read once.
+  const GemmPlan sixteen_rows = plan_gemm(DType::f64, 16, 8192, 8192, hopper());
+  EXPECT_EQ(sixteen_rows.kernel, GemmKernel::vector_matrix);
+  EXPECT_EQ(sixteen_rows.vector_width, 16);
+  EXPECT_EQ(sixteen_rows.pieces, 128);  // 64 doubles a block
+  EXPECT_EQ(plan_gemm(DType::f32, 9, 8192, 8192, hopper()).vector_width, 16);
+
+  // 16-bit matrix-vector shapes wider than 4 run the tensor cores.
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    EXPECT_EQ(plan_gemm(dtype, 4, 8192, 8192, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, 8192, 4, 8192, hopper()).kernel, GemmKernel::matrix_vector);
+    const GemmPlan wide = plan_gemm(dtype, 16, 8192, 8192, hopper());
+    EXPECT_EQ(wide.kernel, GemmKernel::wgmma);
+    EXPECT_EQ(wide.cluster_m, 1);
+    EXPECT_EQ(wide.pieces, 32);
+    EXPECT_EQ(wide.splits, 4);
+    EXPECT_TRUE(contains(wide.rule, "16-bit m or n of 5 to 16 runs the tensor cores")) << wide.rule;
+    const GemmPlan tall = plan_gemm(dtype, 8192, 5, 8192, ampere());
+    EXPECT_EQ(tall.kernel, GemmKernel::mma_sync);
+    EXPECT_TRUE(tall.stage_b);
+    EXPECT_EQ(tall.n_kernel, 8);
+  }
 
   // Odd widths run the same kernels with element-wise loads.
   EXPECT_FALSE(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vectorized);
+  EXPECT_EQ(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vector_width, 4);
   EXPECT_FALSE(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vectorized);
   EXPECT_EQ(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vector_width, 4);
 }
@@ -96,32 +123,33 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
 TEST(GemmDispatch, SixteenBitOddShapesArePaddedForTheTensorCores) {
   const GemmPlan odd = plan_gemm(DType::bf16, 4097, 4097, 4097, hopper());
   EXPECT_EQ(odd.kernel, GemmKernel::wgmma);
-  EXPECT_TRUE(odd.stage_a && odd.stage_b && odd.stage_c);
+  EXPECT_TRUE(odd.stage_a && odd.stage_b);
   EXPECT_EQ(odd.lda, 4104);
   EXPECT_EQ(odd.ldb, 4104);
-  EXPECT_EQ(odd.ldc, 4104);
   EXPECT_EQ(odd.n_kernel, 4104);
   EXPECT_EQ(odd.splits, 1);
   EXPECT_EQ(odd.cluster_m, 2);
-  EXPECT_TRUE(contains(odd.rule, "staged: A, B and C padded to 16-byte rows (k=4104, n=4104)")) << odd.rule;
+  EXPECT_TRUE(contains(odd.rule, "staged: A and B padded to 16-byte rows (k=4104, n=4104) by copies inside the timed "
+                                 "op, C stored element by element"))
+      << odd.rule;
 
   // Only what is misaligned: k odd pads A alone, n odd pads B and C.
   const GemmPlan odd_k = plan_gemm(DType::f16, 4096, 4096, 4097, hopper());
   EXPECT_TRUE(odd_k.stage_a);
-  EXPECT_FALSE(odd_k.stage_b || odd_k.stage_c);
+  EXPECT_FALSE(odd_k.stage_b);
   EXPECT_EQ(odd_k.n_kernel, 4096);
   const GemmPlan odd_n = plan_gemm(DType::f16, 1000, 333, 80, ampere());
   EXPECT_EQ(odd_n.kernel, GemmKernel::mma_sync);
   EXPECT_FALSE(odd_n.stage_a);
-  EXPECT_TRUE(odd_n.stage_b && odd_n.stage_c);
+  EXPECT_TRUE(odd_n.stage_b);
   EXPECT_EQ(odd_n.n_kernel, 336);
   EXPECT_EQ(odd_n.fallback, "wgmma_gemm needs sm_90");
 
-  // Split, the sum of the partials writes C: no padded C.
+  // Split, the partials are n_kernel wide.
   const GemmPlan split_odd = plan_gemm(DType::bf16, 200, 333, 100001, hopper());
   EXPECT_GT(split_odd.splits, 1);
   EXPECT_TRUE(split_odd.stage_a && split_odd.stage_b);
-  EXPECT_FALSE(split_odd.stage_c);
+  EXPECT_EQ(split_odd.n_kernel, 336);
 }
 
 TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
@@ -130,7 +158,7 @@ TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
     EXPECT_EQ(bf16.kernel, GemmKernel::wgmma);
     EXPECT_EQ(bf16.cluster_m, 2);
     EXPECT_EQ(bf16.splits, 1);
-    EXPECT_FALSE(bf16.stage_a || bf16.stage_b || bf16.stage_c);
+    EXPECT_FALSE(bf16.stage_a || bf16.stage_b);
     EXPECT_TRUE(contains(bf16.rule, ": no split")) << bf16.rule;
     const GemmPlan f64 = plan_gemm(DType::f64, size, size, size, hopper());
     EXPECT_EQ(f64.kernel, GemmKernel::dmma);
@@ -145,7 +173,7 @@ TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
   const GemmPlan small = plan_gemm(DType::f32, 1000, 333, 77, hopper());
   EXPECT_EQ(small.tile.m, 64);
   EXPECT_EQ(small.splits, 1);
-  EXPECT_TRUE(contains(small.rule, "96 tiles for 132 SMs: no split (k=77, under 2 x 512)")) << small.rule;
+  EXPECT_TRUE(contains(small.rule, "96 tiles for 132 SMs: no split (k=77 under 2 x 512")) << small.rule;
 }
 
 TEST(GemmDispatch, DeviceFactsChooseTheFallbacks) {
@@ -156,8 +184,9 @@ TEST(GemmDispatch, DeviceFactsChooseTheFallbacks) {
   GemmDevice none = ampere();
   none.no_mma = "mma_gemm needs sm_80 or newer";
   EXPECT_THROW(plan_gemm(DType::f16, 512, 512, 512, none), std::runtime_error);
-  // The matrix-vector kernels need no tensor cores.
-  EXPECT_EQ(plan_gemm(DType::f16, 512, 8, 512, none).kernel, GemmKernel::matrix_vector);
+  // The matrix-vector kernels need no tensor cores, but 16-bit ones end at 4 columns.
+  EXPECT_EQ(plan_gemm(DType::f16, 512, 4, 512, none).kernel, GemmKernel::matrix_vector);
+  EXPECT_THROW(plan_gemm(DType::f16, 512, 8, 512, none), std::runtime_error);
   EXPECT_THROW(plan_gemm(DType::f32, 0, 1, 1, hopper()), std::invalid_argument);
   EXPECT_THROW(plan_gemm(DType::f32, 1, 1, 1, GemmDevice{}), std::invalid_argument);
 }
@@ -170,16 +199,18 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
     EXPECT_EQ(plan_gemm(dtype, 4096, 4096, 1, hopper()).splits, 1);
     EXPECT_EQ(plan_gemm(dtype, 1, 4096, 4096, hopper()).kernel, GemmKernel::vector_matrix);
     EXPECT_EQ(plan_gemm(dtype, 4096, 1, 4096, hopper()).kernel, GemmKernel::matrix_vector);
-    // 16 is a matrix-vector side, 17 is not.
-    EXPECT_EQ(plan_gemm(dtype, 16, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
-    EXPECT_EQ(plan_gemm(dtype, 16, 4096, 64, hopper()).vector_width, 8);
-    EXPECT_EQ(plan_gemm(dtype, 4096, 16, 64, hopper()).vector_width, 16);
-    EXPECT_NE(plan_gemm(dtype, 17, 17, 64, hopper()).kernel, GemmKernel::matrix_vector);
-    EXPECT_NE(plan_gemm(dtype, 17, 17, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    // 16 is a matrix-vector side, 17 is not (16-bit: 4 and 5).
+    const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+    const std::int64_t side = sixteen_bit ? 4 : 16;
+    EXPECT_EQ(plan_gemm(dtype, side, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, side, 4096, 64, hopper()).vector_width, side);
+    EXPECT_EQ(plan_gemm(dtype, 4096, side, 64, hopper()).vector_width, side);
+    EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::matrix_vector);
+    EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::vector_matrix);
     // k far beyond m n: the parts stay within the blocks in flight and k.
     const GemmPlan deep = plan_gemm(dtype, 17, 17, 2147483647, hopper());
     EXPECT_GT(deep.splits, 1);
-    EXPECT_LE(deep.splits, 264);
+    EXPECT_LE(deep.splits * deep.pieces, 264);
     EXPECT_GE(deep.split_k * deep.splits, 2147483647);
     const GemmPlan dot = plan_gemm(dtype, 1, 1, 2147483647, hopper());
     EXPECT_EQ(dot.kernel, GemmKernel::matrix_vector);
@@ -198,6 +229,20 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
   EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128, 64, hopper()).tile.m, 128);
   EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128 - 1, 64, hopper()).tile.m, 128);
   EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 11 * 128, 64, hopper()).tile.m, 64);
+  // Unless k splits: 128 tiles of 128 in 2 parts (k = 1024) fill the SMs, as does one in 264
+  // parts; 64 x 64 keeps the small tile (the large one would pad C four times over), and so
+  // does 1024^3 (64 tiles in 2 parts leave SMs idle).
+  const GemmPlan tall = plan_gemm(DType::f32, 16384, 128, 1024, hopper());
+  EXPECT_EQ(tall.tile.m, 128);
+  EXPECT_EQ(tall.splits, 2);
+  const GemmPlan one_tile = plan_gemm(DType::f32, 128, 128, 262144, hopper());
+  EXPECT_EQ(one_tile.tile.m, 128);
+  EXPECT_GE(one_tile.splits, 260);  // 264 parts of 993 rounded up to 1000
+  EXPECT_LE(one_tile.splits, 264);
+  EXPECT_EQ(plan_gemm(DType::f32, 64, 64, 1 << 20, hopper()).tile.m, 64);
+  const GemmPlan square = plan_gemm(DType::f32, 1024, 1024, 1024, hopper());
+  EXPECT_EQ(square.tile.m, 64);
+  EXPECT_EQ(square.splits, 1);
 }
 
 // Draws log-uniform over [1, 2^max_log2].
@@ -212,23 +257,26 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
                                   const GemmPlan& plan) {
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
-  // 1. Matrix-vector shapes and only they run the matrix-vector kernels.
-  const bool matrix_vector = std::min(m, n) <= kMatmulVectorMaxSide;
-  EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= kMatmulVectorMaxSide);
-  EXPECT_EQ(plan.kernel == GemmKernel::vector_matrix, matrix_vector && n > kMatmulVectorMaxSide);
-  if (plan.kernel == GemmKernel::matrix_vector) {
+  // 1. Matrix-vector shapes (16-bit: up to 4) and only they run the matrix-vector kernels.
+  const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const bool matrix_vector = std::min(m, n) <= side;
+  EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= side);
+  EXPECT_EQ(plan.kernel == GemmKernel::vector_matrix, matrix_vector && n > side);
+  if (matrix_vector) {
     EXPECT_TRUE(is_power_of_two(plan.vector_width));
+    EXPECT_LE(plan.vector_width, side);
+  }
+  if (plan.kernel == GemmKernel::matrix_vector) {
     EXPECT_GE(plan.vector_width, n);
     EXPECT_LT(plan.vector_width, 2 * n);
     EXPECT_EQ(plan.vectorized, k % lanes == 0);
     EXPECT_EQ(plan.pieces, ceil_div(m, kMatrixVectorRows));
   }
   if (plan.kernel == GemmKernel::vector_matrix) {
-    int rows = 1;
-    while (rows < m && rows < 8) rows *= 2;
-    EXPECT_EQ(plan.vector_width, rows);
+    EXPECT_GE(plan.vector_width, m);  // all of A's rows in one block
+    EXPECT_LT(plan.vector_width, 2 * m);
     EXPECT_EQ(plan.vectorized, n % lanes == 0);
-    EXPECT_EQ(plan.pieces, ceil_div(m, rows) * ceil_div(n, 32 * lanes));
+    EXPECT_EQ(plan.pieces, ceil_div(n, 32 * lanes));
   }
   // 2. The dtype's tiled kernel, as the device allows.
   if (!matrix_vector) {
@@ -250,11 +298,11 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   EXPECT_EQ(plan.split_k % plan.tile.k, 0);
   EXPECT_GE(plan.split_k * plan.splits, k);
   EXPECT_LT(plan.split_k * (plan.splits - 1), k);
-  const bool may_split = plan.pieces < min_pieces && k >= 2 * depth;
+  const bool may_split = plan.pieces < min_pieces && k >= 2 * depth && slots / plan.pieces >= 2;
   EXPECT_EQ(plan.splits > 1, may_split);
   if (plan.splits > 1) {
     EXPECT_GE(plan.split_k, kGemmMinSplitDepth);
-    EXPECT_LE(plan.splits, ceil_div(slots, plan.pieces));
+    EXPECT_LE(plan.splits * plan.pieces, slots);  // one wave
     // The partials stay within two rounds of the device's blocks in flight.
     EXPECT_LE(plan.splits * m * plan.n_kernel, 2 * slots * plan.tile.m * std::int64_t{plan.tile.n});
     EXPECT_TRUE(contains(plan.rule, "k=" + std::to_string(k) + " split in " + std::to_string(plan.splits) + " parts of " +
@@ -268,7 +316,6 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   const bool tensor = plan.kernel == GemmKernel::wgmma || plan.kernel == GemmKernel::mma_sync;
   EXPECT_EQ(plan.stage_a, tensor && k % 8 != 0);
   EXPECT_EQ(plan.stage_b, tensor && n % 8 != 0);
-  EXPECT_EQ(plan.stage_c, plan.stage_b && plan.splits == 1);
   if (tensor) {
     EXPECT_EQ(plan.lda, ceil_div(k, 8) * 8);
     EXPECT_EQ(plan.n_kernel, ceil_div(n, 8) * 8);
