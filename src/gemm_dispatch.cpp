@@ -26,12 +26,19 @@ int power_of_two_at_least(std::int64_t value, int cap) {
 
 std::string str(std::int64_t value) { return std::to_string(value); }
 
+// The shallowest part of k a split leaves: kGemmMinSplitDepth for the tiled kernels, whose
+// blocks each also load and store a whole tile; a step of the matrix-vector kernels.
+std::int64_t split_depth(const GemmPlan& plan) {
+  const bool matrix_vector = plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
+  return matrix_vector ? plan.tile.k : std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
+}
+
 // Splits k where fewer than `min_pieces` output pieces would leave SMs without work: into as
 // many parts as one wave of the device's blocks in flight holds (a second, partial wave would
 // take as long as the first), but no part shallower than the split depth.
 void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
   const std::int64_t granule = plan.tile.k;
-  const std::int64_t depth = std::max(kGemmMinSplitDepth, granule);
+  const std::int64_t depth = split_depth(plan);
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
@@ -50,8 +57,8 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
     return why + ": k=" + str(k) + " split in " + str(plan.splits) + " parts of " + str(plan.split_k) +
            ", partials added in part order";
   if (plan.pieces >= min_pieces) return why + ": no split";
-  return why + ": no split (k=" + str(k) + " under 2 x " +
-         str(std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k)) + ", or pieces over half the blocks in flight)";
+  return why + ": no split (k=" + str(k) + " under 2 x " + str(split_depth(plan)) +
+         ", or pieces over half the blocks in flight)";
 }
 
 // m or n at most `side`.
@@ -128,12 +135,14 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     // more (64 x 64 products).
     plan.tile = kSimtGemmTile;
     plan.pieces = tiles_of(kSimtGemmTile);
-    split_k(plan, k, device.sm_count, device);
-    const std::int64_t small = tiles_of(kSimtSmallGemmTile);
-    const auto area = [](const GemmTile& tile) { return std::int64_t{tile.m} * tile.n; };
-    if (plan.pieces * plan.splits < device.sm_count ||
-        plan.pieces * area(kSimtGemmTile) > small * area(kSimtSmallGemmTile))
-      plan.tile = kSimtSmallGemmTile;
+    if (plan.pieces < device.sm_count) {
+      split_k(plan, k, device.sm_count, device);
+      const std::int64_t small = tiles_of(kSimtSmallGemmTile);
+      const auto area = [](const GemmTile& tile) { return std::int64_t{tile.m} * tile.n; };
+      if (plan.pieces * plan.splits < device.sm_count ||
+          plan.pieces * area(kSimtGemmTile) > small * area(kSimtSmallGemmTile))
+        plan.tile = kSimtSmallGemmTile;
+    }
     tile_rule = " (64x64 tiles where 128x128 ones, k split or not, are fewer than the SMs or pad C more)";
   }
   plan.pieces = tiles_of(plan.tile);

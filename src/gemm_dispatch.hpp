@@ -107,8 +107,8 @@ inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 inline constexpr int kMatrixVectorTileK = 512;
 inline constexpr int kMatrixVectorWideTileK = 256;
 
-// Output pieces too few for the device get k split, where each part keeps at least
-// kGemmMinSplitDepth of k.
+// Output pieces too few for the device get k split, where each part of a tiled kernel keeps
+// at least kGemmMinSplitDepth of k (a matrix-vector kernel's: one step of its tile.k).
 inline constexpr std::int64_t kGemmMinSplitDepth = 512;
 
 // Throws std::invalid_argument for a non-positive dimension or a device without SMs, and

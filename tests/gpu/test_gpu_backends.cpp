@@ -732,8 +732,9 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
 
 // The SIMT f32 GEMM on both of its tiles, against the host's fp64 reference with the op
 // table's tolerance: the 64 x 64 tile where the 128 x 128 grid has fewer blocks than the
-// device has SMs (the smallest tiled shape, odd shapes with element-wise copies, 1000 x 333 x 77
-// and its 16-byte neighbour 1000 x 332 x 76, partial 64 x 64 x 16 tiles), the 128 x 128 one where
+// device has SMs and k is too short to split (the smallest tiled shape, odd shapes with
+// element-wise copies, 1000 x 333 x 77 and its 16-byte neighbour 1000 x 332 x 76, partial
+// 64 x 64 x 16 tiles; test_gemm_paths.cpp has the split shapes), the 128 x 128 one where
 // it fills the device (4096 x 2048 x 20: 512 blocks; 4097 x 1031 x 9, element-wise). The
 // output is poisoned before the run, so an entry the kernel never writes fails too.
 TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {

@@ -113,6 +113,13 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
     EXPECT_EQ(tall.n_kernel, 8);
   }
 
+  // Short k splits in steps of the kernel (8 rows of B a warp): 2 column blocks of 2 x 347 x 1408
+  // in 22 parts of 64.
+  const GemmPlan short_k = plan_gemm(DType::f16, 2, 347, 1408, hopper());
+  EXPECT_EQ(short_k.pieces, 2);
+  EXPECT_EQ(short_k.splits, 22);
+  EXPECT_EQ(short_k.split_k, 64);
+
   // Odd widths run the same kernels with element-wise loads.
   EXPECT_FALSE(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vectorized);
   EXPECT_EQ(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vector_width, 4);
@@ -243,6 +250,10 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
   const GemmPlan square = plan_gemm(DType::f32, 1024, 1024, 1024, hopper());
   EXPECT_EQ(square.tile.m, 64);
   EXPECT_EQ(square.splits, 1);
+  // Enough 128 x 128 tiles keep them, even where 64 x 64 ones would pad C less (4097: 1089
+  // large tiles; an H100 run that chose the small tile there ran 0.83x as fast).
+  EXPECT_EQ(plan_gemm(DType::f32, 4097, 4097, 4097, hopper()).tile.m, 128);
+  EXPECT_EQ(plan_gemm(DType::f64, 4097, 4097, 4097, small_device()).tile.m, 128);
 }
 
 // Draws log-uniform over [1, 2^max_log2].
@@ -293,15 +304,18 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   //    split depth, no more than the blocks in flight need.
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   const std::int64_t min_pieces = matrix_vector ? slots : device.sm_count;
-  const std::int64_t depth = std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
+  const std::int64_t depth = matrix_vector ? plan.tile.k : std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
   EXPECT_GE(plan.splits, 1);
   EXPECT_EQ(plan.split_k % plan.tile.k, 0);
   EXPECT_GE(plan.split_k * plan.splits, k);
   EXPECT_LT(plan.split_k * (plan.splits - 1), k);
   const bool may_split = plan.pieces < min_pieces && k >= 2 * depth && slots / plan.pieces >= 2;
   EXPECT_EQ(plan.splits > 1, may_split);
+  if (plan.kernel == GemmKernel::simt && ceil_div(m, 128) * ceil_div(n, 128) >= device.sm_count) {
+    EXPECT_EQ(plan.tile.m, 128);  // enough large tiles: the large tile
+  }
   if (plan.splits > 1) {
-    EXPECT_GE(plan.split_k, kGemmMinSplitDepth);
+    EXPECT_GE(plan.split_k, depth);
     EXPECT_LE(plan.splits * plan.pieces, slots);  // one wave
     // The partials stay within two rounds of the device's blocks in flight.
     EXPECT_LE(plan.splits * m * plan.n_kernel, 2 * slots * plan.tile.m * std::int64_t{plan.tile.n});
