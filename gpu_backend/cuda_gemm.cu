@@ -107,17 +107,13 @@ class GemmCase final : public GpuPrepared {
  public:
   GemmCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
-        m_(int_dimension(problem.shape.m, "matmul m")),
-        n_(int_dimension(problem.shape.n, "matmul n")),
-        k_(int_dimension(problem.shape.k, "matmul k")),
-        plan_(plan_gemm(problem.dtype, m_, n_, k_, gemm_device<T>(limits()))),
-        partials_(buffer_if<Acc>(plan_.splits > 1, std::int64_t{plan_.splits} * m_ * plan_.n_kernel,
+        dims_(matmul_dimensions(problem.shape)),
+        plan_(plan_gemm(problem.dtype, dims_.m, dims_.n, dims_.k, gemm_device<T>(limits()))),
+        partials_(buffer_if<Acc>(plan_.splits > 1, std::int64_t{plan_.splits} * dims_.m * plan_.n_kernel,
                                  "matmul split-k partials")),
-        padded_a_(buffer_if<D>(plan_.stage_a, std::int64_t{m_} * plan_.lda, "matmul A padded to 16-byte rows")),
-        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{k_} * plan_.ldb, "matmul B padded to 16-byte rows")) {
-    if (plan_.kernel == GemmKernel::dmma)
-      kernels::configure_gemm_dmma(plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16
-                                                                    : kernels::DmmaShape::m8n8k4);
+        padded_a_(buffer_if<D>(plan_.stage_a, std::int64_t{dims_.m} * plan_.lda, "matmul A padded to 16-byte rows")),
+        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{dims_.k} * plan_.ldb, "matmul B padded to 16-byte rows")) {
+    if (plan_.kernel == GemmKernel::dmma) kernels::configure_gemm_dmma(dmma_shape());
     if (plan_.kernel == GemmKernel::mma_sync) kernels::configure_gemm_mma();
     if (plan_.kernel == GemmKernel::wgmma) wgmma_grid_ = kernels::configure_gemm_wgmma();
   }
@@ -131,11 +127,11 @@ class GemmCase final : public GpuPrepared {
       kernels::PaddedCopy<D> copies[2];
       int count = 0;
       if (plan_.stage_a) {
-        copies[count++] = {a, padded_a_.data(), m_, k_, int_lda()};
+        copies[count++] = {a, padded_a_.data(), dims_.m, dims_.k, int_lda()};
         a = padded_a_.data();
       }
       if (plan_.stage_b) {
-        copies[count++] = {b, padded_b_.data(), k_, n_, n_kernel()};
+        copies[count++] = {b, padded_b_.data(), dims_.k, dims_.n, n_kernel()};
         b = padded_b_.data();
       }
       if (count > 0) kernels::launch_padded_copies(copies, count, stream());
@@ -143,7 +139,8 @@ class GemmCase final : public GpuPrepared {
     Acc* partials = plan_.splits > 1 ? partials_.data() : nullptr;
     multiply(a, b, device_output<D>(), partials);
     if (partials)
-      kernels::launch_add_partials(partials, plan_.splits, m_, n_, plan_.n_kernel, device_output<D>(), n_, stream());
+      kernels::launch_add_partials(partials, plan_.splits, dims_.m, dims_.n, plan_.n_kernel, device_output<D>(), dims_.n,
+                                   stream());
   }
 
   std::string details() const override {
@@ -157,23 +154,28 @@ class GemmCase final : public GpuPrepared {
   int int_lda() const { return static_cast<int>(plan_.lda); }
   int n_kernel() const { return static_cast<int>(plan_.n_kernel); }
   int split_k() const { return static_cast<int>(plan_.split_k); }
+  // The DMMA kernel's instruction shape, which its planned tile's depth follows.
+  kernels::DmmaShape dmma_shape() const {
+    return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
+  }
 
   void multiply(const D* a, const D* b, D* c, Acc* partials) {
     switch (plan_.kernel) {
       case GemmKernel::vector_matrix:
-        kernels::launch_vector_matrix<D>(plan_.vector_width, plan_.vectorized, m_, n_, k_, a, b, c, partials,
-                                         plan_.splits, split_k(), stream());
+        kernels::launch_vector_matrix<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
+                                         partials, plan_.splits, split_k(), stream());
         return;
       case GemmKernel::matrix_vector:
-        kernels::launch_matrix_vector<D>(plan_.vector_width, plan_.vectorized, m_, n_, k_, a, b, c, partials,
-                                         plan_.splits, split_k(), stream());
+        kernels::launch_matrix_vector<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
+                                         partials, plan_.splits, split_k(), stream());
         return;
       default:
         break;
     }
     if constexpr (kComputedWider<T>) {
-      const kernels::GemmOperands<D> operands{m_, n_kernel(), k_, int_lda(), static_cast<int>(plan_.ldb), n_, n_, a, b, c,
-                                              plan_.splits, split_k(), partials};
+      // C is dims_.n wide, its rows dims_.n apart (GemmOperands::c_columns and ldc).
+      const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), static_cast<int>(plan_.ldb),
+                                              dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
       if (plan_.kernel == GemmKernel::wgmma)
         kernels::launch_gemm_wgmma(operands, plan_.cluster_m, wgmma_grid_, stream());
       else
@@ -183,14 +185,13 @@ class GemmCase final : public GpuPrepared {
       D* out = partials ? partials : c;
       if constexpr (std::is_same_v<T, double>) {
         if (plan_.kernel == GemmKernel::dmma) {
-          kernels::launch_gemm_dmma(plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16
-                                                                    : kernels::DmmaShape::m8n8k4,
-                                    m_, n_, k_, a, b, out, plan_.vectorized, plan_.splits, split_k(), stream());
+          kernels::launch_gemm_dmma(dmma_shape(), dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized, plan_.splits,
+                                    split_k(), stream());
           return;
         }
       }
-      kernels::launch_gemm<D>(m_, n_, k_, a, b, out, plan_.vectorized, plan_.tile.m == kSimtSmallGemmTile.m,
-                              plan_.splits, split_k(), stream());
+      kernels::launch_gemm<D>(dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized,
+                              plan_.tile.m == kSimtSmallGemmTile.m, plan_.splits, split_k(), stream());
     }
   }
 
@@ -203,9 +204,7 @@ class GemmCase final : public GpuPrepared {
       case GemmKernel::simt:
         return "CUDA-core FMA; no TF32 path";
       case GemmKernel::dmma:
-        return std::string("FP64 tensor cores, mma.sync ") +
-               kernels::dmma_shape_name(plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16
-                                                                        : kernels::DmmaShape::m8n8k4);
+        return std::string("FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape());
       case GemmKernel::wgmma:
         return "tensor cores, wgmma m64n256k16, f32 accumulation";
       case GemmKernel::mma_sync:
@@ -231,7 +230,8 @@ class GemmCase final : public GpuPrepared {
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
       case GemmKernel::wgmma:
         return "block_tile=" + tile_text(plan_.tile) + " stages=" + std::to_string(kernels::WgmmaGemmTile::kStages) +
-               " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" + (plan_.cluster_m > 1 ? " with B multicast" : "") +
+               " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +
+               (plan_.cluster_m > 1 ? " with B multicast" : "") +
                ", warp-specialized, persistent: " +
                std::to_string(plan_.cluster_m > 1 ? wgmma_grid_.pairs : wgmma_grid_.singles) + " clusters)";
       case GemmKernel::mma_sync:
@@ -241,7 +241,7 @@ class GemmCase final : public GpuPrepared {
     return "";
   }
 
-  int m_, n_, k_;
+  MatmulDimensions dims_;
   GemmPlan plan_;
   DeviceBuffer<Acc> partials_;
   DeviceBuffer<D> padded_a_, padded_b_;

@@ -49,10 +49,7 @@ void launch_add_partials(const Accumulate<T>* partials, int parts, int m, int n,
 
 #define GPB_INSTANTIATE(T) \
   template void launch_add_partials<T>(const Accumulate<T>*, int, int, int, std::int64_t, T*, std::int64_t, cudaStream_t);
-GPB_INSTANTIATE(float)
-GPB_INSTANTIATE(double)
-GPB_INSTANTIATE(__half)
-GPB_INSTANTIATE(__nv_bfloat16)
+GPB_FOR_EACH_ELEMENT_TYPE(GPB_INSTANTIATE)
 #undef GPB_INSTANTIATE
 
 }  // namespace gpb::kernels

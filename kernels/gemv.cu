@@ -302,10 +302,7 @@ void launch_matrix_vector(int columns, bool vectorized, int m, int n, int k, con
                                         cudaStream_t);                                                            \
   template void launch_matrix_vector<T>(int, bool, int, int, int, const T*, const T*, T*, Accumulate<T>*, int, int, \
                                         cudaStream_t);
-GPB_INSTANTIATE(float)
-GPB_INSTANTIATE(double)
-GPB_INSTANTIATE(__half)
-GPB_INSTANTIATE(__nv_bfloat16)
+GPB_FOR_EACH_ELEMENT_TYPE(GPB_INSTANTIATE)
 #undef GPB_INSTANTIATE
 
 }  // namespace gpb::kernels

@@ -250,9 +250,10 @@ std::vector<ShapeCase> shapes_for(Op op) {
         shapes.push_back({elementwise_shape(n), MatrixSource::generated, "n" + std::to_string(n)});
       break;
     case Op::matmul:
-      // 1x1x1 and odd sizes take the element-wise path; 130x260x68 the vectorised path
-      // with partial tiles in m, n and k (f32, f64), 136x264x72 that of the 16-bit tensor-core
-      // kernel (n and k multiples of 8); 512 whole tiles only.
+      // 1x1x1 a matrix-vector kernel (test_gemm_paths.cpp has the rest of the dispatch); odd
+      // sizes the element-wise path (f32, f64) or padded copies (16-bit); 130x260x68 the
+      // vectorised path with partial tiles in m, n and k (f32, f64), 136x264x72 the 16-bit
+      // tensor-core kernels without padding (n and k multiples of 8); 512 whole tiles only.
       for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
                {1, 1, 1}, {1000, 333, 77}, {129, 257, 65}, {130, 260, 68}, {136, 264, 72}, {512, 512, 512}}) {
         const Shape shape = matmul_shape(m, n, k);
