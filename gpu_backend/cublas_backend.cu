@@ -27,9 +27,7 @@ class CublasGemmCase final : public GpuPrepared {
  public:
   CublasGemmCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings),
-        m_(int_dimension(problem.shape.m, "matmul m")),
-        n_(int_dimension(problem.shape.n, "matmul n")),
-        k_(int_dimension(problem.shape.k, "matmul k")),
+        dims_(matmul_dimensions(problem.shape)),
         tf32_(dtype_info(problem.dtype).tf32_eligible && settings.tf32),
         tf32_ignored_(!dtype_info(problem.dtype).tf32_eligible && settings.tf32),
         handle_(create_cublas_handle()) {
@@ -45,9 +43,9 @@ class CublasGemmCase final : public GpuPrepared {
     const typename Types::Scalar alpha = 1;
     const typename Types::Scalar beta = 0;
     const cublasComputeType_t compute = tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : Types::cublas_compute_type;
-    GPB_CUBLAS_CHECK(cublasGemmEx(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, &alpha, device_b<T>(),
-                                  Types::data_type, n_, device_a<T>(), Types::data_type, k_, &beta, device_output<T>(),
-                                  Types::data_type, n_, compute, CUBLAS_GEMM_DEFAULT));
+    GPB_CUBLAS_CHECK(cublasGemmEx(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, dims_.n, dims_.m, dims_.k, &alpha,
+                                  device_b<T>(), Types::data_type, dims_.n, device_a<T>(), Types::data_type, dims_.k,
+                                  &beta, device_output<T>(), Types::data_type, dims_.n, compute, CUBLAS_GEMM_DEFAULT));
   }
 
   // TF32 keeps 10 explicit mantissa bits: unit roundoff 2^-11.
@@ -62,7 +60,7 @@ class CublasGemmCase final : public GpuPrepared {
   }
 
  private:
-  int m_, n_, k_;
+  MatmulDimensions dims_;
   bool tf32_;
   bool tf32_ignored_;
   CublasHandle handle_;

@@ -3,22 +3,16 @@
 #include <cstddef>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_gemm.cuh"
 #include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
-#include "kernels/gemm.cuh"
-#include "kernels/gemm_dmma.cuh"
-#include "kernels/gemm_mma.cuh"
-#include "kernels/gemm_tensor.cuh"
-#include "kernels/gemm_wgmma.cuh"
 #include "kernels/reduce.cuh"
 #include "kernels/spmv.cuh"
 #include "kernels/spmv_segments.cuh"
@@ -108,162 +102,6 @@ class SumCase final : public GpuPrepared {
   LaunchConfig launch_;
   DeviceBuffer<Acc> block_sums_;
   DeviceBuffer<unsigned> finished_blocks_;
-};
-
-// Why the f64 GEMM cannot run on this device's FP64 tensor cores (DMMA, from sm_80 on), or
-// nothing when it can. Some sm_8x and sm_12x parts (GeForce, RTX) allow 99 KiB of shared
-// memory per block, too little for the kernel's three stages.
-std::optional<std::string> dmma_unavailable(const DeviceLimits& limits) {
-  if (limits.compute_capability < 80) return "no FP64 tensor cores below sm_80";
-  using Tile = kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>;  // the smaller tile; m16n8k16 needs more
-  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
-    return "the DMMA kernel needs " + std::to_string(Tile::kSharedBytes / 1024) +
-           " KiB of shared memory per block, this device allows " +
-           std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
-  return std::nullopt;
-}
-
-// Why the 16-bit GEMM cannot run the mma.sync kernel (gemm_mma.cu) here, or nothing when it
-// can; the WMMA kernel runs it then.
-std::optional<std::string> mma_unavailable(const DeviceLimits& limits, bool vectorized) {
-  if (!vectorized) return "mma_gemm needs n and k multiples of 8";
-  if (limits.compute_capability < 80) return "mma_gemm needs sm_80 or newer";
-  using Tile = kernels::MmaGemmTile;
-  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
-    return "mma_gemm needs " + std::to_string(Tile::kSharedBytes / 1024) +
-           " KiB of shared memory per block, this device allows " +
-           std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
-  return std::nullopt;
-}
-
-// Why the 16-bit GEMM cannot run the wgmma kernel (gemm_wgmma.cu) here, or nothing when it
-// can; the mma.sync kernel runs it then. wgmma is sm_90's alone (Blackwell's tensor cores
-// take other instructions), and only code compiled for sm_90a has it.
-std::optional<std::string> wgmma_unavailable(const DeviceLimits& limits, bool vectorized) {
-  if (!vectorized) return "wgmma_gemm needs n and k multiples of 8";
-  if (limits.compute_capability != 90) return "wgmma_gemm needs sm_90";
-  using Tile = kernels::WgmmaGemmTile;
-  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
-    return "wgmma_gemm needs " + std::to_string(Tile::kSharedBytes / 1024) +
-           " KiB of shared memory per block, this device allows " +
-           std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
-  if (!kernels::wgmma_gemm_compiled_in()) return "wgmma_gemm needs sm_90a code, which this build lacks";
-  return std::nullopt;
-}
-
-template <class T>
-class GemmCase final : public GpuPrepared {
-  static constexpr bool kHasDmmaPath = std::is_same_v<T, double>;
-
- public:
-  GemmCase(const Problem& problem, const BackendSettings& settings)
-      : GpuPrepared(problem, settings),
-        m_(int_dimension(problem.shape.m, "matmul m")),
-        n_(int_dimension(problem.shape.n, "matmul n")),
-        k_(int_dimension(problem.shape.k, "matmul k")),
-        // 16-byte global accesses need every row of A (k wide) and B, C (n wide) aligned.
-        vectorized_(n_ % kVecLanes<T> == 0 && k_ % kVecLanes<T> == 0),
-        no_dmma_(dmma_unavailable(limits())),
-        dmma_(kHasDmmaPath && !no_dmma_),
-        dmma_shape_(dmma_ ? kernels::dmma_shape_for_current_device(limits().compute_capability,
-                                                                  limits().shared_bytes_per_block_optin)
-                          : kernels::DmmaShape::m8n8k4),
-        no_mma_(mma_unavailable(limits(), vectorized_)),
-        no_wgmma_(kComputedWider<T> ? wgmma_unavailable(limits(), vectorized_) : std::nullopt),
-        wgmma_(kComputedWider<T> && !no_wgmma_),
-        mma_(kComputedWider<T> && !wgmma_ && !no_mma_) {
-    if (dmma_) kernels::configure_gemm_dmma(dmma_shape_);
-    if (mma_) kernels::configure_gemm_mma();
-    if (wgmma_) wgmma_clusters_ = kernels::configure_gemm_wgmma();
-  }
-  // f16 and bf16 on the tensor cores (the wgmma kernel where wgmma_unavailable allows, else
-  // the mma.sync kernel where mma_unavailable allows, the WMMA kernel otherwise); f64 on the FP64 tensor cores where the device has
-  // them (dmma_unavailable); f32, and f64 elsewhere, on the CUDA cores (FMA). The f32 kernel has no TF32 path, so --tf32
-  // leaves its cases alone (src/measure/gpu_backend_list.hpp).
-  void run() override {
-    using D = DeviceType<T>;
-    if constexpr (kComputedWider<T>) {
-      if (wgmma_)
-        kernels::launch_gemm_wgmma<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), wgmma_clusters_,
-                                      stream());
-      else if (mma_)
-        kernels::launch_gemm_mma<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), stream());
-      else
-        kernels::launch_gemm_tensor<D>(m_, n_, k_, device_a<D>(), device_b<D>(), device_output<D>(), vectorized_,
-                                       stream());
-    } else if (dmma_) {
-      if constexpr (kHasDmmaPath)
-        kernels::launch_gemm_dmma(dmma_shape_, m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
-                                  stream());
-    } else {
-      kernels::launch_gemm<T>(m_, n_, k_, device_a<T>(), device_b<T>(), device_output<T>(), vectorized_,
-                              limits().sm_count, stream());
-    }
-  }
-  std::string details() const override {
-    const std::string access = std::string(" global_access=") + (vectorized_ ? "vec16" : "scalar");
-    if constexpr (kComputedWider<T>) {
-      if (wgmma_) {
-        using Tile = kernels::WgmmaGemmTile;
-        return "kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) block_tile=" +
-               std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
-               std::to_string(Tile::kBlockK) + " stages=" + std::to_string(Tile::kStages) +
-               " cluster=" + std::to_string(Tile::kClusterM) + "x1 (TMA with B multicast, warp-specialized, persistent: " +
-               std::to_string(wgmma_clusters_) + " clusters)" + access;
-      }
-      // Why not wgmma, where the device is the one it is for.
-      const std::string why_not_wgmma =
-          limits().compute_capability == 90 && no_wgmma_ ? "; " + *no_wgmma_ : std::string();
-      if (mma_) {
-        using Tile = kernels::MmaGemmTile;
-        return "kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation" + why_not_wgmma + ") block_tile=" +
-               std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
-               std::to_string(Tile::kBlockK) + " warp_tile=" + std::to_string(Tile::kWarpM) + "x" +
-               std::to_string(Tile::kWarpN) + " stages=" + std::to_string(Tile::kStages) +
-               " (cp.async, swizzled shared layout, ldmatrix)" + access;
-      }
-      using Tile = kernels::TensorGemmTile;
-      return "kernel=wmma_gemm (tensor cores, f32 accumulation; " + *no_mma_ + ") block_tile=" +
-             std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) +
-             " warp_tile=" + std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) + " mma=16x16x16" +
-             access;
-    } else {
-      if (dmma_) {
-        const auto text = [&](auto tile) {
-          using Tile = decltype(tile);
-          return std::string("kernel=dmma_gemm (FP64 tensor cores, mma.sync ") +
-                 kernels::dmma_shape_name(dmma_shape_) + ") block_tile=" + std::to_string(Tile::kBlockM) + "x" +
-                 std::to_string(Tile::kBlockN) + "x" + std::to_string(Tile::kBlockK) + " warp_tile=" +
-                 std::to_string(Tile::kWarpM) + "x" + std::to_string(Tile::kWarpN) +
-                 " stages=" + std::to_string(Tile::kStages) + " (cp.async)" + access;
-        };
-        return dmma_shape_ == kernels::DmmaShape::m16n8k16
-                   ? text(kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>{})
-                   : text(kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>{});
-      }
-      const auto text = [&](auto tile) {
-        using Tile = decltype(tile);
-        return "kernel=tiled_gemm (CUDA-core FMA; no TF32 path" + (kHasDmmaPath ? "; " + *no_dmma_ : std::string()) +
-               ") block_tile=" + std::to_string(Tile::kBlockM) + "x" + std::to_string(Tile::kBlockN) + "x" +
-               std::to_string(Tile::kBlockK) + " thread_tile=" + std::to_string(Tile::kThreadM) + "x" +
-               std::to_string(Tile::kThreadN) + access;
-      };
-      return kernels::gemm_uses_small_tile(m_, n_, limits().sm_count) ? text(kernels::SmallGemmTile{})
-                                                                       : text(kernels::GemmTile{});
-    }
-  }
-
- private:
-  int m_, n_, k_;
-  bool vectorized_;
-  std::optional<std::string> no_dmma_;
-  bool dmma_;  // f64 on a device that runs the DMMA kernel
-  kernels::DmmaShape dmma_shape_;  // its mma.sync shape there (m16n8k16 from sm_90 on)
-  std::optional<std::string> no_mma_;
-  std::optional<std::string> no_wgmma_;
-  bool wgmma_;  // f16 or bf16 on the wgmma kernel
-  int wgmma_clusters_ = 0;  // its persistent grid, in clusters
-  bool mma_;  // f16 or bf16 on the mma.sync kernel
 };
 
 // The f32/f64 merge path is the one kernel the 16-bit types lack.
@@ -526,7 +364,7 @@ class CudaKernelsBackend final : public GpuBackend {
         case Op::sum:
           return std::make_unique<SumCase<T>>(problem, settings);
         case Op::matmul:
-          return std::make_unique<GemmCase<T>>(problem, settings);
+          return make_cuda_gemm_case(problem, settings);
         case Op::spmv:
           if (kComputedWider<T> && settings.spmv_kernel == SpmvKernelChoice::merge_path)
             throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");

@@ -28,10 +28,14 @@ std::size_t vector_bytes(const V& values) {
 
 }  // namespace
 
-int int_dimension(std::int64_t value, const std::string& what) {
-  if (value < 0 || value > std::numeric_limits<int>::max())
-    throw std::runtime_error(what + " = " + std::to_string(value) + " does not fit a 32-bit int");
-  return static_cast<int>(value);
+MatmulDimensions matmul_dimensions(const Shape& shape) {
+  const auto fitting = [](std::int64_t value, const char* what) {
+    if (value < 0 || value > std::numeric_limits<int>::max())
+      throw std::runtime_error(std::string("matmul ") + what + " = " + std::to_string(value) +
+                               " does not fit a 32-bit int");
+    return static_cast<int>(value);
+  };
+  return {fitting(shape.m, "m"), fitting(shape.n, "n"), fitting(shape.k, "k")};
 }
 
 StagedInput::StagedInput(const void* host, std::size_t bytes, const std::string& what)

@@ -31,9 +31,14 @@ class StagedInput {
   DeviceBuffer<unsigned char> device_;
 };
 
-// A matrix dimension as the int that kernels and BLAS-style interfaces take; throws when
-// it does not fit (make_problem refuses such shapes, hand-built problems may not).
-int int_dimension(std::int64_t value, const std::string& what);
+// A matmul's m, n and k as the ints that kernels and BLAS-style interfaces take; throws when
+// one does not fit (make_problem refuses such shapes, hand-built problems may not).
+struct MatmulDimensions {
+  int m = 0;
+  int n = 0;
+  int k = 0;
+};
+MatmulDimensions matmul_dimensions(const Shape& shape);
 
 class GpuPrepared : public Prepared {
  public:

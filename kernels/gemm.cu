@@ -18,6 +18,9 @@
 //   - Edges: loads outside A or B read as zero and stores outside C are skipped, so any
 //     m, n, k work; when n or k is not a multiple of the vector width the same kernel runs
 //     with element-wise global accesses (template parameter kVectorized).
+//   - Split k (blockIdx.z: part z of k, split_k deep): each part's blocks write their
+//     product over that part to the z-th m x n slab of the output, which is then a workspace
+//     of partials (gemm_split_k.cuh adds them); with one part the slab is C.
 #include "kernels/gemm.cuh"
 
 #include <cstdint>
@@ -35,7 +38,7 @@ constexpr int kGemmMinBlocksPerSm = sizeof(T) == 4 ? 2 : 1;
 
 template <class T, bool kVectorized, class Tile>
 __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
-    gemm_kernel(int m, int n, int k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
+    gemm_kernel(int m, int n, int k, int split_k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
   constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = Tile::kBlockK;
   constexpr int kTM = Tile::kThreadM, kTN = Tile::kThreadN, kThreads = Tile::kThreads;
   using Vec = Vec16<T>;
@@ -55,6 +58,8 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
   const int n0 = static_cast<int>(blockIdx.x) * kBN;
   const int ty = tid / (kBN / kTN);
   const int tx = tid % (kBN / kTN);
+  const int k_begin = static_cast<int>(blockIdx.z) * split_k, k_end = min(k, k_begin + split_k);
+  c += static_cast<std::int64_t>(blockIdx.z) * m * n;
 
   T a_stage[kALoads][kGlobalLanes];
   T b_stage[kBLoads][kGlobalLanes];
@@ -66,7 +71,7 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
       const int v = tid + i * kThreads;
       const int row = v / (kBK / kGlobalLanes);
       const int col = (v % (kBK / kGlobalLanes)) * kGlobalLanes;
-      const bool inside = m0 + row < m && k0 + col < k;
+      const bool inside = m0 + row < m && k0 + col < k_end;
       const T* source = a + static_cast<std::int64_t>(m0 + row) * k + (k0 + col);
       if constexpr (kVectorized) {
         const Vec loaded = inside ? *reinterpret_cast<const Vec*>(source) : Vec{};
@@ -81,7 +86,7 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
       const int v = tid + i * kThreads;
       const int row = v / (kBN / kGlobalLanes);
       const int col = (v % (kBN / kGlobalLanes)) * kGlobalLanes;
-      const bool inside = k0 + row < k && n0 + col < n;
+      const bool inside = k0 + row < k_end && n0 + col < n;
       const T* source = b + static_cast<std::int64_t>(k0 + row) * n + (n0 + col);
       if constexpr (kVectorized) {
         const Vec loaded = inside ? *reinterpret_cast<const Vec*>(source) : Vec{};
@@ -139,14 +144,14 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
     }
   };
 
-  const int k_stages = (k + kBK - 1) / kBK;
-  load_stage(0);
+  const int k_stages = (k_end - k_begin + kBK - 1) / kBK;
+  load_stage(k_begin);
   store_stage(0);
   __syncthreads();
   for (int s = 0; s < k_stages; ++s) {
     const int stage = s & 1;
     const bool has_next = s + 1 < k_stages;
-    if (has_next) load_stage((s + 1) * kBK);
+    if (has_next) load_stage(k_begin + (s + 1) * kBK);
     multiply_stage(stage);
     if (has_next) store_stage(stage ^ 1);
     __syncthreads();
@@ -178,33 +183,31 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
 }
 
 template <class T, class Tile>
-void launch_tiled(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, cudaStream_t stream) {
-  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM);
+void launch_tiled(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, int parts, int split_k,
+                  cudaStream_t stream) {
+  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
+                  static_cast<unsigned>(parts));
   if (vectorized)
-    gemm_kernel<T, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c);
+    gemm_kernel<T, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c);
   else
-    gemm_kernel<T, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c);
+    gemm_kernel<T, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c);
   GPB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-bool gemm_uses_small_tile(int m, int n, int sm_count) {
-  const std::int64_t blocks = static_cast<std::int64_t>((m + GemmTile::kBlockM - 1) / GemmTile::kBlockM) *
-                              ((n + GemmTile::kBlockN - 1) / GemmTile::kBlockN);
-  return blocks < sm_count;
-}
-
 template <class T>
-void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, int sm_count,
-                 cudaStream_t stream) {
-  if (gemm_uses_small_tile(m, n, sm_count))
-    launch_tiled<T, SmallGemmTile>(m, n, k, a, b, c, vectorized, stream);
+void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, bool small_tile, int parts,
+                 int split_k, cudaStream_t stream) {
+  if (small_tile)
+    launch_tiled<T, SmallGemmTile>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
   else
-    launch_tiled<T, GemmTile>(m, n, k, a, b, c, vectorized, stream);
+    launch_tiled<T, GemmTile>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
 }
 
-template void launch_gemm<float>(int, int, int, const float*, const float*, float*, bool, int, cudaStream_t);
-template void launch_gemm<double>(int, int, int, const double*, const double*, double*, bool, int, cudaStream_t);
+template void launch_gemm<float>(int, int, int, const float*, const float*, float*, bool, bool, int, int,
+                                 cudaStream_t);
+template void launch_gemm<double>(int, int, int, const double*, const double*, double*, bool, bool, int, int,
+                                  cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -17,9 +17,9 @@ struct GemmTile {
 };
 
 // The small tile, for products whose large-tile grid would leave SMs idle (1000 x 333 x 77:
-// 24 blocks): a quarter of the area and a quarter of the work per thread. On an H100 it ran
-// 1000 x 333 x 77 in 10.1 against 22.9 us (cuBLAS 8.0); stages of 32 ran it no faster, and
-// it is slower than the large tile at 4096 (4.50 against 3.64 ms).
+// 24 blocks; src/gemm_dispatch.cpp chooses): a quarter of the area and a quarter of the work
+// per thread. On an H100 it ran 1000 x 333 x 77 in 10.1 against 22.9 us (cuBLAS 8.0); stages
+// of 32 ran it no faster, and it is slower than the large tile at 4096 (4.50 against 3.64 ms).
 struct SmallGemmTile {
   static constexpr int kBlockM = 64;
   static constexpr int kBlockN = 64;
@@ -30,17 +30,15 @@ struct SmallGemmTile {
   static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
 };
 
-// Whether C (m x n) runs on the small tile: where the large tile's grid has fewer blocks
-// than the device has SMs.
-bool gemm_uses_small_tile(int m, int n, int sm_count);
-
 // C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1. `vectorized`
 // selects 16-byte global loads and stores, legal only when n and k are multiples of the
 // vector width (4 floats, 2 doubles) so that every row starts 16-byte aligned;
-// otherwise the same tiling runs with element-wise global accesses. The tile follows
-// gemm_uses_small_tile for the device's `sm_count`.
+// otherwise the same tiling runs with element-wise global accesses. `small_tile` selects
+// SmallGemmTile. With parts > 1, k is split into parts of split_k (a multiple of the tile's
+// kBlockK; the last may be shorter) and part p's product goes to c + p * m * n, a workspace
+// of partials for launch_add_partials; with one part, c is C and split_k at least k.
 template <class T>
-void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, int sm_count,
-                 cudaStream_t stream);
+void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, bool small_tile, int parts,
+                 int split_k, cudaStream_t stream);
 
 }  // namespace gpb::kernels

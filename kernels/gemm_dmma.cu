@@ -35,8 +35,16 @@
 //     (A at row g (+ 8r), column t (+ 4q): (g * 20 + t) mod 16 = (g * 36 + t) mod 16 = 4g + t; B at row t (+ 4q),
 //     column g: (t * 132 + g) mod 16 = 4t + g; the offsets 8r * 20 = 160 and 4q * 132 move
 //     all lanes alike), and every row still starts 16-byte aligned for the copies.
+//   - Element-wise copies (n or k odd) are issued four at a time in a loop: unrolled whole,
+//     the 32 of a 32-deep stage kept their addresses live across the MMAs and the m16n8k16
+//     kernel spilled (255 registers and 284 bytes of spill stores, against 207 registers and
+//     none now; CUDA 13.0, sm_90a).
 //   - Edges: stores outside C are skipped; with n even the two accumulators of a pair go
-//     out as one 16-byte store.
+//     out as one 16-byte store. A warp whose 64 x 32 of C lies wholly outside C (m or n not
+//     above 64, as in long-k products with a small C) skips its MMAs.
+//   - Split k (blockIdx.z: part z of k, split_k deep): each part's blocks write their product
+//     over that part to the z-th m x n slab of the output, a workspace of partials that
+//     gemm_split_k.cuh adds; with one part the slab is C.
 // Correct for any m, n, k >= 1. What it leaves out: swizzled instead of padded layouts,
 // wider (16-byte) fragment loads, a deeper pipeline; docs/kernel-notes.md has the design's
 // floor and prediction.
@@ -110,9 +118,9 @@ struct Mma<DmmaShape::m16n8k16> {
 
 // Starts the copies of A's 128 x 16 slice and B's 16 x 128 slice at depth k0 into one stage
 // (A at the front, B after it); consecutive threads take consecutive chunks of a row, so
-// the global reads coalesce along rows.
+// the global reads coalesce along rows. A's rows are k long; depths from k_end on read as zero.
 template <DmmaShape kShape, bool kVectorized>
-__device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, const double* __restrict__ a,
+__device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, int k_end, const double* __restrict__ a,
                                            const double* __restrict__ b, int m0, int n0, int k0) {
   GPB_DMMA_LAYOUT(kShape);
   constexpr int kChunk = kVectorized ? 2 : 1;  // doubles per copy
@@ -126,21 +134,22 @@ __device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, c
                 "the copies must divide evenly among the threads");
   double* a_tile = stage;
   double* b_tile = stage + kAStageDoubles;
+  constexpr int kUnroll = kVectorized ? kACopies : 4;  // element-wise: see the header
   const int tid = static_cast<int>(threadIdx.x);
-#pragma unroll
+#pragma unroll (kUnroll)
   for (int i = 0; i < kACopies; ++i) {
     const int index = tid + i * Tile::kThreads;
     const int row = index / kAChunksPerRow, col = index % kAChunksPerRow * kChunk;
-    // With k even a chunk starting inside k ends inside it, so one test covers both doubles.
-    const bool inside = m0 + row < m && k0 + col < k;
+    // With k_end even a chunk starting inside it ends inside it, so one test covers both doubles.
+    const bool inside = m0 + row < m && k0 + col < k_end;
     const double* source = inside ? a + static_cast<std::int64_t>(m0 + row) * k + (k0 + col) : a;
     copy_async<kBytes>(a_tile + row * kLdA + col, source, inside);
   }
-#pragma unroll
+#pragma unroll (kUnroll)
   for (int i = 0; i < kBCopies; ++i) {
     const int index = tid + i * Tile::kThreads;
     const int row = index / kBChunksPerRow, col = index % kBChunksPerRow * kChunk;
-    const bool inside = k0 + row < k && n0 + col < n;
+    const bool inside = k0 + row < k_end && n0 + col < n;
     const double* source = inside ? b + static_cast<std::int64_t>(k0 + row) * n + (n0 + col) : b;
     copy_async<kBytes>(b_tile + row * kLdB + col, source, inside);
   }
@@ -148,7 +157,7 @@ __device__ __forceinline__ void copy_stage(double* stage, int m, int n, int k, c
 
 template <DmmaShape kShape, bool kVectorized>
 __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
-    gemm_dmma_kernel(int m, int n, int k, const double* __restrict__ a, const double* __restrict__ b,
+    gemm_dmma_kernel(int m, int n, int k, int split_k, const double* __restrict__ a, const double* __restrict__ b,
                      double* __restrict__ c) {
   GPB_DMMA_LAYOUT(kShape);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -171,6 +180,9 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int warp_row = warp / Tile::kWarpsN * Tile::kWarpM, warp_col = warp % Tile::kWarpsN * Tile::kWarpN;
   const int group = lane / 4, thread_in_group = lane % 4;  // g and t of the fragment layouts
+  const bool has_output = m0 + warp_row < m && n0 + warp_col < n;
+  const int k_begin = static_cast<int>(blockIdx.z) * split_k, k_end = min(k, k_begin + split_k);
+  c += static_cast<std::int64_t>(blockIdx.z) * m * n;
 
   // This lane's first A element (row g, column t of the warp's first fragment) and first B
   // element (row t, column g), as offsets into a stage.
@@ -179,13 +191,14 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
 
   double acc[kFragmentsM][kFragmentsN][kCRegisters] = {};
 
-  const int k_stages = (k + Tile::kBlockK - 1) / Tile::kBlockK;
+  const int k_stages = (k_end - k_begin + Tile::kBlockK - 1) / Tile::kBlockK;
   // Prologue: the first kStages - 1 stages in flight. Every iteration commits a group, empty
   // or not, so that "stage s has landed" is always "at most kStages - 2 groups pending".
 #pragma unroll
   for (int s = 0; s < Tile::kStages - 1; ++s) {
     if (s < k_stages)
-      copy_stage<kShape, kVectorized>(stages + s * kStageDoubles, m, n, k, a, b, m0, n0, s * Tile::kBlockK);
+      copy_stage<kShape, kVectorized>(stages + s * kStageDoubles, m, n, k, k_end, a, b, m0, n0,
+                                      k_begin + s * Tile::kBlockK);
     commit_copies();
   }
 
@@ -196,9 +209,10 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
     __syncthreads();
     const int ahead = s + Tile::kStages - 1;
     if (ahead < k_stages)
-      copy_stage<kShape, kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, a, b, m0, n0,
-                              ahead * Tile::kBlockK);
+      copy_stage<kShape, kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, k_end, a, b, m0, n0,
+                                      k_begin + ahead * Tile::kBlockK);
     commit_copies();
+    if (!has_output) continue;
 
     const double* stage = stages + (s % Tile::kStages) * kStageDoubles;
 #pragma unroll
@@ -260,13 +274,15 @@ void allow_shared_bytes() {
 }
 
 template <DmmaShape kShape>
-void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, cudaStream_t stream) {
+void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, int parts, int split_k,
+            cudaStream_t stream) {
   using Tile = DmmaGemmTile<kShape>;
-  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM);
+  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
+                  static_cast<unsigned>(parts));
   if (vectorized)
-    gemm_dmma_kernel<kShape, true><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
+    gemm_dmma_kernel<kShape, true><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
   else
-    gemm_dmma_kernel<kShape, false><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
+    gemm_dmma_kernel<kShape, false><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
 }
 
 }  // namespace
@@ -295,11 +311,11 @@ void configure_gemm_dmma(DmmaShape shape) {
 }
 
 void launch_gemm_dmma(DmmaShape shape, int m, int n, int k, const double* a, const double* b, double* c,
-                      bool vectorized, cudaStream_t stream) {
+                      bool vectorized, int parts, int split_k, cudaStream_t stream) {
   if (shape == DmmaShape::m16n8k16)
-    launch<DmmaShape::m16n8k16>(m, n, k, a, b, c, vectorized, stream);
+    launch<DmmaShape::m16n8k16>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
   else
-    launch<DmmaShape::m8n8k4>(m, n, k, a, b, c, vectorized, stream);
+    launch<DmmaShape::m8n8k4>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
   GPB_CHECK_LAUNCH();
 }
 

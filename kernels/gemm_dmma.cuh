@@ -51,10 +51,13 @@ void configure_gemm_dmma(DmmaShape shape);
 // C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1, in f64 on the tensor
 // cores. `vectorized` selects 16-byte global copies, legal only when n and k are even so
 // that every row starts 16-byte aligned; otherwise the same tiling copies element-wise.
+// With parts > 1, k is split into parts of split_k (a multiple of the tile's kBlockK; the
+// last may be shorter) and part p's product goes to c + p * m * n, a workspace of partials
+// for launch_add_partials; with one part, c is C and split_k at least k.
 // Needs a device of compute capability 8.0 or newer that allows the shape's tile kSharedBytes of shared
 // memory per block, and `shape` from dmma_shape_for_current_device: the caller checks
 // (below sm_80, or m16n8k16 in code compiled for less than sm_90, the kernel traps).
 void launch_gemm_dmma(DmmaShape shape, int m, int n, int k, const double* a, const double* b, double* c,
-                      bool vectorized, cudaStream_t stream);
+                      bool vectorized, int parts, int split_k, cudaStream_t stream);
 
 }  // namespace gpb::kernels

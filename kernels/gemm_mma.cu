@@ -1,7 +1,7 @@
 // Tiled GEMM for __half and __nv_bfloat16 on tensor cores: PTX
 // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (sm_80 and newer), fed from
-// shared memory by ldmatrix and into it by a cp.async pipeline. For n and k multiples of 8;
-// gemm_tensor.cu's WMMA kernel takes the other shapes.
+// shared memory by ldmatrix and into it by a cp.async pipeline. For rows of whole 16-byte
+// chunks (leading dimensions multiples of 8); the host pads other shapes into such copies.
 //
 // Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 256 tile of C, walking k in
 // stages of 32:
@@ -42,10 +42,16 @@
 //     64 x 64 tile in shared memory (the stages' memory, free after a barrier; chunk c of row
 //     r at c ^ (r & 7), conflict-free both ways), then read back as 16-byte chunks and
 //     stored to C as 16-byte stores, a row's 128 bytes per 8 lanes; chunks past m or n are
-//     skipped (with n a multiple of 8 a chunk is wholly in or out).
+//     skipped (with n a multiple of 8 a chunk is wholly in or out). Rows of C that are not
+//     whole 16-byte chunks (odd widths) take the same chunks element by element.
 //   - Blocks are ordered in groups of 8 block rows (consecutive blocks walk down a group's
 //     rows before moving right), so the blocks resident at one time share A and B slices
 //     in L2.
+//   - Split k (blockIdx.y: part y of k, split_k deep): the blocks of a part write their f32
+//     sums, unrounded, straight from the accumulators to the y-th m x n slab of `partials`
+//     (8-byte stores, four lanes to a 32-byte row segment), which gemm_split_k.cuh adds;
+//     with one part the epilogue above writes C. Warps whose 64 x 64 of C lies wholly
+//     outside C skip their MMAs.
 // What it leaves out: sm_90's wgmma (asynchronous warpgroup MMA reading shared memory
 // directly) and TMA (bulk tensor copies with hardware swizzling), which is what reaches
 // cuBLAS on Hopper; docs/kernel-notes.md has the prediction.
@@ -57,6 +63,7 @@
 #include <cstdint>
 
 #include "kernels/cp_async.cuh"
+#include "kernels/gemm_store.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -133,10 +140,11 @@ struct MmaOps<__nv_bfloat16> {
 
 // Starts the copies of A's 128 x 32 slice and B's 32 x 256 slice at depth k0 into one stage
 // (A at the front, B after it); consecutive threads take consecutive chunks of a row, so
-// the global reads coalesce along rows.
+// the global reads coalesce along rows. Depths from k_end on read as zero (a chunk that
+// starts before k_end is copied whole: A's padding past k holds zeros).
 template <class T>
-__device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k, const T* __restrict__ a,
-                                           const T* __restrict__ b, int m0, int n0, int k0) {
+__device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k_end, int lda, int ldb,
+                                           const T* __restrict__ a, const T* __restrict__ b, int m0, int n0, int k0) {
   constexpr int kACopies = Tile::kBlockM * kAChunksPerRow / Tile::kThreads;  // 2
   constexpr int kBCopies = Tile::kBlockK * kBChunksPerRow / Tile::kThreads;  // 4
   static_assert(kACopies * Tile::kThreads == Tile::kBlockM * kAChunksPerRow &&
@@ -148,8 +156,8 @@ __device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k, const 
     const int index = tid + i * Tile::kThreads;
     const int row = index / kAChunksPerRow, chunk = index % kAChunksPerRow;
     const int global_row = m0 + row, global_col = k0 + chunk * kChunk;
-    const bool inside = global_row < m && global_col < k;
-    const T* source = inside ? a + static_cast<std::int64_t>(global_row) * k + global_col : a;
+    const bool inside = global_row < m && global_col < k_end;
+    const T* source = inside ? a + static_cast<std::int64_t>(global_row) * lda + global_col : a;
     copy_async<16>(stage + a_slice_offset(row, chunk), source, inside);
   }
   T* b_slice = stage + kAStageElements;
@@ -158,15 +166,16 @@ __device__ __forceinline__ void copy_stage(T* stage, int m, int n, int k, const 
     const int index = tid + i * Tile::kThreads;
     const int row = index / kBChunksPerRow, chunk = index % kBChunksPerRow;
     const int global_row = k0 + row, global_col = n0 + chunk * kChunk;
-    const bool inside = global_row < k && global_col < n;
-    const T* source = inside ? b + static_cast<std::int64_t>(global_row) * n + global_col : b;
+    const bool inside = global_row < k_end && global_col < n;
+    const T* source = inside ? b + static_cast<std::int64_t>(global_row) * ldb + global_col : b;
     copy_async<16>(b_slice + b_slice_offset(row, chunk), source, inside);
   }
 }
 
 template <class T>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
-    gemm_mma_kernel(int m, int n, int k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
+    gemm_mma_kernel(int m, int n, int k, int lda, int ldb, int ldc, int c_columns, int split_k,
+                    const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, float* __restrict__ partials) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // no mma.sync m16n8k16, bf16 or cp.async before sm_80; launch_gemm_mma's callers check the device
 #else
@@ -185,6 +194,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int warp_row = warp / Tile::kWarpsN * Tile::kWarpM, warp_col = warp % Tile::kWarpsN * Tile::kWarpN;
+  const bool has_output = m0 + warp_row < m && n0 + warp_col < n;
+  const int part = static_cast<int>(blockIdx.y);
+  const int k_begin = part * split_k, k_end = min(k, k_begin + split_k);
 
   // The row this lane addresses for ldmatrix: matrix q = lane / 8, its row lane % 8.
   const int matrix = lane / 8, matrix_row = lane % 8;
@@ -199,12 +211,13 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 
   float acc[kFragmentsM][kFragmentsN][4] = {};
 
-  const int k_stages = (k + Tile::kBlockK - 1) / Tile::kBlockK;
+  const int k_stages = (k_end - k_begin + Tile::kBlockK - 1) / Tile::kBlockK;
   // Prologue: the first kStages - 1 stages in flight. Every iteration commits a group, empty
   // or not, so that "stage s has landed" is always "at most kStages - 2 groups pending".
 #pragma unroll
   for (int s = 0; s < Tile::kStages - 1; ++s) {
-    if (s < k_stages) copy_stage(stages + s * kStageElements, m, n, k, a, b, m0, n0, s * Tile::kBlockK);
+    if (s < k_stages)
+      copy_stage(stages + s * kStageElements, m, n, k_end, lda, ldb, a, b, m0, n0, k_begin + s * Tile::kBlockK);
     commit_copies();
   }
 
@@ -215,8 +228,10 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     __syncthreads();
     const int ahead = s + Tile::kStages - 1;
     if (ahead < k_stages)
-      copy_stage(stages + (ahead % Tile::kStages) * kStageElements, m, n, k, a, b, m0, n0, ahead * Tile::kBlockK);
+      copy_stage(stages + (ahead % Tile::kStages) * kStageElements, m, n, k_end, lda, ldb, a, b, m0, n0,
+                 k_begin + ahead * Tile::kBlockK);
     commit_copies();
+    if (!has_output) continue;
 
     const T* a_slice = stages + (s % Tile::kStages) * kStageElements;
     const T* b_slice = a_slice + kAStageElements;
@@ -246,12 +261,30 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     }
   }
 
+  const int g = lane / 4, t = lane % 4;
+  if (partials) {
+    float* slab = partials + static_cast<std::int64_t>(part) * m * n;
+#pragma unroll
+    for (int i = 0; i < kFragmentsM; ++i)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = m0 + warp_row + i * Tile::kMmaM + half * 8 + g;
+        if (row >= m) continue;
+#pragma unroll
+        for (int j = 0; j < kFragmentsN; ++j) {
+          const int col = n0 + warp_col + j * Tile::kMmaN + 2 * t;  // even, and n is a multiple of 8
+          if (col < n)
+            *reinterpret_cast<float2*>(slab + static_cast<std::int64_t>(row) * n + col) =
+                make_float2(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
+        }
+      }
+    return;
+  }
   // Only empty groups can still be pending; after the barrier no warp reads a stage, and
   // the stages' memory holds the warps' epilogue tiles.
   wait_for_copies<0>();
   __syncthreads();
   T* own_tile = stages + warp * Tile::kWarpM * Tile::kWarpN;
-  const int g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int i = 0; i < kFragmentsM; ++i)
 #pragma unroll
@@ -264,14 +297,16 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     }
   __syncwarp();
   constexpr int kPasses = Tile::kWarpM * kWarpChunksPerRow / 32;  // 16: four rows a pass
+  const bool whole_chunks = ldc % kChunk == 0 && c_columns % kChunk == 0;
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
     const int index = pass * 32 + lane;
     const int row = index / kWarpChunksPerRow, chunk = index % kWarpChunksPerRow;
     const int global_row = m0 + warp_row + row, global_col = n0 + warp_col + chunk * kChunk;
-    if (global_row < m && global_col < n)
-      *reinterpret_cast<uint4*>(c + static_cast<std::int64_t>(global_row) * n + global_col) =
-          *reinterpret_cast<const uint4*>(own_tile + row * Tile::kWarpN + (chunk ^ (row & 7)) * kChunk);
+    if (global_row < m && global_col < c_columns)
+      store_chunk(c + static_cast<std::int64_t>(global_row) * ldc + global_col,
+                  *reinterpret_cast<const uint4*>(own_tile + row * Tile::kWarpN + (chunk ^ (row & 7)) * kChunk),
+                  c_columns - global_col, whole_chunks);
   }
 #endif
 }
@@ -286,15 +321,16 @@ void configure_gemm_mma() {
 }
 
 template <class T>
-void launch_gemm_mma(int m, int n, int k, const T* a, const T* b, T* c, cudaStream_t stream) {
-  const int blocks_m = (m + Tile::kBlockM - 1) / Tile::kBlockM, blocks_n = (n + Tile::kBlockN - 1) / Tile::kBlockN;
-  const dim3 grid(static_cast<unsigned>(blocks_m) * static_cast<unsigned>(blocks_n));
-  gemm_mma_kernel<T><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, a, b, c);
+void launch_gemm_mma(const GemmOperands<T>& operands, cudaStream_t stream) {
+  const GemmOperands<T>& o = operands;
+  const int blocks_m = (o.m + Tile::kBlockM - 1) / Tile::kBlockM, blocks_n = (o.n + Tile::kBlockN - 1) / Tile::kBlockN;
+  const dim3 grid(static_cast<unsigned>(blocks_m) * static_cast<unsigned>(blocks_n), static_cast<unsigned>(o.parts));
+  gemm_mma_kernel<T><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(
+      o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.c_columns, o.split_k, o.a, o.b, o.c, o.partials);
   GPB_CHECK_LAUNCH();
 }
 
-template void launch_gemm_mma<__half>(int, int, int, const __half*, const __half*, __half*, cudaStream_t);
-template void launch_gemm_mma<__nv_bfloat16>(int, int, int, const __nv_bfloat16*, const __nv_bfloat16*,
-                                             __nv_bfloat16*, cudaStream_t);
+template void launch_gemm_mma<__half>(const GemmOperands<__half>&, cudaStream_t);
+template void launch_gemm_mma<__nv_bfloat16>(const GemmOperands<__nv_bfloat16>&, cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -1,10 +1,12 @@
 // Dense C = A * B (row-major) for 16-bit elements on tensor cores through PTX mma.sync
-// (sm_80 and newer), for n and k multiples of 8; design notes in gemm_mma.cu.
+// (sm_80 and newer), for rows of whole 16-byte chunks; design notes in gemm_mma.cu.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+
+#include "kernels/gemm_operands.cuh"
 
 namespace gpb::kernels {
 
@@ -30,12 +32,12 @@ struct MmaGemmTile {
 // 48 KiB) on the current device: once per device, before the first launch_gemm_mma there.
 void configure_gemm_mma();
 
-// C (m x n) = A (m x k) * B (k x n), all row-major, for T = __half or __nv_bfloat16: products
-// and sums in f32 on the tensor cores, C rounded once to T. Any m >= 1; n and k must be
-// multiples of 8 (every row then starts 16-byte aligned: all global accesses are 16-byte
-// copies and stores). Needs a device of compute capability 8.0 or newer that allows
-// kSharedBytes of shared memory per block: the caller checks (below sm_80 the kernel traps).
+// The product of `operands` (gemm_operands.cuh) for T = __half or __nv_bfloat16: products
+// and sums in f32 on the tensor cores. Any m >= 1; all global accesses are 16-byte copies
+// and stores, and split k's partials 8-byte stores. Needs a device of compute capability 8.0
+// or newer that allows kSharedBytes of shared memory per block: the caller checks (below
+// sm_80 the kernel traps).
 template <class T>
-void launch_gemm_mma(int m, int n, int k, const T* a, const T* b, T* c, cudaStream_t stream);
+void launch_gemm_mma(const GemmOperands<T>& operands, cudaStream_t stream);
 
 }  // namespace gpb::kernels

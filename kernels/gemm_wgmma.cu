@@ -2,8 +2,8 @@
 // wgmma.mma_async.sync.aligned.m64n256k16.f32.{f16,bf16}.{f16,bf16}, reading both operands
 // from shared memory, which TMA (cp.async.bulk.tensor) fills. Compiled only into sm_90a code
 // (wgmma and the multicast copies are architecture-specific features); elsewhere the kernel
-// traps and wgmma_gemm_compiled_in says no. For n and k multiples of 8; gemm_mma.cu's
-// mma.sync kernel takes the rest.
+// traps and wgmma_gemm_compiled_in says no. For rows of whole 16-byte chunks (leading
+// dimensions multiples of 8: TMA needs 16-byte row strides); the host pads other shapes.
 //
 // Layout of the work:
 //   - Blocks of 384 threads in three warpgroups. Warpgroup 0 is the producer: one thread
@@ -23,7 +23,16 @@
 //     more DRAM traffic) ran 8192 at 0.92x the speed, in the same run on an H100.
 //   - Clusters of two blocks on neighbouring row tiles (same columns): each block loads its
 //     own A slice and half of the shared B slice, multicast to both blocks, which halves
-//     the B traffic from L2.
+//     the B traffic from L2. Where C has one row tile (m <= 128) the second block would
+//     only multiply zeros: such products run clusters of one block (kClusterM = 1), each
+//     loading all of B's slice itself.
+//   - Split k: a work unit is a tile and one part of k (split_stages stages); the
+//     consumers of a part write their f32 sums, unrounded, from the accumulators to the
+//     part's m x n slab of `partials` (8-byte stores, four lanes to a 32-byte row segment),
+//     which gemm_split_k.cuh adds in part order. A consumer whose 64 rows lie wholly past m
+//     stores nothing; its wgmmas still run (on zeros): a wgmma behind a branch that ptxas
+//     cannot prove uniform over the warpgroup makes it serialise every wgmma of the kernel
+//     (C7520), which cost 16-23 % at 4096 and 8192 in an H100 run.
 //   - A ring of four 48 KiB stages (A 128 x 64, B 64 x 256), each with two mbarriers: `full`
 //     (the producer's arrive with the stage's byte count; the copies complete the bytes) and
 //     `empty` (one arrival per consumer warp of both blocks once its wgmmas that read the
@@ -46,7 +55,8 @@
 //     d[4j + 2h + e] is row 16 w + g + 8h, column 8j + 2t + e. The epilogue rounds each pair to
 //     T into shared memory and stores C from there in 16-byte chunks, whole rows per 16
 //     lanes; stored straight from registers (4 bytes per lane, 16 of each 32-byte sector)
-//     half of the sectors written were excess.
+//     half of the sectors written were excess. Rows of C that are not whole 16-byte chunks
+//     (odd widths) take the same chunks element by element.
 #include "kernels/gemm_wgmma.cuh"
 
 #include <cuda.h>
@@ -60,6 +70,7 @@
 #include <type_traits>
 
 #include "kernels/cp_async.cuh"
+#include "kernels/gemm_store.cuh"
 #include "kernels/launch_check.cuh"
 
 namespace gpb::kernels {
@@ -83,17 +94,15 @@ __global__ void wgmma_probe_kernel() {
 constexpr unsigned kAStageBytes = 2 * Tile::kBlockM * Tile::kBlockK;   // 16 KiB
 constexpr unsigned kBBoxBytes = 2 * kBBoxN * Tile::kBlockK;           // 8 KiB
 constexpr int kBBoxes = Tile::kBlockN / kBBoxN;                        // 4
-constexpr int kBBoxesPerBlock = kBBoxes / Tile::kClusterM;             // 2: each block loads its share
 constexpr int kConsumerRows = Tile::kBlockM / Tile::kConsumers;        // 64: one wgmma's m
 constexpr int kSteps = Tile::kBlockK / 16;                             // 4 wgmmas per stage
 constexpr int kAccumulators = kConsumerRows * Tile::kBlockN / 128;     // 128 per thread
-constexpr int kGroupUnits = 16 / Tile::kClusterM;                      // cluster row pairs per group: 16 tile rows
+constexpr int kGroupRows = 16;                                         // tile rows per group of the tile order
 constexpr int kEpilogueChunks = Tile::kBlockN / 2 / 8;                   // 16-byte chunks in a row of half a tile
 constexpr int kEpilogueRowBytes = kEpilogueChunks * 16;                    // 256
 static_assert(Tile::kEpilogueBytes == kConsumerRows * kEpilogueRowBytes, "an epilogue tile is 64 rows of half a tile");
-constexpr unsigned kEmptyArrivals = Tile::kConsumers * 4 * Tile::kClusterM;  // consumer warps of the cluster
 static_assert(Tile::kStageBytes == kAStageBytes + kBBoxes * kBBoxBytes, "a stage is A's box and B's boxes");
-static_assert(kBBoxes % Tile::kClusterM == 0 && kAccumulators == 128, "the tiling the kernel is written for");
+static_assert(kBBoxes % 2 == 0 && kAccumulators == 128, "the tiling the kernel is written for");
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;
@@ -262,19 +271,26 @@ struct Wgmma<__nv_bfloat16> {
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
+// The work of one launch: row and column tiles, and cluster work units (groups of kClusterM
+// row tiles over one column tile, times the parts of k).
 struct TileCounts {
-  int rows, columns, units;  // row tiles, column tiles, cluster work units (row-tile pairs x column tiles)
+  int rows, columns, units;
 };
-__host__ __device__ inline TileCounts tile_counts(int m, int n) {
+template <int kClusterM>
+__host__ __device__ inline TileCounts tile_counts(int m, int n, int parts) {
   const int rows = (m + Tile::kBlockM - 1) / Tile::kBlockM, columns = (n + Tile::kBlockN - 1) / Tile::kBlockN;
-  return {rows, columns, (rows + Tile::kClusterM - 1) / Tile::kClusterM * columns};
+  return {rows, columns, (rows + kClusterM - 1) / kClusterM * columns * parts};
 }
 
-template <class T>
+template <class T, int kClusterM>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                      T* __restrict__ c, int m, int n, int k) {
+                      T* __restrict__ c, int ldc, int c_columns, float* __restrict__ partials, int m, int n, int k,
+                      int parts, int split_stages) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kBBoxesPerBlock = kBBoxes / kClusterM;                   // each block loads its share of B
+  constexpr unsigned kEmptyArrivals = Tile::kConsumers * 4 * kClusterM;  // consumer warps of the cluster
+  constexpr int kGroupUnits = kGroupRows / kClusterM;                    // cluster row groups per group
   extern __shared__ unsigned char shared_memory[];
   const unsigned stages = (shared_address(shared_memory) + 1023) & ~1023u;
   const unsigned epilogue_tiles = stages + Tile::kStages * static_cast<unsigned>(Tile::kStageBytes);
@@ -292,18 +308,23 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   }
   cluster_sync();
 
-  const TileCounts counts = tile_counts(m, n);
-  const int cluster = static_cast<int>(blockIdx.x) / Tile::kClusterM;
-  const int clusters = static_cast<int>(gridDim.x) / Tile::kClusterM;
+  const TileCounts counts = tile_counts<kClusterM>(m, n, parts);
+  const int cluster = static_cast<int>(blockIdx.x) / kClusterM;
+  const int clusters = static_cast<int>(gridDim.x) / kClusterM;
   const int k_stages = (k + Tile::kBlockK - 1) / Tile::kBlockK;
-  // This block's tile of work unit `unit`: units in groups of kGroupUnits row-tile pairs,
-  // down a group's pairs first; the block of rank r takes row tile 2 p + r of pair p.
-  const auto origin = [&](int unit, int& m0, int& n0) {
-    const int pairs = (counts.rows + Tile::kClusterM - 1) / Tile::kClusterM;
-    const int group = unit / (kGroupUnits * counts.columns), in_group = unit % (kGroupUnits * counts.columns);
-    const int first = group * kGroupUnits, group_pairs = min(pairs - first, kGroupUnits);
-    m0 = ((first + in_group % group_pairs) * Tile::kClusterM + static_cast<int>(rank)) * Tile::kBlockM;
-    n0 = in_group / group_pairs * Tile::kBlockN;
+  // This block's tile and part of k for work unit `unit`: the parts of one tile are
+  // neighbouring units; tiles in groups of kGroupUnits cluster row groups, down a group's
+  // row groups first; the block of rank r takes row tile kClusterM g + r of row group g.
+  const auto work = [&](int unit, int& m0, int& n0, int& part, int& first_stage, int& end_stage) {
+    part = unit % parts;
+    const int tile = unit / parts;
+    const int row_groups = (counts.rows + kClusterM - 1) / kClusterM;
+    const int group = tile / (kGroupUnits * counts.columns), in_group = tile % (kGroupUnits * counts.columns);
+    const int first = group * kGroupUnits, group_rows = min(row_groups - first, kGroupUnits);
+    m0 = ((first + in_group % group_rows) * kClusterM + static_cast<int>(rank)) * Tile::kBlockM;
+    n0 = in_group / group_rows * Tile::kBlockN;
+    first_stage = part * split_stages;
+    end_stage = min(k_stages, first_stage + split_stages);
   };
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
@@ -312,9 +333,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     if (threadIdx.x == 0) {
       int iteration = 0;
       for (int unit = cluster; unit < counts.units; unit += clusters) {
-        int m0, n0;
-        origin(unit, m0, n0);
-        for (int ks = 0; ks < k_stages; ++ks, ++iteration) {
+        int m0, n0, part, first_stage, end_stage;
+        work(unit, m0, n0, part, first_stage, end_stage);
+        for (int ks = first_stage; ks < end_stage; ++ks, ++iteration) {
           const int stage = iteration % Tile::kStages, round = iteration / Tile::kStages;
           if (round > 0) barrier_wait(empty(stage), (round - 1) & 1);
           barrier_expect_bytes(full(stage), static_cast<unsigned>(Tile::kStageBytes));
@@ -322,9 +343,13 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
           const unsigned b_stage = a_stage + kAStageBytes;
           copy_box(a_stage, &map_a, ks * Tile::kBlockK, m0, full(stage));
           for (int box = static_cast<int>(rank) * kBBoxesPerBlock; box < (static_cast<int>(rank) + 1) * kBBoxesPerBlock;
-               ++box)
-            copy_box_to_cluster(b_stage + box * kBBoxBytes, &map_b, n0 + box * kBBoxN, ks * Tile::kBlockK, full(stage),
-                                static_cast<unsigned short>((1u << Tile::kClusterM) - 1));
+               ++box) {
+            if constexpr (kClusterM == 1)
+              copy_box(b_stage + box * kBBoxBytes, &map_b, n0 + box * kBBoxN, ks * Tile::kBlockK, full(stage));
+            else
+              copy_box_to_cluster(b_stage + box * kBBoxBytes, &map_b, n0 + box * kBBoxN, ks * Tile::kBlockK,
+                                  full(stage), static_cast<unsigned short>((1u << kClusterM) - 1));
+          }
         }
       }
     }
@@ -335,11 +360,13 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     float d[kAccumulators];
     int iteration = 0;
     for (int unit = cluster; unit < counts.units; unit += clusters) {
-      int m0, n0;
-      origin(unit, m0, n0);
+      int m0, n0, part, first_stage, end_stage;
+      work(unit, m0, n0, part, first_stage, end_stage);
+      const int row0 = m0 + consumer * kConsumerRows;  // this consumer's first row of C
+      const bool has_rows = row0 < m;
 #pragma unroll
       for (int i = 0; i < kAccumulators; ++i) d[i] = 0.0f;
-      for (int ks = 0; ks < k_stages; ++ks, ++iteration) {
+      for (int ks = first_stage; ks < end_stage; ++ks, ++iteration) {
         const int stage = iteration % Tile::kStages;
         barrier_wait(full(stage), (iteration / Tile::kStages) & 1);
         const unsigned a_stage = stages + stage * static_cast<unsigned>(Tile::kStageBytes);
@@ -355,16 +382,33 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
         // The stage before this one is no longer read: its wgmmas are done.
         wgmma_wait<1>();
         pin(d);
-        if (ks > 0 && lane == 0) {
+        if (ks > first_stage && lane == 0) {
           const int previous = (iteration + Tile::kStages - 1) % Tile::kStages;
-          for (unsigned r = 0; r < Tile::kClusterM; ++r) barrier_arrive_in(empty(previous), r);
+          for (unsigned r = 0; r < kClusterM; ++r) barrier_arrive_in(empty(previous), r);
         }
       }
       wgmma_wait<0>();
       pin(d);
       if (lane == 0) {
         const int last = (iteration + Tile::kStages - 1) % Tile::kStages;
-        for (unsigned r = 0; r < Tile::kClusterM; ++r) barrier_arrive_in(empty(last), r);
+        for (unsigned r = 0; r < kClusterM; ++r) barrier_arrive_in(empty(last), r);
+      }
+      if (!has_rows) continue;
+
+      const int g = lane / 4, t = lane % 4;
+      if (partials) {
+        // Split k: the f32 sums as they are, two neighbouring columns per 8-byte store.
+        float* slab = partials + static_cast<std::int64_t>(part) * m * n;
+#pragma unroll
+        for (int j = 0; j < Tile::kBlockN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = row0 + warp * 16 + g + 8 * h, col = n0 + 8 * j + 2 * t;
+            if (row < m && col < n)
+              *reinterpret_cast<float2*>(slab + static_cast<std::int64_t>(row) * n + col) =
+                  make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+          }
+        continue;
       }
 
       // The epilogue, in two halves of 128 columns: the accumulator pairs, rounded to T, into
@@ -372,8 +416,8 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
       // of row r at c ^ (r % 8): a warp's eight rows land on eight different chunks), then
       // whole chunks from there to C, 16 consecutive lanes to a row's 256 bytes.
       const unsigned own_tile = epilogue_tiles + consumer * static_cast<unsigned>(Tile::kEpilogueBytes);
-      const int g = lane / 4, t = lane % 4;
       const int thread = static_cast<int>(threadIdx.x) % 128;
+      const bool whole_chunks = ldc % 8 == 0 && c_columns % 8 == 0;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
 #pragma unroll
@@ -389,11 +433,12 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 #pragma unroll
         for (int pass = 0; pass < kConsumerRows * kEpilogueChunks / 128; ++pass) {
           const int index = pass * 128 + thread, row = index / kEpilogueChunks, chunk = index % kEpilogueChunks;
-          const int global_row = m0 + consumer * kConsumerRows + row;
+          const int global_row = row0 + row;
           const int global_col = n0 + half * (Tile::kBlockN / 2) + chunk * 8;
           const uint4 values = load_shared(own_tile + row * kEpilogueRowBytes + ((chunk ^ (row % 8)) * 16));
-          if (global_row < m && global_col < n)
-            *reinterpret_cast<uint4*>(c + static_cast<std::int64_t>(global_row) * n + global_col) = values;
+          if (global_row < m && global_col < c_columns)
+            store_chunk(c + static_cast<std::int64_t>(global_row) * ldc + global_col, values, c_columns - global_col,
+                        whole_chunks);
         }
         // The tile is read before the next half (or tile) overwrites it.
         consumer_sync(consumer);
@@ -421,13 +466,14 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return function;
 }
 
-// A 2-D row-major tensor of 16-bit elements, `columns` contiguous, read in boxes of
-// box_columns x box_rows with the 128-byte swizzle; out-of-bounds elements read as zero.
+// A 2-D row-major tensor of 16-bit elements, `columns` wide (rows `stride` elements apart),
+// read in boxes of box_columns x box_rows with the 128-byte swizzle; elements past `columns`
+// or `rows` read as zero.
 template <class T>
-CUtensorMap tensor_map(const T* base, int columns, int rows, int box_columns, int box_rows) {
+CUtensorMap tensor_map(const T* base, int columns, int rows, int stride, int box_columns, int box_rows) {
   CUtensorMap map{};
   const cuuint64_t dimensions[2] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t row_stride[1] = {static_cast<cuuint64_t>(columns) * sizeof(T)};
+  const cuuint64_t row_stride[1] = {static_cast<cuuint64_t>(stride) * sizeof(T)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_columns), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult status = encode_tiled()(
@@ -440,9 +486,10 @@ CUtensorMap tensor_map(const T* base, int columns, int rows, int box_columns, in
   return map;
 }
 
+template <int kClusterM>
 cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& cluster) {
   cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = Tile::kClusterM;
+  cluster.val.clusterDim.x = kClusterM;
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
@@ -455,6 +502,34 @@ cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttr
   return config;
 }
 
+template <int kClusterM>
+int allow_shared_bytes_and_count_clusters() {
+  for (const void* kernel : {reinterpret_cast<const void*>(gemm_wgmma_kernel<__half, kClusterM>),
+                             reinterpret_cast<const void*>(gemm_wgmma_kernel<__nv_bfloat16, kClusterM>)})
+    GPB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Tile::kSharedBytes)));
+  cudaLaunchAttribute cluster{};
+  const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, cluster);
+  int clusters = 0;
+  GPB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, gemm_wgmma_kernel<__half, kClusterM>, &config));
+  if (clusters < 1)
+    throw std::runtime_error("no cluster of " + std::to_string(kClusterM) + " blocks of the wgmma GEMM fits on this device");
+  return clusters;
+}
+
+template <class T, int kClusterM>
+void launch_clusters(const GemmOperands<T>& o, int clusters, cudaStream_t stream) {
+  const CUtensorMap map_a = tensor_map(o.a, o.k, o.m, o.lda, Tile::kBlockK, Tile::kBlockM);
+  const CUtensorMap map_b = tensor_map(o.b, o.n, o.k, o.ldb, kBBoxN, Tile::kBlockK);
+  const int split_stages = (o.split_k + Tile::kBlockK - 1) / Tile::kBlockK;
+  const int units = tile_counts<kClusterM>(o.m, o.n, o.parts).units;
+  cudaLaunchAttribute cluster{};
+  const cudaLaunchConfig_t config =
+      launch_config<kClusterM>((units < clusters ? units : clusters) * kClusterM, stream, cluster);
+  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kClusterM>, map_a, map_b, o.c, o.ldc, o.c_columns,
+                                    o.partials, o.m, o.n, o.k, o.parts, split_stages));
+}
+
 }  // namespace
 
 bool wgmma_gemm_compiled_in() {
@@ -465,31 +540,20 @@ bool wgmma_gemm_compiled_in() {
   return flag == 1;
 }
 
-int configure_gemm_wgmma() {
-  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_wgmma_kernel<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(Tile::kSharedBytes)));
-  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_wgmma_kernel<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(Tile::kSharedBytes)));
-  cudaLaunchAttribute cluster{};
-  const cudaLaunchConfig_t config = launch_config(Tile::kClusterM, nullptr, cluster);
-  int clusters = 0;
-  GPB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, gemm_wgmma_kernel<__half>, &config));
-  if (clusters < 1) throw std::runtime_error("no cluster of the wgmma GEMM fits on this device");
-  return clusters;
+WgmmaGrid configure_gemm_wgmma() {
+  return {allow_shared_bytes_and_count_clusters<2>(), allow_shared_bytes_and_count_clusters<1>()};
 }
 
 template <class T>
-void launch_gemm_wgmma(int m, int n, int k, const T* a, const T* b, T* c, int clusters, cudaStream_t stream) {
-  const CUtensorMap map_a = tensor_map(a, k, m, Tile::kBlockK, Tile::kBlockM);
-  const CUtensorMap map_b = tensor_map(b, n, k, kBBoxN, Tile::kBlockK);
-  const int units = tile_counts(m, n).units;
-  cudaLaunchAttribute cluster{};
-  const cudaLaunchConfig_t config = launch_config((units < clusters ? units : clusters) * Tile::kClusterM, stream, cluster);
-  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T>, map_a, map_b, c, m, n, k));
+void launch_gemm_wgmma(const GemmOperands<T>& operands, int cluster_m, const WgmmaGrid& grid, cudaStream_t stream) {
+  if (cluster_m == 2)
+    launch_clusters<T, 2>(operands, grid.pairs, stream);
+  else
+    launch_clusters<T, 1>(operands, grid.singles, stream);
 }
 
-template void launch_gemm_wgmma<__half>(int, int, int, const __half*, const __half*, __half*, int, cudaStream_t);
-template void launch_gemm_wgmma<__nv_bfloat16>(int, int, int, const __nv_bfloat16*, const __nv_bfloat16*,
-                                               __nv_bfloat16*, int, cudaStream_t);
+template void launch_gemm_wgmma<__half>(const GemmOperands<__half>&, int, const WgmmaGrid&, cudaStream_t);
+template void launch_gemm_wgmma<__nv_bfloat16>(const GemmOperands<__nv_bfloat16>&, int, const WgmmaGrid&,
+                                               cudaStream_t);
 
 }  // namespace gpb::kernels

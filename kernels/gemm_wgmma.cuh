@@ -1,12 +1,15 @@
 // Dense C = A * B (row-major) for 16-bit elements on sm_90's tensor cores through wgmma and
-// TMA: warp-specialized and persistent, in clusters of two blocks that share B's tiles;
-// design notes in gemm_wgmma.cu. For n and k multiples of 8 on a device of compute
-// capability 9.0 running code compiled for sm_90a (the default build's `90a-real` target).
+// TMA: warp-specialized and persistent, in clusters of two blocks that share B's tiles (or of
+// one, where C has one row tile); design notes in gemm_wgmma.cu. For rows of whole 16-byte
+// chunks on a device of compute capability 9.0 running code compiled for sm_90a (the default
+// build's `90a-real` target).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+
+#include "kernels/gemm_operands.cuh"
 
 namespace gpb::kernels {
 
@@ -16,7 +19,6 @@ struct WgmmaGemmTile {
   static constexpr int kBlockK = 64;     // depth of one stage: 128 bytes of 16-bit elements, the swizzle's span
   static constexpr int kStages = 4;      // shared-memory stages in the producer/consumer ring
   static constexpr int kConsumers = 2;   // warpgroups that multiply; one more loads (TMA)
-  static constexpr int kClusterM = 2;    // blocks of a cluster: neighbouring row tiles that share B's tile
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr std::size_t kStageBytes = 2 * (kBlockM * kBlockK + kBlockK * kBlockN);  // 48 KiB
   // Each consumer rounds its 64 x 256 tile of C in two halves of 64 x 128 through shared
@@ -35,15 +37,22 @@ struct WgmmaGemmTile {
 // capability (9.0) and the shared memory first.
 bool wgmma_gemm_compiled_in();
 
-// Lets the kernel use its shared memory on the current device and returns how many of its
-// clusters fit there at once (the persistent grid): before the first launch there.
-int configure_gemm_wgmma();
+// How many clusters of the kernel fit on the device at once (its persistent grid), for
+// clusters of two blocks and of one.
+struct WgmmaGrid {
+  int pairs = 0;
+  int singles = 0;
+};
 
-// C (m x n) = A (m x k) * B (k x n), all row-major, for T = __half or __nv_bfloat16: products
-// and sums in f32 on the tensor cores, C rounded once to T. Any m >= 1; n and k multiples of
-// 8 (TMA needs 16-byte row strides); A, B and C 16-byte aligned. Needs what
-// wgmma_gemm_compiled_in says, and `clusters` from configure_gemm_wgmma on the current device.
+// Lets the kernels use their shared memory on the current device and counts their clusters:
+// before the first launch there.
+WgmmaGrid configure_gemm_wgmma();
+
+// The product of `operands` (gemm_operands.cuh) for T = __half or __nv_bfloat16: products and
+// sums in f32 on the tensor cores; A, B and C 16-byte aligned. cluster_m: 2 (row tiles in
+// pairs sharing B's tiles) or 1 (for C of one row tile). Needs what wgmma_gemm_compiled_in
+// says, and `grid` from configure_gemm_wgmma on the current device.
 template <class T>
-void launch_gemm_wgmma(int m, int n, int k, const T* a, const T* b, T* c, int clusters, cudaStream_t stream);
+void launch_gemm_wgmma(const GemmOperands<T>& operands, int cluster_m, const WgmmaGrid& grid, cudaStream_t stream);
 
 }  // namespace gpb::kernels

@@ -38,6 +38,9 @@ struct Arithmetic<__nv_bfloat16> {
   __device__ static Pair store2(float2 value) { return __float22bfloat162_rn(value); }
 };
 
+// Calls X(T) for each element type the kernels take (explicit instantiations).
+#define GPB_FOR_EACH_ELEMENT_TYPE(X) X(float) X(double) X(__half) X(__nv_bfloat16)
+
 // What sums of T are kept in.
 template <class D>
 using Accumulate = typename Arithmetic<D>::Compute;

@@ -4,8 +4,8 @@
 # perf tests included, which scripts/test.sh leaves out),
 # compute-sanitizer memcheck over the GPU tests and racecheck over the reduction and SpMV
 # tests, the default suite, and the performance step: the performance suite
-# (configs/performance.json), the agreement suite (configs/agreement.json) and the SpMV
-# matrix zoo (configs/spmv-zoo.json) to JSON, two
+# (configs/performance.json), the agreement suite (configs/agreement.json), the SpMV
+# matrix zoo (configs/spmv-zoo.json) and the GEMM zoo (configs/gemm-zoo.json) to JSON, two
 # Nsight Compute runs as a third clock, then scripts/compare_peers.py (CuPy, PyTorch, NumPy) and
 # scripts/performance_report.py (docs/PERFORMANCE.md). Ends with a summary block; exits
 # non-zero if any step failed or did not run.
@@ -188,6 +188,7 @@ if $have_gpubench && wanted performance; then
   step "agreement suite" "$suite_log" 120 "$gpubench" run --config configs/agreement.json --out "$perf/agreement.json"
   step "spmv zoo suite" "$suite_log" 420 "$gpubench" run --config configs/spmv-zoo.json --backend cuda,cusparse,cub \
     --out "$perf/spmv-zoo.json"
+  step "gemm zoo suite" "$suite_log" 420 "$gpubench" run --config configs/gemm-zoo.json --out "$perf/gemm-zoo.json"
   ncu=$(command -v ncu || true)
   [[ -z $ncu && -x /usr/local/cuda/bin/ncu ]] && ncu=/usr/local/cuda/bin/ncu
   ncu_args=()
@@ -211,8 +212,8 @@ if $have_gpubench && wanted performance; then
   step "compare_peers" "$suite_log" 420 env PYTHONUNBUFFERED=1 python3 scripts/compare_peers.py "$perf/performance.json" \
     --agreement "$perf/agreement.json" "${ncu_args[@]}" --out "$perf/peers.json"
   step "performance_report" "$suite_log" 60 python3 scripts/performance_report.py "$perf/performance.json" \
-    --peers "$perf/peers.json" --zoo "$perf/spmv-zoo.json" --out "$perf/PERFORMANCE.md" \
-    --command "bash scripts/device-check.sh (configs/performance.json, configs/agreement.json, configs/spmv-zoo.json)"
+    --peers "$perf/peers.json" --zoo "$perf/spmv-zoo.json" --gemm-zoo "$perf/gemm-zoo.json" --out "$perf/PERFORMANCE.md" \
+    --command "bash scripts/device-check.sh (configs/performance.json, configs/agreement.json, configs/spmv-zoo.json, configs/gemm-zoo.json)"
 fi
 
 # --- summary -----------------------------------------------------------------------
@@ -284,6 +285,7 @@ PY
   fi
   if [[ -f $perf/PERFORMANCE.md ]]; then
     sed -n '/^## Targets/,/^## [^T]/p' "$perf/PERFORMANCE.md" | sed '$d'
+    sed -n '/^Worst ratio per dtype/,/^## /p' "$perf/PERFORMANCE.md" | grep -v '^## ' || true
     sed -n '/^## Agreement/,/^## [^A]/p' "$perf/PERFORMANCE.md" | sed '$d'
   fi
   for note in "${notes[@]}"; do echo "note: $note"; done

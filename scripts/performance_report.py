@@ -11,6 +11,10 @@ decide it.
 --zoo adds the SpMV matrix zoo table (a report of configs/spmv-zoo.json): class x dtype x
 backend, median, GB/s, % of the copy ceiling and the ratio to cuSPARSE (cuSPARSE's median
 over the backend's: above 1, faster than cuSPARSE), with the kernel the cuda backend chose.
+--gemm-zoo adds the GEMM zoo table (a report of configs/gemm-zoo.json, whose groups' "class"
+names each shape's class): class x shape x dtype, the cuda and cublas medians, their ratio
+(cuBLAS's median over cuda's: above 1, cuda is faster), the roofline percentage and the
+kernel the cuda backend chose; then, per dtype, the worst ratio and its shape.
 
 Ceilings: a result's own roofline object (gpubench's measured copy bandwidth, theoretical
 peaks) when the report has it; otherwise GB/s over the copy bandwidth the peers script
@@ -261,6 +265,73 @@ def zoo_lines(zoo):
     return lines + [""]
 
 
+def gemm_zoo_classes(config):
+    """Shape label -> class, from the groups of configs/gemm-zoo.json."""
+    classes = {}
+    for group in config.get("groups", []):
+        labels = [f"{size}x{size}x{size}" for size in group.get("sizes", [])] + list(group.get("shapes", []))
+        for label in labels:
+            classes[label] = group.get("class", "-")
+    return classes
+
+
+def gemm_zoo_rows(zoo, classes):
+    """(class, label, dtype, cuda record, cublas record, ratio) per zoo case with both backends
+    measured, in the config's class order; ratio is cuBLAS's median over cuda's."""
+    records = {}
+    for record in zoo.ok():
+        if record["op"] == "matmul" and record.get("device") == "gpu":
+            records[(record["shape"]["label"], record["dtype"], record["backend"])] = record
+    order = list(dict.fromkeys(classes.values()))
+    rows = []
+    labels = sorted({label for label, _, _ in records}, key=lambda label: (
+        order.index(classes[label]) if label in classes else len(order), label))
+    for label in labels:
+        for dtype in ("f32", "f64", "f16", "bf16"):
+            cuda, cublas = records.get((label, dtype, "cuda")), records.get((label, dtype, "cublas"))
+            if cuda is None or cublas is None:
+                continue
+            ratio = cublas["statistics"]["median"] / cuda["statistics"]["median"]
+            rows.append((classes.get(label, "-"), label, dtype, cuda, cublas, ratio))
+    return rows
+
+
+def gemm_zoo_worst(rows):
+    """dtype -> (worst ratio, its class and label)."""
+    worst = {}
+    for klass, label, dtype, _, _, ratio in rows:
+        if dtype not in worst or ratio < worst[dtype][0]:
+            worst[dtype] = (ratio, f"{label} ({klass})")
+    return worst
+
+
+def gemm_zoo_lines(zoo, classes):
+    """The GEMM zoo section from a report of configs/gemm-zoo.json."""
+    rows = gemm_zoo_rows(zoo, classes)
+    lines = ["## GEMM zoo", "",
+             "configs/gemm-zoo.json: every class of matmul shape, each dtype, the cuda backend against cuBLAS in "
+             "the same run. Ratio: cuBLAS's median over cuda's (above 1: cuda faster). Targets: at least 0.8x on "
+             "every case, none below 0.5x; matrix-vector shapes at 80 % of the copy bandwidth or more (their "
+             "roofline is the copy bandwidth).", "",
+             "| class | shape | dtype | cuda | cublas | ratio | cuda % of ceiling | cuda kernel |",
+             "|---|---|---|---|---|---|---|---|"]
+    for klass, label, dtype, cuda, cublas, ratio in rows:
+        fraction, ceiling = zoo.ceiling_fraction(cuda)
+        kernel = cuda.get("details", "").split(" ")[0].replace("kernel=", "")
+        split = next((part for part in cuda.get("details", "").split(" ") if part.startswith("split_k=")), "")
+        lines.append(f"| {klass} | {label} | {dtype} | {seconds_text(cuda['statistics']['median'])} | "
+                     f"{seconds_text(cublas['statistics']['median'])} | {ratio:.2f}x | "
+                     f"{'-' if fraction is None else f'{fraction:.1%} ({ceiling})'} | {kernel} {split} |")
+    lines += ["", "Worst ratio per dtype:", "", "| dtype | worst cuda/cublas | shape |", "|---|---|---|"]
+    for dtype, (ratio, where) in sorted(gemm_zoo_worst(rows).items()):
+        lines.append(f"| {dtype} | {ratio:.2f}x | {where} |")
+    failed = [r["id"] for r in zoo.report.get("results", []) if r.get("status") != "ok" or
+              not r.get("verification", {}).get("passed", True)]
+    if failed:
+        lines += ["", "Not measured or not verified: " + ", ".join(failed) + "."]
+    return lines + [""]
+
+
 def markdown(res, args):
     ctx = res.context
     settings = ctx.get("settings", {})
@@ -319,6 +390,11 @@ def markdown(res, args):
         lines += zoo_lines(Results(load(args.zoo), None)) if os.path.exists(args.zoo) else [
             "## SpMV matrix zoo", "", f"No zoo report (`{os.path.basename(args.zoo)}`): not measured.", ""]
 
+    if args.gemm_zoo:
+        lines += gemm_zoo_lines(Results(load(args.gemm_zoo), None), gemm_zoo_classes(load(args.gemm_zoo_config))) \
+            if os.path.exists(args.gemm_zoo) else [
+            "## GEMM zoo", "", f"No zoo report (`{os.path.basename(args.gemm_zoo)}`): not measured.", ""]
+
     if res.peers.get("cases"):
         lines += ["## Peers", "",
                   "The same op, dtype, shape and input distribution in CuPy or PyTorch (GPU backends: PyTorch for "
@@ -367,6 +443,10 @@ def main():
     parser.add_argument("report", help="gpubench JSON report (e.g. of configs/performance.json)")
     parser.add_argument("--peers", help="JSON from scripts/compare_peers.py")
     parser.add_argument("--zoo", help="gpubench JSON report of configs/spmv-zoo.json, for the zoo table")
+    parser.add_argument("--gemm-zoo", help="gpubench JSON report of configs/gemm-zoo.json, for the GEMM zoo table")
+    parser.add_argument("--gemm-zoo-config", default=os.path.join(os.path.dirname(__file__), "..", "configs",
+                                                                  "gemm-zoo.json"),
+                        help="the suite whose groups name the GEMM zoo's classes (default configs/gemm-zoo.json)")
     parser.add_argument("--out", default="docs/PERFORMANCE.md")
     parser.add_argument("--command", help="how the reports were made, for the header")
     parser.add_argument("--note", help="anything else the header should say (source commit, driver build)")
@@ -378,6 +458,10 @@ def main():
     os.replace(args.out + ".tmp", args.out)
     for name, measured, met in target_rows(res):
         print(f"{'met' if met else ('NOT MET' if met is False else 'not measured'):13} {name}: {measured}")
+    if args.gemm_zoo and os.path.exists(args.gemm_zoo):
+        rows = gemm_zoo_rows(Results(load(args.gemm_zoo), None), gemm_zoo_classes(load(args.gemm_zoo_config)))
+        for dtype, (ratio, where) in sorted(gemm_zoo_worst(rows).items()):
+            print(f"gemm zoo      worst cuda/cublas {dtype}: {ratio:.2f}x at {where}")
     return 0
 
 

@@ -90,10 +90,15 @@ std::map<std::string, SettingValue> parse_settings(const json& object, const std
   return settings;
 }
 
-SuiteGroup parse_group(const json& object, const std::string& where) {
-  if (!object.is_object()) throw UsageError(where + ": expected an object");
-  reject_unknown_keys(object, {"ops", "dtypes", "sizes", "backends", "timing", "shapes", "rows", "nnz_per_row", "pattern",
-                               "matrix", "spmv_kernel", "tf32", "threshold"},
+SuiteGroup parse_group(const json& object, const std::string& position) {
+  if (!object.is_object()) throw UsageError(position + ": expected an object");
+  // "class" names the group's kind of cases (the GEMM zoo's "long-k, tiny output"): errors in
+  // the group name it, and scripts/performance_report.py tables the zoo by it.
+  const std::string where =
+      object.contains("class") ? position + " (class '" + single_string(object["class"], position + ".class") + "')"
+                               : position;
+  reject_unknown_keys(object, {"class", "ops", "dtypes", "sizes", "backends", "timing", "shapes", "rows", "nnz_per_row",
+                               "pattern", "matrix", "spmv_kernel", "tf32", "threshold"},
                       where);
   if (!object.contains("ops")) throw UsageError(where + ": missing 'ops'");
   SuiteGroup group;

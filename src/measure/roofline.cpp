@@ -81,7 +81,7 @@ void set_theoretical_peaks(GpuInfo& gpu) {
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device) {
   Roofline roofline;
   if (record.stats.count == 0) return roofline;
-  const Bound bound = op_def(record.spec.op).bound;
+  const Bound bound = op_bound(record.spec.op, record.spec.shape);
   const bool memory_bound = bound == Bound::memory;
   roofline.bound = bound;
   if (record.spec.timing == TimingMode::e2e) return roofline;

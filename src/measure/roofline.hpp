@@ -17,7 +17,8 @@ void set_theoretical_peaks(GpuInfo& gpu);
 //   memory-bound ops: GB/s against the measured copy bandwidth of the record's device kind,
 //                     and (GPU) against the theoretical DRAM bandwidth;
 //   matmul:           GFLOP/s against the GPU's theoretical peak for the dtype (TF32 when
-//                     the case allowed it); a CPU matmul has no ceiling.
+//                     the case allowed it); a CPU matmul has no ceiling. Its matrix-vector
+//                     shapes are memory-bound (op_bound) and rated as memory-bound ops.
 // e2e figures include the host transfers, which no device ceiling bounds: they get none.
 // A record without measurements gets an empty roofline.
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device);

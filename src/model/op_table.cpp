@@ -245,6 +245,7 @@ std::vector<Reference> matmul_references(const Problem& problem, const std::vect
 OpDef matmul_op() {
   OpDef def = named_op("matmul", "C = A B (row-major)", "A, B uniform[-1,1)", ShapeKind::dense_matrix);
   def.bound = Bound::compute;
+  def.shape_bound = [](const Shape& shape) { return matmul_is_matrix_vector(shape) ? Bound::memory : Bound::compute; };
   def.shows_bandwidth = false;
   def.accepts_tf32 = true;
   def.bytes = [](const Shape& shape, DType dtype) {
@@ -401,6 +402,15 @@ Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed)
 
 DType op_output_dtype(Op op, DType dtype) {
   return op_def(op).output_in_accumulation_type ? dtype_info(dtype).accumulation : dtype;
+}
+
+bool matmul_is_matrix_vector(const Shape& shape) {
+  return std::min(shape.m, shape.n) <= kMatmulVectorMaxSide;
+}
+
+Bound op_bound(Op op, const Shape& shape) {
+  const OpDef& def = op_def(op);
+  return def.shape_bound ? def.shape_bound(shape) : def.bound;
 }
 
 double op_bytes(Op op, const Shape& shape, DType dtype) { return op_def(op).bytes(shape, dtype); }

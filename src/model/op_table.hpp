@@ -41,9 +41,13 @@ struct OpDef {
   std::string input_distribution;  // for `gpubench list`; the builder records each problem's own
   ShapeKind shape_kind = ShapeKind::elements;
   Bound bound = Bound::memory;
+  // Where some shapes of the op are bound otherwise (matmul's matrix-vector shapes move
+  // every byte of the large operand for two flops each): their bound. Unset: `bound` for all.
+  std::function<Bound(const Shape&)> shape_bound;
   // Which rates reports show: a matmul moves far more than its minimum byte count, so its
-  // GB/s says nothing; elementwise ops count one "flop" per element by convention, so a
-  // flop rate says nothing about them.
+  // GB/s says nothing (except on the memory-bound shapes of shape_bound, where reports show
+  // it); elementwise ops count one "flop" per element by convention, so a flop rate says
+  // nothing about them.
   bool shows_bandwidth = true;
   bool shows_flop_rate = true;
   bool accepts_tf32 = false;  // --tf32 applies (to dtypes that are tf32_eligible)
@@ -69,6 +73,13 @@ struct OpDef {
   std::string error_scale;  // how the error is normalised, for the report: "error / |ref|"
 };
 
+// Matrix-vector shapes of matmul: m or n at most kMatmulVectorMaxSide (a few rows of A times
+// B, or A times a few columns of B). Their flops per byte (at most 2 m n / ((m + n) size))
+// are far below any GPU's flops per byte of bandwidth, so they are memory-bound, rated
+// against the copy bandwidth, and the cuda backend runs them on matrix-vector kernels.
+inline constexpr std::int64_t kMatmulVectorMaxSide = 16;
+bool matmul_is_matrix_vector(const Shape& shape);
+
 // Throws std::logic_error for a value that names no entry.
 const OpDef& op_def(Op op);
 
@@ -85,6 +96,7 @@ DType op_output_dtype(Op op, DType dtype);
 bool is_builtin(Op op);
 
 // The entry's rules, for callers that hold an op and a shape.
+Bound op_bound(Op op, const Shape& shape);
 double op_bytes(Op op, const Shape& shape, DType dtype);
 double op_flops(Op op, const Shape& shape);
 std::int64_t op_output_size(Op op, const Shape& shape);

@@ -202,7 +202,7 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
     if (show_placement) row.cells.push_back(placement_label(record));
     if (has_measurements(record)) {
       row.cells.insert(row.cells.end(), {format_seconds(record.stats.median), spread_cell(record.stats), samples_cell(record),
-                                         rate_cell(op.shows_bandwidth, record.gbps), rate_cell(op.shows_flop_rate, record.gflops),
+                                         rate_cell(op.shows_bandwidth || record.roofline.bound == Bound::memory, record.gbps), rate_cell(op.shows_flop_rate, record.gflops),
                                          roofline_cell(record.roofline)});
       if (options.relative_to) row.cells.push_back(speedup_cell(record, results, *options.relative_to));
       row.cells.push_back(verification_cell(record.verification));

@@ -285,9 +285,10 @@ std::vector<ShapeCase> shapes_for(Op op) {
         shapes.push_back({elementwise_shape(n), MatrixSource::generated, "n" + std::to_string(n)});
       break;
     case Op::matmul:
-      // 1x1x1 and odd sizes take the element-wise path; 130x260x68 the vectorised path
-      // with partial tiles in m, n and k (f32, f64), 136x264x72 that of the 16-bit tensor-core
-      // kernel (n and k multiples of 8); 512 whole tiles only.
+      // 1x1x1 a matrix-vector kernel (test_gemm_paths.cpp has the rest of the dispatch); odd
+      // sizes the element-wise path (f32, f64) or padded copies (16-bit); 130x260x68 the
+      // vectorised path with partial tiles in m, n and k (f32, f64), 136x264x72 the 16-bit
+      // tensor-core kernels without padding (n and k multiples of 8); 512 whole tiles only.
       for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
                {1, 1, 1}, {1000, 333, 77}, {129, 257, 65}, {130, 260, 68}, {136, 264, 72}, {512, 512, 512}}) {
         const Shape shape = matmul_shape(m, n, k);
@@ -821,24 +822,25 @@ int device_compute_capability() {
   return 10 * std::stoi(text.substr(0, dot)) + std::stoi(text.substr(dot + 1));
 }
 
-// The custom f64 GEMM (on the FP64 tensor cores from sm_80 on, the SIMT kernel below) at
-// shapes that are no multiple of its tiles, against the host's fp64 reference with the op
-// table's tolerance, u (2 sqrt(k) + 16) times sum |a||b| (op_table.cpp): a single entry; odd
-// n or k (element-wise copies); even n and k with partial tiles in m, n and k (16-byte
-// copies); whole 128 x 128 tiles over 8 stages of k; k of 250 (16 stages, the last partial);
-// and n = k = 2 (one 16-byte chunk per row). The output is poisoned before the run, so an
-// entry the kernel never writes fails too.
+// The custom f64 GEMM's tiled kernel (on the FP64 tensor cores from sm_80 on, the SIMT kernel
+// below) at shapes that are no multiple of its tiles, against the host's fp64 reference with
+// the op table's tolerance, u (2 sqrt(k) + 16) times sum |a||b| (op_table.cpp): the smallest
+// tiled shape and odd n or k (element-wise copies); even n and k with partial tiles in m, n
+// and k (16-byte copies); whole 128 x 128 tiles over 8 stages of k; k of 250 (16 stages, the
+// last partial); and k = 2 (one 16-byte chunk per row of A). The output is poisoned before
+// the run, so an entry the kernel never writes fails too. (Matrix-vector shapes, m or n up to
+// 16, run other kernels: test_gemm_paths.cpp.)
 TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
-  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
-                                                                        {7, 13, 5},
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 17},
+                                                                        {19, 23, 5},
                                                                         {33, 65, 17},
                                                                         {1000, 333, 77},
                                                                         {128, 128, 128},
                                                                         {130, 260, 68},
                                                                         {257, 130, 250},
-                                                                        {300, 2, 2}}) {
+                                                                        {300, 18, 2}}) {
     const Problem problem = make_problem(Op::matmul, DType::f64, matmul_shape(m, n, k), kSeed);
     SCOPED_TRACE(problem.shape.label(Op::matmul));
     auto prepared = backend.prepare(problem, BackendSettings{});
@@ -851,9 +853,10 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
 
 // The SIMT f32 GEMM on both of its tiles, against the host's fp64 reference with the op
 // table's tolerance: the 64 x 64 tile where the 128 x 128 grid has fewer blocks than the
-// device has SMs (a single entry, odd shapes with element-wise copies, 1000 x 333 x 77 and its
-// 16-byte neighbour 1000 x 332 x 76, partial 64 x 64 x 16 tiles), the 128 x 128 one where it
-// fills the device (4096 x 2048 x 20: 512 blocks; 4097 x 1031 x 9, element-wise). The
+// device has SMs and k is too short to split (the smallest tiled shape, odd shapes with
+// element-wise copies, 1000 x 333 x 77 and its 16-byte neighbour 1000 x 332 x 76, partial
+// 64 x 64 x 16 tiles; test_gemm_paths.cpp has the split shapes), the 128 x 128 one where
+// it fills the device (4096 x 2048 x 20: 512 blocks; 4097 x 1031 x 9, element-wise). The
 // output is poisoned before the run, so an entry the kernel never writes fails too.
 TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
   Backend& backend = backend_named("cuda");
@@ -862,8 +865,8 @@ TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
   append_gpu_context(context);
   ASSERT_FALSE(context.gpus.empty());
   const int sm_count = context.gpus[0].sm_count;
-  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
-                                                                        {7, 13, 5},
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 17},
+                                                                        {19, 23, 5},
                                                                         {1000, 333, 77},
                                                                         {1000, 332, 76},
                                                                         {130, 260, 68},
@@ -913,26 +916,26 @@ TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
   EXPECT_NE(f32_details.find("kernel=tiled_gemm (CUDA-core FMA; no TF32 path)"), std::string::npos) << f32_details;
 }
 
-// The custom f16 and bf16 GEMMs at the edges of their kernels' tiles, against the host's fp64
-// reference with the op table's tolerance. n and k multiples of 8 run the wgmma kernel on
-// sm_90 (128 x 256 x 64 tiles in clusters of two row tiles, persistent) and the mma.sync
-// kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): 8 x 8 x 8 (one
-// partial tile; the second block of the cluster has no rows), partial tiles in m, n and k
-// (136 x 264 x 72), a single column block (4096 x 8 x 16), a whole tile in one stage, whole
-// tiles over several stages, k of 1000 (the last stage partial), ten block rows (a full
-// group and a partial one; an odd number of row tiles), and two shapes with more tiles than
-// an H100 has clusters at once, so that each cluster walks several tiles and the stage ring
-// runs on across them (4352 x 2048 x 40, one partial stage each; 4096 x 2048 x 136, three).
-// Shapes with n or k odd run the WMMA kernel, whose details say why. The output is poisoned
-// before the run, so an entry the kernel never writes fails.
+// The custom f16 and bf16 GEMMs' tiled kernels at the edges of their tiles, against the host's
+// fp64 reference with the op table's tolerance. The wgmma kernel on sm_90 (128 x 256 x 64
+// tiles, persistent; clusters of two row tiles, or of one where C has one row tile), the
+// mma.sync kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): one partial
+// tile (24 x 24 x 8), partial tiles in m, n and k (136 x 264 x 72), a single column block
+// (4096 x 24 x 16), a whole tile in one stage, whole tiles over several stages, k of 1000
+// (the last stage partial), ten block rows (a full group and a partial one; an odd number of
+// row tiles), and two shapes with more tiles than an H100 has clusters at once, so that each
+// cluster walks several tiles and the stage ring runs on across them (4352 x 2048 x 40, one
+// partial stage each; 4096 x 2048 x 136, three). n or k not a multiple of 8 (129 x 257 x 65,
+// 17 x 17 x 17) run the same kernels on padded copies, which the details say. The output is
+// poisoned before the run, so an entry the kernel never writes fails.
 TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   const int compute_capability = device_compute_capability();
   for (DType dtype : {DType::f16, DType::bf16}) {
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8},
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 24, 8},
                                                                           {136, 264, 72},
-                                                                          {4096, 8, 16},
+                                                                          {4096, 24, 16},
                                                                           {128, 256, 64},
                                                                           {256, 512, 256},
                                                                           {264, 520, 1000},
@@ -940,24 +943,21 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
                                                                           {4352, 2048, 40},
                                                                           {4096, 2048, 136},
                                                                           {129, 257, 65},
-                                                                          {1, 1, 1}}) {
+                                                                          {17, 17, 17}}) {
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
       SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul));
       auto prepared = backend.prepare(problem, BackendSettings{});
       const std::string details = prepared->details();
-      const bool aligned = n % 8 == 0 && k % 8 == 0;
-      if (!aligned) {
-        EXPECT_NE(details.find("kernel=wmma_gemm (tensor cores, f32 accumulation; mma_gemm needs n and k multiples of 8)"),
-                  std::string::npos)
-            << details;
-      } else if (compute_capability == 90) {
-        EXPECT_NE(details.find("kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) "
-                               "block_tile=128x256x64 stages=4 cluster=2x1"),
+      EXPECT_EQ(details.find("staged: ") != std::string::npos, n % 8 != 0 || k % 8 != 0) << details;
+      if (compute_capability == 90) {
+        EXPECT_NE(details.find(std::string("kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) "
+                                           "block_tile=128x256x64 stages=4 cluster=") +
+                               (m > 128 ? "2x1" : "1x1")),
                   std::string::npos)
             << details;
       } else if (compute_capability == 80 || compute_capability == 100) {
-        EXPECT_NE(details.find("kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation) "
-                               "block_tile=128x256x32 warp_tile=64x64 stages=4"),
+        EXPECT_NE(details.find("kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation; wgmma_gemm needs "
+                               "sm_90) block_tile=128x256x32 warp_tile=64x64 stages=4"),
                   std::string::npos)
             << details;
       }

@@ -66,6 +66,12 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
   EXPECT_NE(error_of(R"({"thresholds": {"*": -1}, "groups": [{"ops": ["sin"]}]})").find("thresholds"), std::string::npos);
   EXPECT_NE(error_of(R"({"groups": [{"dtypes": ["f32"]}]})").find("ops"), std::string::npos);
   EXPECT_NE(error_of(R"({"groups": [{"ops": ["spmv"], "spmv_kernel": "fastest"}]})").find("'fastest'"), std::string::npos);
+  // A group's class names it in its errors, and must be one string.
+  const std::string classed = error_of(R"({"groups": [{"class": "long-k", "ops": ["matmul"], "sizez": [1]}]})");
+  EXPECT_NE(classed.find("groups[0] (class 'long-k')"), std::string::npos) << classed;
+  EXPECT_NE(classed.find("sizez"), std::string::npos) << classed;
+  EXPECT_NE(error_of(R"({"groups": [{"class": ["a", "b"], "ops": ["matmul"]}]})").find("groups[0].class"),
+            std::string::npos);
 }
 
 TEST(Suite, TelemetrySettings) {
@@ -90,7 +96,7 @@ TEST(Suite, MissingFile) {
 
 TEST(Suite, ShippedSuitesParseAndTheEmbeddedDefaultMatchesTheFile) {
   const std::string dir = std::string(GPUBENCH_SOURCE_DIR) + "/configs/";
-  for (const char* name : {"default.json", "ci.json", "sweep.json", "performance.json"}) {
+  for (const char* name : {"default.json", "ci.json", "sweep.json", "performance.json", "gemm-zoo.json"}) {
     EXPECT_NO_THROW(load_suite(dir + name)) << name;
   }
   std::ifstream file(dir + "default.json");

@@ -48,6 +48,19 @@ TEST(OpTable, MatmulBytesAreThreeMatricesAndFlopsTwoMnk) {
   EXPECT_EQ(op_output_size(Op::matmul, shape), 6);
 }
 
+TEST(OpTable, MatmulIsMemoryBoundOnMatrixVectorShapes) {
+  EXPECT_EQ(op_bound(Op::matmul, matmul_shape(4096, 4096, 4096)), Bound::compute);
+  EXPECT_EQ(op_bound(Op::matmul, matmul_shape(17, 17, 1 << 20)), Bound::compute);
+  for (const Shape& shape : {matmul_shape(1, 8192, 8192), matmul_shape(8192, 1, 8192), matmul_shape(16, 17, 17),
+                             matmul_shape(17, 16, 17), matmul_shape(1, 1, 1)}) {
+    EXPECT_TRUE(matmul_is_matrix_vector(shape)) << shape.label(Op::matmul);
+    EXPECT_EQ(op_bound(Op::matmul, shape), Bound::memory) << shape.label(Op::matmul);
+  }
+  // The other ops keep their one bound whatever the shape.
+  EXPECT_EQ(op_bound(Op::sum, elementwise_shape(1)), Bound::memory);
+  EXPECT_EQ(op_bound(Op::spmv, spmv_shape(16, 1, SpmvPattern::random)), Bound::memory);
+}
+
 TEST(OpTable, MatmulCountsDoNotOverflowForLargeShapes) {
   const Shape shape = matmul_shape(1 << 20, 1 << 20, 1 << 20);
   EXPECT_DOUBLE_EQ(op_flops(Op::matmul, shape), 2.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024);

@@ -30,11 +30,14 @@ Context context_with_ceilings() {
   return context;
 }
 
-// A measured record with the given rates; roofline_of reads nothing else of the measurement.
-ResultRecord record(Op op, DType dtype, DeviceKind device, double gbps, double gflops) {
+// A measured record with the given rates; roofline_of reads nothing else of the measurement
+// (and of the shape only whether a matmul is a matrix-vector product: 4096^3 is not).
+ResultRecord record(Op op, DType dtype, DeviceKind device, double gbps, double gflops,
+                    const Shape& shape = matmul_shape(4096, 4096, 4096)) {
   ResultRecord result;
   result.spec.op = op;
   result.spec.dtype = dtype;
+  result.spec.shape = shape;
   result.device = device;
   result.stats.count = 10;
   result.gbps = gbps;
@@ -137,6 +140,24 @@ TEST(Roofline, GpuMatmulAgainstThePeakForItsDtype) {
     EXPECT_DOUBLE_EQ(tensor.ceiling, gpu.peak_fp16_gflops);
     EXPECT_DOUBLE_EQ(tensor.fraction, 0.25);
   }
+}
+
+// Matrix-vector products (m or n at most 16) move each entry of the large operand for two
+// flops: memory-bound, held to the copy bandwidth; 17 is a matrix again.
+TEST(Roofline, MatrixVectorMatmulAgainstTheCopyBandwidth) {
+  const Context context = context_with_ceilings();
+  for (const Shape& shape : {matmul_shape(1, 8192, 8192), matmul_shape(8192, 1, 8192), matmul_shape(16, 4096, 64),
+                             matmul_shape(4096, 16, 64)}) {
+    const Roofline roofline = roofline_of(record(Op::matmul, DType::bf16, DeviceKind::gpu, 2240, 5, shape), context, 0);
+    EXPECT_EQ(roofline.bound, Bound::memory) << shape.label(Op::matmul);
+    EXPECT_EQ(roofline.ceiling_name, "measured copy");
+    EXPECT_DOUBLE_EQ(roofline.ceiling, 2800);
+    EXPECT_DOUBLE_EQ(roofline.fraction, 0.8);
+  }
+  const Roofline matrix =
+      roofline_of(record(Op::matmul, DType::bf16, DeviceKind::gpu, 30, 5, matmul_shape(17, 4096, 64)), context, 0);
+  EXPECT_EQ(matrix.bound, Bound::compute);
+  EXPECT_EQ(matrix.ceiling_name, "BF16 tensor peak");
 }
 
 TEST(Roofline, CpuMemoryBoundAgainstMeasuredCpuCopy) {

@@ -1,0 +1,259 @@
+#include "gpu_backend/cuda_gemm.cuh"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "gpu_backend/cuda_types.cuh"
+#include "gpu_backend/gpu_prepared.cuh"
+#include "kernels/gemm.cuh"
+#include "kernels/gemm_dmma.cuh"
+#include "kernels/gemm_mma.cuh"
+#include "kernels/gemm_padding.cuh"
+#include "kernels/gemm_split_k.cuh"
+#include "kernels/gemm_wgmma.cuh"
+#include "kernels/gemv.cuh"
+#include "measure/gemm_dispatch.hpp"
+#include "model/op_table.hpp"
+
+namespace gpb::cuda {
+namespace {
+
+// The tiles the dispatch plans with are the kernels' own.
+template <class Tile>
+constexpr bool same_tile(const GemmTile& planned) {
+  return planned.m == Tile::kBlockM && planned.n == Tile::kBlockN && planned.k == Tile::kBlockK;
+}
+static_assert(same_tile<kernels::GemmTile>(kSimtGemmTile) && same_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile));
+static_assert(same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDmmaGemmTile) &&
+              same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>>(kDmmaShallowGemmTile));
+static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
+static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
+              kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
+              kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide &&
+              kernels::GemvTile::kTileK<float> == kMatrixVectorTileK &&
+              kernels::GemvTile::kTileK<double> == kMatrixVectorWideTileK);
+
+std::string shared_memory_text(std::size_t needed, const DeviceLimits& limits) {
+  return std::to_string(needed / 1024) + " KiB of shared memory per block, this device allows " +
+         std::to_string(limits.shared_bytes_per_block_optin / 1024) + " KiB";
+}
+
+// Why the f64 GEMM cannot run on this device's FP64 tensor cores (DMMA, from sm_80 on), or
+// nothing when it can. Some sm_8x and sm_12x parts (GeForce, RTX) allow 99 KiB of shared
+// memory per block, too little for the kernel's three stages.
+std::optional<std::string> dmma_unavailable(const DeviceLimits& limits) {
+  if (limits.compute_capability < 80) return "no FP64 tensor cores below sm_80";
+  using Tile = kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>;  // the smaller tile; m16n8k16 needs more
+  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
+    return "the DMMA kernel needs " + shared_memory_text(Tile::kSharedBytes, limits);
+  return std::nullopt;
+}
+
+// Why the 16-bit GEMM cannot run the mma.sync kernel (gemm_mma.cu) here, or nothing when it can.
+std::optional<std::string> mma_unavailable(const DeviceLimits& limits) {
+  if (limits.compute_capability < 80) return "mma_gemm needs sm_80 or newer";
+  using Tile = kernels::MmaGemmTile;
+  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
+    return "mma_gemm needs " + shared_memory_text(Tile::kSharedBytes, limits);
+  return std::nullopt;
+}
+
+// Why the 16-bit GEMM cannot run the wgmma kernel (gemm_wgmma.cu) here, or nothing when it
+// can; the mma.sync kernel runs it then. wgmma is sm_90's alone (Blackwell's tensor cores
+// take other instructions), and only code compiled for sm_90a has it.
+std::optional<std::string> wgmma_unavailable(const DeviceLimits& limits) {
+  if (limits.compute_capability != 90) return "wgmma_gemm needs sm_90";
+  using Tile = kernels::WgmmaGemmTile;
+  if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
+    return "wgmma_gemm needs " + shared_memory_text(Tile::kSharedBytes, limits);
+  if (!kernels::wgmma_gemm_compiled_in()) return "wgmma_gemm needs sm_90a code, which this build lacks";
+  return std::nullopt;
+}
+
+// The device facts the dispatch needs for dtype T (only T's own kernels are probed).
+template <class T>
+GemmDevice gemm_device(const DeviceLimits& limits) {
+  GemmDevice device;
+  device.sm_count = limits.sm_count;
+  if constexpr (kComputedWider<T>) {
+    device.no_mma = mma_unavailable(limits);
+    device.no_wgmma = wgmma_unavailable(limits);
+  } else if constexpr (std::is_same_v<T, double>) {
+    device.no_dmma = dmma_unavailable(limits);
+    device.dmma_m16n8k16 =
+        !device.no_dmma && kernels::dmma_shape_for_current_device(limits.compute_capability,
+                                                                  limits.shared_bytes_per_block_optin) ==
+                               kernels::DmmaShape::m16n8k16;
+  }
+  return device;
+}
+
+std::string tile_text(const GemmTile& tile) {
+  return std::to_string(tile.m) + "x" + std::to_string(tile.n) + "x" + std::to_string(tile.k);
+}
+
+template <class T>
+DeviceBuffer<T> buffer_if(bool needed, std::int64_t count, const std::string& what) {
+  return needed ? DeviceBuffer<T>(static_cast<std::size_t>(count), what) : DeviceBuffer<T>();
+}
+
+template <class T>
+class GemmCase final : public GpuPrepared {
+  using D = DeviceType<T>;
+  using Acc = kernels::Accumulate<D>;
+
+ public:
+  GemmCase(const Problem& problem, const BackendSettings& settings)
+      : GpuPrepared(problem, settings),
+        dims_(matmul_dimensions(problem.shape)),
+        plan_(plan_gemm(problem.dtype, dims_.m, dims_.n, dims_.k, gemm_device<T>(limits()))),
+        partials_(buffer_if<Acc>(plan_.splits > 1, std::int64_t{plan_.splits} * dims_.m * plan_.n_kernel,
+                                 "matmul split-k partials")),
+        padded_a_(buffer_if<D>(plan_.stage_a, std::int64_t{dims_.m} * plan_.lda, "matmul A padded to 16-byte rows")),
+        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{dims_.k} * plan_.ldb, "matmul B padded to 16-byte rows")) {
+    if (plan_.kernel == GemmKernel::dmma) kernels::configure_gemm_dmma(dmma_shape());
+    if (plan_.kernel == GemmKernel::mma_sync) kernels::configure_gemm_mma();
+    if (plan_.kernel == GemmKernel::wgmma) wgmma_grid_ = kernels::configure_gemm_wgmma();
+  }
+
+  // The padded copies (16-bit tensor-core kernels on rows that are not whole 16-byte chunks),
+  // the kernel, then the sum of split k's partials: all of it is the timed op.
+  void run() override {
+    const D* a = device_a<D>();
+    const D* b = device_b<D>();
+    if constexpr (kComputedWider<T>) {
+      kernels::PaddedCopy<D> copies[2];
+      int count = 0;
+      if (plan_.stage_a) {
+        copies[count++] = {a, padded_a_.data(), dims_.m, dims_.k, int_lda()};
+        a = padded_a_.data();
+      }
+      if (plan_.stage_b) {
+        copies[count++] = {b, padded_b_.data(), dims_.k, dims_.n, n_kernel()};
+        b = padded_b_.data();
+      }
+      if (count > 0) kernels::launch_padded_copies(copies, count, stream());
+    }
+    Acc* partials = plan_.splits > 1 ? partials_.data() : nullptr;
+    multiply(a, b, device_output<D>(), partials);
+    if (partials)
+      kernels::launch_add_partials(partials, plan_.splits, dims_.m, dims_.n, plan_.n_kernel, device_output<D>(), dims_.n,
+                                   stream());
+  }
+
+  std::string details() const override {
+    std::string text = std::string("kernel=") + gemm_kernel_name(plan_.kernel) + " (" + description() +
+                       (plan_.fallback.empty() ? "" : "; " + plan_.fallback) + ") " + geometry();
+    if (plan_.splits > 1) text += " split_k=" + std::to_string(plan_.splits) + "x" + std::to_string(plan_.split_k);
+    return text + " global_access=" + (plan_.vectorized ? "vec16" : "scalar") + " rule: " + plan_.rule;
+  }
+
+ private:
+  int int_lda() const { return static_cast<int>(plan_.lda); }
+  int n_kernel() const { return static_cast<int>(plan_.n_kernel); }
+  int split_k() const { return static_cast<int>(plan_.split_k); }
+  // The DMMA kernel's instruction shape, which its planned tile's depth follows.
+  kernels::DmmaShape dmma_shape() const {
+    return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
+  }
+
+  void multiply(const D* a, const D* b, D* c, Acc* partials) {
+    switch (plan_.kernel) {
+      case GemmKernel::vector_matrix:
+        kernels::launch_vector_matrix<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
+                                         partials, plan_.splits, split_k(), stream());
+        return;
+      case GemmKernel::matrix_vector:
+        kernels::launch_matrix_vector<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
+                                         partials, plan_.splits, split_k(), stream());
+        return;
+      default:
+        break;
+    }
+    if constexpr (kComputedWider<T>) {
+      // C is dims_.n wide, its rows dims_.n apart (GemmOperands::c_columns and ldc).
+      const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), static_cast<int>(plan_.ldb),
+                                              dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
+      if (plan_.kernel == GemmKernel::wgmma)
+        kernels::launch_gemm_wgmma(operands, plan_.cluster_m, wgmma_grid_, stream());
+      else
+        kernels::launch_gemm_mma(operands, stream());
+    } else {
+      // f32 and f64 sum in their own type: the partials are a workspace of C's type.
+      D* out = partials ? partials : c;
+      if constexpr (std::is_same_v<T, double>) {
+        if (plan_.kernel == GemmKernel::dmma) {
+          kernels::launch_gemm_dmma(dmma_shape(), dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized, plan_.splits,
+                                    split_k(), stream());
+          return;
+        }
+      }
+      kernels::launch_gemm<D>(dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized,
+                              plan_.tile.m == kSimtSmallGemmTile.m, plan_.splits, split_k(), stream());
+    }
+  }
+
+  // What the kernel is, after its name.
+  std::string description() const {
+    switch (plan_.kernel) {
+      case GemmKernel::vector_matrix:
+      case GemmKernel::matrix_vector:
+        return std::string("memory-bound, CUDA-core FMA") + (kComputedWider<T> ? ", f32 accumulation" : "");
+      case GemmKernel::simt:
+        return "CUDA-core FMA; no TF32 path";
+      case GemmKernel::dmma:
+        return std::string("FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape());
+      case GemmKernel::wgmma:
+        return "tensor cores, wgmma m64n256k16, f32 accumulation";
+      case GemmKernel::mma_sync:
+        return "tensor cores, mma.sync m16n8k16, f32 accumulation";
+    }
+    return "";
+  }
+
+  // The kernel's tile and launch shape.
+  std::string geometry() const {
+    switch (plan_.kernel) {
+      case GemmKernel::vector_matrix:
+        return "block=" + std::to_string(plan_.tile.n) + " columns x " + std::to_string(plan_.vector_width) +
+               " rows of A (8 warps along k)";
+      case GemmKernel::matrix_vector:
+        return "block=" + std::to_string(plan_.tile.m) + " rows of A, " + std::to_string(plan_.vector_width) +
+               " columns of B (tiles of " + std::to_string(plan_.tile.k) + " rows in shared memory)";
+      case GemmKernel::simt: {
+        const bool small = plan_.tile.m == kSimtSmallGemmTile.m;
+        return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" + (small ? "4x4" : "8x8");
+      }
+      case GemmKernel::dmma:
+        return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
+      case GemmKernel::wgmma:
+        return "block_tile=" + tile_text(plan_.tile) + " stages=" + std::to_string(kernels::WgmmaGemmTile::kStages) +
+               " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +
+               (plan_.cluster_m > 1 ? " with B multicast" : "") +
+               ", warp-specialized, persistent: " +
+               std::to_string(plan_.cluster_m > 1 ? wgmma_grid_.pairs : wgmma_grid_.singles) + " clusters)";
+      case GemmKernel::mma_sync:
+        return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x64 stages=" +
+               std::to_string(kernels::MmaGemmTile::kStages) + " (cp.async, swizzled shared layout, ldmatrix)";
+    }
+    return "";
+  }
+
+  MatmulDimensions dims_;
+  GemmPlan plan_;
+  DeviceBuffer<Acc> partials_;
+  DeviceBuffer<D> padded_a_, padded_b_;
+  kernels::WgmmaGrid wgmma_grid_;
+};
+
+}  // namespace
+
+std::unique_ptr<Prepared> make_cuda_gemm_case(const Problem& problem, const BackendSettings& settings) {
+  return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
+    return std::make_unique<GemmCase<decltype(tag)>>(problem, settings);
+  });
+}
+
+}  // namespace gpb::cuda

@@ -1,0 +1,308 @@
+// Matrix-vector kernels for matmul's thin shapes, C (m x n) = A (m x k) B (k x n), row-major.
+// Both are memory-bound: the large operand is read once, 16 bytes per lane per load, and the
+// sums are kept in the accumulation type (f32 for f16 and bf16), each entry of C rounded once.
+//
+// vector_matrix (m <= 16): C's rows are sums of B's rows, weighted by A's entries. A block
+// takes all of A's kRows rows and 32 lanes x 16 bytes of columns of B, over one part of k;
+// its 8 warps each walk a contiguous run of the part's rows of B, a lane loading its 16-byte
+// piece of each row (4 or 8 rows in flight) and the warp reading the kRows weights A[r][p] at
+// one address each (a broadcast). Per lane kRows x 16 bytes' elements of sums. At the end the
+// warps' sums meet in shared memory, one row of C at a time, and are added in warp order.
+// Each row of B is read once: two groups of 8 rows of A reading it side by side (the first
+// version, for m of 9 to 16) fetched it from DRAM twice (f64 16 x 8192 x 8192: 333 us, at
+// the DRAM peak for 1.07 GB, against 186 us for one row).
+//
+// matrix_vector (n <= 16): each entry of C is a row of A (the large operand) times a column
+// of B. A block takes 32 rows of A (4 per warp) and one part of k, which it walks in tiles of
+// GemvTile::kTileK rows of B, copied first into shared memory transposed and widened
+// (B[p][j] at b_tile[j][p]), so that B comes from global memory once per block. A warp's
+// lanes take 16-byte pieces of its 4 rows (lane l: elements l V .. l V + V - 1 of the 32 V the
+// step covers, V elements to 16 bytes) and the same entries of each column of the tile
+// (16-byte shared reads, no bank conflicts). At the end each sum goes through a fixed
+// butterfly of shuffles over the warp's lanes.
+//
+// Where rows of the streamed operand do not start 16-byte aligned (n, or k, not a multiple of
+// V) the same kernels load element by element: lane l takes elements l, l + 32, ... of the
+// 32 V a warp covers, so each load instruction still reads 32 neighbouring elements.
+// Splits of k follow the host's plan (src/gemm_dispatch.hpp): part p's sums go to a
+// workspace that launch_add_partials adds in part order, so results carry the same bits on
+// every run.
+#include "kernels/gemv.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kernels/launch_check.cuh"
+#include "kernels/vec16.cuh"
+
+namespace gpb::kernels {
+namespace {
+
+using Tile = GemvTile;
+
+template <class T>
+constexpr int kLanes = 16 / sizeof(T);  // elements in 16 bytes
+
+// Where element e of lane `lane`'s piece sits within the 32 x kLanes elements a warp covers.
+template <class T, bool kVectorized>
+__device__ __forceinline__ int piece_offset(int lane, int e) {
+  return kVectorized ? lane * kLanes<T> + e : lane + 32 * e;
+}
+
+// Lane `lane`'s piece of the 32 x kLanes elements from `base`; elements at offsets of `limit`
+// or more read as zero (vectorized, a piece is wholly inside or outside).
+template <class T, bool kVectorized>
+__device__ __forceinline__ Vec16<T> load_piece(const T* base, int lane, int limit) {
+  Vec16<T> piece{};
+  if constexpr (kVectorized) {
+    if (lane * kLanes<T> < limit) piece = *reinterpret_cast<const Vec16<T>*>(base + lane * kLanes<T>);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kLanes<T>; ++e)
+      if (lane + 32 * e < limit) piece.lane[e] = base[lane + 32 * e];
+  }
+  return piece;
+}
+
+// acc[r][e] += A[r][p] * piece[e] for the block's rows r.
+template <class T, int kRows>
+__device__ __forceinline__ void weigh_row(Accumulate<T> (&acc)[kRows][kLanes<T>], const Vec16<T>& piece,
+                                          const T* const (&a_rows)[kRows], int p) {
+  Accumulate<T> weights[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) weights[r] = Arithmetic<T>::load(a_rows[r][p]);
+#pragma unroll
+  for (int e = 0; e < kLanes<T>; ++e) {
+    const Accumulate<T> value = Arithmetic<T>::load(piece.lane[e]);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) acc[r][e] += weights[r] * value;
+  }
+}
+
+// Writes sum, C's entry `at` (row-major m x n), to C rounded, or to part `part`'s partials.
+template <class T>
+__device__ __forceinline__ void store_entry(Accumulate<T> sum, std::int64_t at, T* c, Accumulate<T>* partials,
+                                            int part, int m, int n) {
+  if (partials)
+    partials[static_cast<std::int64_t>(part) * m * n + at] = sum;
+  else
+    c[at] = Arithmetic<T>::store(sum);
+}
+
+// Blocks per SM the kernels are compiled for: two where a thread's sums and operands fit in
+// 128 registers, else one (the 16-bit kernels at 8 rows, the wide matrix_vector ones), which
+// then keeps twice the rows of B in flight.
+template <class T, int kRows>
+constexpr int kVectorMatrixBlocksPerSm = kRows * kLanes<T> * sizeof(Accumulate<T>) / 4 > 48 ? 1 : 2;
+template <class T, int kColumns>
+constexpr int kMatrixVectorBlocksPerSm =
+    Tile::kRowsPerWarp * (kColumns + kLanes<T>) * sizeof(Accumulate<T>) / 4 > 60 ? 1 : 2;
+
+template <class T, int kRows, bool kVectorized>
+__global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, kRows>))
+    vector_matrix_kernel(int m, int n, int k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                         Accumulate<T>* __restrict__ partials, int split_k) {
+  using Acc = Accumulate<T>;
+  constexpr int kColumns = 32 * kLanes<T>;  // a block's columns
+  constexpr int kInFlight = 8 / kVectorMatrixBlocksPerSm<T, kRows>;  // rows of B loaded before the first is used
+  __shared__ Acc sums[Tile::kWarps][kColumns];
+
+  const int column_blocks = (n + kColumns - 1) / kColumns;
+  const int column_block = static_cast<int>(blockIdx.x) % column_blocks;
+  const int part = static_cast<int>(blockIdx.x) / column_blocks;
+  const int col0 = column_block * kColumns;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int part_begin = part * split_k, part_end = min(k, part_begin + split_k);
+  const int per_warp = (part_end - part_begin + Tile::kWarps - 1) / Tile::kWarps;
+  const int begin = min(part_end, part_begin + warp * per_warp), end = min(part_end, begin + per_warp);
+
+  // Rows past m read row m - 1; their sums are never stored.
+  const T* a_rows[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) a_rows[r] = a + static_cast<std::int64_t>(min(r, m - 1)) * k;
+  const T* b_block = b + col0;
+  const int columns_inside = n - col0;
+
+  Acc acc[kRows][kLanes<T>] = {};
+  int p = begin;
+  for (; p + kInFlight <= end; p += kInFlight) {
+    Vec16<T> pieces[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      pieces[u] = load_piece<T, kVectorized>(b_block + static_cast<std::int64_t>(p + u) * n, lane, columns_inside);
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) weigh_row<T, kRows>(acc, pieces[u], a_rows, p + u);
+  }
+  for (; p < end; ++p)
+    weigh_row<T, kRows>(acc, load_piece<T, kVectorized>(b_block + static_cast<std::int64_t>(p) * n, lane, columns_inside),
+                        a_rows, p);
+
+#pragma unroll
+  for (int row = 0; row < kRows; ++row) {
+    if (row >= m) break;  // the same for the whole block
+#pragma unroll
+    for (int e = 0; e < kLanes<T>; ++e) sums[warp][piece_offset<T, kVectorized>(lane, e)] = acc[row][e];
+    __syncthreads();
+    for (int col = static_cast<int>(threadIdx.x); col < kColumns; col += Tile::kThreads) {
+      Acc sum = sums[0][col];
+#pragma unroll
+      for (int w = 1; w < Tile::kWarps; ++w) sum += sums[w][col];
+      if (col < columns_inside) store_entry(sum, static_cast<std::int64_t>(row) * n + col0 + col, c, partials, part, m, n);
+    }
+    __syncthreads();  // the sums are read before the next row overwrites them
+  }
+}
+
+template <class T, int kColumns, bool kVectorized>
+__global__ void __launch_bounds__(Tile::kThreads, (kMatrixVectorBlocksPerSm<T, kColumns>))
+    matrix_vector_kernel(int m, int n, int k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                         Accumulate<T>* __restrict__ partials, int split_k) {
+  using Acc = Accumulate<T>;
+  constexpr int kStep = 32 * kLanes<T>;  // k a warp covers per step
+  constexpr int kTileK = Tile::kTileK<Acc>;
+  constexpr int kSteps = kTileK / kStep;
+  constexpr int kRowVectors = kLanes<T> * sizeof(Acc) / 16;  // 16-byte shared reads of a lane's tile entries
+  static_assert(kTileK % kStep == 0 && kRowVectors >= 1, "whole steps per tile, whole 16-byte shared reads");
+  __shared__ __align__(16) Acc b_tile[kColumns][kTileK];
+
+  const int row_blocks = (m + Tile::kRowsPerBlock - 1) / Tile::kRowsPerBlock;
+  const int row_block = static_cast<int>(blockIdx.x) % row_blocks, part = static_cast<int>(blockIdx.x) / row_blocks;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int row0 = row_block * Tile::kRowsPerBlock + warp * Tile::kRowsPerWarp;
+  const int part_begin = part * split_k, part_end = min(k, part_begin + split_k);
+
+  // Rows past m read row m - 1; their sums are never stored.
+  const T* a_rows[Tile::kRowsPerWarp];
+#pragma unroll
+  for (int i = 0; i < Tile::kRowsPerWarp; ++i) a_rows[i] = a + static_cast<std::int64_t>(min(row0 + i, m - 1)) * k;
+
+  Acc acc[Tile::kRowsPerWarp][kColumns] = {};
+  for (int tile = part_begin; tile < part_end; tile += kTileK) {
+    const int tile_rows = min(kTileK, part_end - tile);
+    __syncthreads();  // every warp is done with the previous tile
+    for (int q = static_cast<int>(threadIdx.x); q < kTileK; q += Tile::kThreads) {
+      const T* b_row = b + static_cast<std::int64_t>(tile + q) * n;
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j) b_tile[j][q] = q < tile_rows && j < n ? Arithmetic<T>::load(b_row[j]) : Acc(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const int step = s * kStep;
+      Acc values[Tile::kRowsPerWarp][kLanes<T>];
+#pragma unroll
+      for (int i = 0; i < Tile::kRowsPerWarp; ++i) {
+        const Vec16<T> piece = load_piece<T, kVectorized>(a_rows[i] + tile + step, lane, tile_rows - step);
+#pragma unroll
+        for (int e = 0; e < kLanes<T>; ++e) values[i][e] = Arithmetic<T>::load(piece.lane[e]);
+      }
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j) {
+        Acc weights[kLanes<T>];
+        if constexpr (kVectorized) {
+#pragma unroll
+          for (int v = 0; v < kRowVectors; ++v)
+            *reinterpret_cast<Vec16<Acc>*>(&weights[v * Vec16<Acc>::kLanes]) =
+                *reinterpret_cast<const Vec16<Acc>*>(&b_tile[j][step + lane * kLanes<T> + v * Vec16<Acc>::kLanes]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kLanes<T>; ++e) weights[e] = b_tile[j][step + lane + 32 * e];
+        }
+#pragma unroll
+        for (int i = 0; i < Tile::kRowsPerWarp; ++i)
+#pragma unroll
+          for (int e = 0; e < kLanes<T>; ++e) acc[i][j] += values[i][e] * weights[e];
+      }
+    }
+  }
+
+#pragma unroll
+  for (int i = 0; i < Tile::kRowsPerWarp; ++i)
+#pragma unroll
+    for (int j = 0; j < kColumns; ++j)
+#pragma unroll
+      for (int offset = 16; offset > 0; offset /= 2) acc[i][j] += __shfl_xor_sync(0xffffffffu, acc[i][j], offset);
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < Tile::kRowsPerWarp; ++i) {
+      const int row = row0 + i;
+      if (row >= m) break;
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j)
+        if (j < n) store_entry(acc[i][j], static_cast<std::int64_t>(row) * n + j, c, partials, part, m, n);
+    }
+  }
+}
+
+template <class T, int kRows>
+void launch_vector_matrix_rows(bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                               Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream) {
+  constexpr int kColumns = 32 * kLanes<T>;
+  const unsigned blocks = static_cast<unsigned>((n + kColumns - 1) / kColumns) * static_cast<unsigned>(parts);
+  if (vectorized)
+    vector_matrix_kernel<T, kRows, true><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, split_k);
+  else
+    vector_matrix_kernel<T, kRows, false><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, split_k);
+}
+
+template <class T, int kColumns>
+void launch_matrix_vector_columns(bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                                  Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream) {
+  const unsigned blocks =
+      static_cast<unsigned>((m + Tile::kRowsPerBlock - 1) / Tile::kRowsPerBlock) * static_cast<unsigned>(parts);
+  if (vectorized)
+    matrix_vector_kernel<T, kColumns, true><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, split_k);
+  else
+    matrix_vector_kernel<T, kColumns, false><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials,
+                                                                                    split_k);
+}
+
+// Calls launch(std::integral_constant<int, W>{}) for the kernel width W, the smallest power
+// of two from 1 up to GemvTile::kMaxWidth<T> that is at least `width`.
+template <class T, int kWidth = 1, class Launch>
+void with_width(int width, Launch&& launch) {
+  if constexpr (kWidth < Tile::kMaxWidth<T>) {
+    if (width > kWidth) return with_width<T, 2 * kWidth>(width, launch);
+  } else {
+    if (width > kWidth)
+      throw std::logic_error("matrix-vector kernel of width " + std::to_string(width) + " asked for; " +
+                             std::to_string(kWidth) + " is the widest for this element type");
+  }
+  launch(std::integral_constant<int, kWidth>{});
+}
+
+}  // namespace
+
+template <class T>
+void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                          Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream) {
+  with_width<T>(rows, [&](auto width) {
+    launch_vector_matrix_rows<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream);
+  });
+  GPB_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_matrix_vector(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                          Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream) {
+  with_width<T>(columns, [&](auto width) {
+    launch_matrix_vector_columns<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k,
+                                                            stream);
+  });
+  GPB_CHECK_LAUNCH();
+}
+
+#define GPB_INSTANTIATE(T)                                                                                        \
+  template void launch_vector_matrix<T>(int, bool, int, int, int, const T*, const T*, T*, Accumulate<T>*, int, int, \
+                                        cudaStream_t);                                                            \
+  template void launch_matrix_vector<T>(int, bool, int, int, int, const T*, const T*, T*, Accumulate<T>*, int, int, \
+                                        cudaStream_t);
+GPB_FOR_EACH_ELEMENT_TYPE(GPB_INSTANTIATE)
+#undef GPB_INSTANTIATE
+
+}  // namespace gpb::kernels

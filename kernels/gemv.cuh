@@ -1,0 +1,49 @@
+// Matrix-vector kernels for matmul's thin shapes, C (m x n) = A (m x k) B (k x n), all
+// row-major: memory-bound, so each streams its large operand once in 16-byte pieces and keeps
+// the small one close; design notes in gemv.cu.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/numeric.cuh"
+
+namespace gpb::kernels {
+
+struct GemvTile {
+  static constexpr int kWarps = 8;  // per block
+  static constexpr int kThreads = 32 * kWarps;
+  // vector_matrix: rows of A a block handles at most.
+  static constexpr int kMaxRows = 16;
+  // The widest kernels per element type: 16-bit products wider than 4 run on tensor cores
+  // (src/gemm_dispatch.hpp), so their kernels stop at 4.
+  template <class T>
+  static constexpr int kMaxWidth = sizeof(T) == 2 ? 4 : 16;
+  // matrix_vector: rows of A per warp and per block, the most columns of B, and the rows of B
+  // one shared-memory tile holds (32 KiB of sums at 16 columns): k's parts are multiples of it.
+  static constexpr int kRowsPerWarp = 4;
+  static constexpr int kRowsPerBlock = kRowsPerWarp * kWarps;
+  static constexpr int kMaxColumns = 16;
+  template <class Acc>
+  static constexpr int kTileK = sizeof(Acc) == 8 ? 256 : 512;
+};
+
+// m <= 16 (rows of A times B): kernels for 1, 2, 4, 8 and 16 `rows` of A (at least m; 16-bit:
+// up to kMaxWidth); each block takes all m rows, 32 lanes x 16 bytes of columns of B and the
+// rows of B of one part of k. `vectorized`: n a multiple of 16 bytes' elements, so B's and C's rows are aligned.
+// With parts > 1, part p writes its sums to partials + p * m * n (m x n, in the accumulation
+// type) for launch_add_partials; with one part C is written directly. Each part spans
+// split_k rows of B (the last may be shorter).
+template <class T>
+void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                          Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream);
+
+// n <= 16 (A times columns of B): kernels for 1, 2, 4, 8 and 16 `columns` (at least n;
+// 16-bit: up to kMaxWidth);
+// blocks of 32 rows of A, lanes along k. `vectorized`: k a multiple of 16 bytes' elements,
+// so A's rows are aligned. Parts as for launch_vector_matrix; split_k is a multiple of
+// GemvTile::kTileK<Accumulate<T>>.
+template <class T>
+void launch_matrix_vector(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                          Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream);
+
+}  // namespace gpb::kernels

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Look for performance cliffs in matmul: draw random shapes, run every backend on them with
+gpubench, and report each case where a backend is more than --threshold times slower than the
+best backend for that case (and each case that failed or did not verify).
+
+  scripts/gemm_cliffs.py --gpubench build/release/gpubench --count 200 --seed 7
+
+Shapes: m, n and k drawn log-uniform over 1 .. --max-side (seeded, so a seed names a set of
+shapes), redrawn while A, B and C together would exceed --max-bytes in the widest dtype asked
+for. One gpubench run measures them all (--l2 warm by default, as the cliffs were first
+measured: back-to-back launches, medians) and writes its JSON report to --out. Exit status 0
+when no case is past the threshold, 1 when some are, 2 on bad arguments or a failed run.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+DTYPE_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+def draw_shapes(count, seed, max_side, max_bytes, element_bytes):
+    """`count` distinct (m, n, k), each log-uniform over 1 .. max_side within the byte bound."""
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < count:
+        m, n, k = (max(1, min(max_side, round(math.exp(rng.uniform(0, math.log(max_side)))))) for _ in range(3))
+        if (m * k + k * n + m * n) * element_bytes <= max_bytes and (m, n, k) not in shapes:
+            shapes.append((m, n, k))
+    return shapes
+
+
+def cliffs(report, threshold):
+    """(cliff rows, failures, worst ratio per (dtype, backend)) from a gpubench JSON report.
+
+    A cliff row: (dtype, shape label, backend, its median, best backend, best median, ratio)."""
+    cases = {}
+    failures = []
+    for record in report.get("results", []):
+        if record.get("op") != "matmul":
+            continue
+        key = (record["dtype"], record["shape"]["label"])
+        if record.get("status") != "ok" or not record.get("verification", {}).get("passed"):
+            failures.append((key[0], key[1], record["backend"], record.get("status"), record.get("reason", "")))
+            continue
+        cases.setdefault(key, []).append((record["statistics"]["median"], record["backend"]))
+    rows = []
+    worst = {}
+    for (dtype, label), results in sorted(cases.items()):
+        best_median, best_backend = min(results)
+        for median, backend in results:
+            ratio = median / best_median
+            if ratio > worst.get((dtype, backend), (0, ""))[0]:
+                worst[(dtype, backend)] = (ratio, label)
+            if ratio > threshold:
+                rows.append((dtype, label, backend, median, best_backend, best_median, ratio))
+    return rows, failures, worst
+
+
+def microseconds(seconds):
+    return f"{seconds * 1e6:,.1f} us"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gpubench", default="build/release/gpubench", help="the gpubench binary")
+    parser.add_argument("--count", type=int, default=200, help="random shapes (default 200)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the shape draw (default 1)")
+    parser.add_argument("--dtype", default="f32,f64,f16,bf16", help="dtypes, comma-separated")
+    parser.add_argument("--backend", default="cuda,cublas", help="backends, comma-separated")
+    parser.add_argument("--max-side", type=int, default=16384, help="largest m, n or k (default 16384)")
+    parser.add_argument("--max-bytes", type=float, default=1 << 30,
+                        help="most bytes of A, B and C together in the widest dtype (default 1 GiB)")
+    parser.add_argument("--threshold", type=float, default=2.0,
+                        help="report a backend this many times slower than the best (default 2)")
+    parser.add_argument("--l2", default="warm", choices=("warm", "flush"), help="gpubench --l2 (default warm)")
+    parser.add_argument("--max-time", default="0.5", help="gpubench --max-time per case, seconds (default 0.5)")
+    parser.add_argument("--out", help="where to keep gpubench's JSON report (default: a temporary file)")
+    args = parser.parse_args()
+    dtypes = [d for d in args.dtype.split(",") if d]
+    unknown = [d for d in dtypes if d not in DTYPE_BYTES]
+    if unknown or not dtypes:
+        parser.error(f"--dtype: unknown {', '.join(unknown) or 'empty list'} (expected some of {', '.join(DTYPE_BYTES)})")
+    if args.count < 1 or args.max_side < 1 or args.max_bytes <= 0 or args.threshold <= 1:
+        parser.error("--count and --max-side must be at least 1, --max-bytes positive and --threshold above 1")
+    if not os.access(args.gpubench, os.X_OK):
+        parser.error(f"--gpubench {args.gpubench}: not an executable (build it first: cmake --build --preset release)")
+
+    shapes = draw_shapes(args.count, args.seed, args.max_side, args.max_bytes, max(DTYPE_BYTES[d] for d in dtypes))
+    out = args.out or os.path.join(tempfile.mkdtemp(prefix="gemm_cliffs."), "cliffs.json")
+    command = [args.gpubench, "run", "--op", "matmul", "--shape", ",".join(f"{m}x{n}x{k}" for m, n, k in shapes),
+               "--dtype", ",".join(dtypes), "--backend", args.backend, "--l2", args.l2, "--max-time", args.max_time,
+               "--quiet", "--out", out]
+    print(f"gemm_cliffs: seed {args.seed}, {len(shapes)} shapes x {len(dtypes)} dtypes on {args.backend}; "
+          f"report {out}", flush=True)
+    run = subprocess.run(command)
+    if run.returncode != 0 or not os.path.exists(out):
+        print(f"gemm_cliffs: gpubench exited with {run.returncode}", file=sys.stderr)
+        return 2
+    with open(out) as handle:
+        report = json.load(handle)
+    rows, failures, worst = cliffs(report, args.threshold)
+
+    print(f"\nWorst time over the best backend's, per dtype and backend (of {len(shapes)} shapes):")
+    for (dtype, backend), (ratio, label) in sorted(worst.items()):
+        print(f"  {dtype:5} {backend:8} {ratio:6.2f}x  {label}")
+    print(f"\nCases where a backend is more than {args.threshold:g}x slower than the best: {len(rows)}")
+    for dtype, label, backend, median, best_backend, best_median, ratio in rows:
+        print(f"  {dtype:5} {label:22} {backend:8} {microseconds(median):>14}  {ratio:6.2f}x  "
+              f"(best {best_backend} {microseconds(best_median)})")
+    if failures:
+        print(f"\nCases that failed or did not verify: {len(failures)}")
+        for dtype, label, backend, status, reason in failures:
+            print(f"  {dtype:5} {label:22} {backend:8} {status} {reason}")
+    return 1 if rows or failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+#include "measure/gemm_dispatch.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "model/op_table.hpp"
+
+namespace gpb {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+
+// The 16-bit tensor-core kernels' 16-byte chunks, in elements.
+constexpr std::int64_t kTensorChunk = 8;
+
+constexpr int kVectorMatrixStep = 8 * kGemvWarps;
+// Blocks of the matrix-vector kernels in flight per SM (two for most of their variants).
+constexpr int kGemvBlocksPerSm = 2;
+
+int power_of_two_at_least(std::int64_t value, int cap) {
+  int width = 1;
+  while (width < value && width < cap) width *= 2;
+  return width;
+}
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+// The shallowest part of k a split leaves: kGemmMinSplitDepth for the tiled kernels, whose
+// blocks each also load and store a whole tile; a step of the matrix-vector kernels.
+std::int64_t split_depth(const GemmPlan& plan) {
+  const bool matrix_vector = plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
+  return matrix_vector ? plan.tile.k : std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
+}
+
+// Splits k where fewer than `min_pieces` output pieces would leave SMs without work: into as
+// many parts as one wave of the device's blocks in flight holds (a second, partial wave would
+// take as long as the first), but no part shallower than the split depth.
+void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
+  const std::int64_t granule = plan.tile.k;
+  const std::int64_t depth = split_depth(plan);
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  plan.splits = 1;
+  plan.split_k = round_up(k, granule);
+  if (plan.pieces >= min_pieces) return;
+  const std::int64_t parts = std::min(slots / plan.pieces, k / depth);
+  if (parts < 2) return;
+  plan.split_k = round_up(ceil_div(k, parts), granule);
+  plan.splits = static_cast<int>(ceil_div(k, plan.split_k));
+}
+
+// "4 tiles for 132 SMs: k=262144 split in 33 parts of 7944, partials added in part order"
+std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& pieces, std::int64_t min_pieces,
+                       const std::string& slots) {
+  const std::string why = str(plan.pieces) + " " + pieces + " for " + str(min_pieces) + " " + slots;
+  if (plan.splits > 1)
+    return why + ": k=" + str(k) + " split in " + str(plan.splits) + " parts of " + str(plan.split_k) +
+           ", partials added in part order";
+  if (plan.pieces >= min_pieces) return why + ": no split";
+  return why + ": no split (k=" + str(k) + " under 2 x " + str(split_depth(plan)) +
+         ", or pieces over half the blocks in flight)";
+}
+
+// m or n at most `side`.
+GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t side,
+                            const GemmDevice& device) {
+  GemmPlan plan;
+  const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));  // elements in 16 bytes
+  const bool wide_sums = dtype == DType::f64;
+  plan.blocks_per_sm = kGemvBlocksPerSm;
+  plan.lda = k;
+  plan.ldb = n;
+  plan.n_kernel = n;
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::string shape = "m or n <= " + str(kMatmulVectorMaxSide) + " (16-bit: " + str(kSixteenBitVectorMaxSide) +
+                            ") runs a matrix-vector kernel; ";
+  if (n <= side) {
+    plan.kernel = GemmKernel::matrix_vector;
+    plan.vector_width = power_of_two_at_least(n, kMatmulVectorMaxSide);
+    plan.tile = {kMatrixVectorRows, plan.vector_width, wide_sums ? kMatrixVectorWideTileK : kMatrixVectorTileK};
+    plan.vectorized = k % lanes == 0;
+    plan.pieces = ceil_div(m, kMatrixVectorRows);
+    split_k(plan, k, slots, device);
+    plan.rule = shape + "n=" + str(n) + ": A streamed by rows, blocks of " + str(kMatrixVectorRows) + " rows; " +
+                split_text(plan, k, "row blocks", slots, "blocks in flight");
+  } else {
+    plan.kernel = GemmKernel::vector_matrix;
+    plan.vector_width = power_of_two_at_least(m, kVectorMatrixMaxRows);
+    plan.tile = {plan.vector_width, static_cast<int>(32 * lanes), kVectorMatrixStep};
+    plan.vectorized = n % lanes == 0;
+    plan.pieces = ceil_div(n, plan.tile.n);
+    split_k(plan, k, slots, device);
+    plan.rule = shape + "m=" + str(m) + ": B streamed by rows, blocks of " + str(plan.tile.n) + " columns x " +
+                str(plan.vector_width) + " rows; " + split_text(plan, k, "blocks", slots, "blocks in flight");
+  }
+  return plan;
+}
+
+GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  GemmPlan plan;
+  plan.lda = k;
+  plan.ldb = n;
+  plan.n_kernel = n;
+  const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));
+  plan.vectorized = n % lanes == 0 && k % lanes == 0;
+  const auto tiles_of = [&](const GemmTile& tile) { return ceil_div(m, tile.m) * ceil_div(n, tile.n); };
+  std::string tile_rule;
+  if (dtype == DType::f16 || dtype == DType::bf16) {
+    if (!device.no_wgmma) {
+      plan.kernel = GemmKernel::wgmma;
+      plan.tile = kWgmmaGemmTile;
+      plan.cluster_m = m > kWgmmaGemmTile.m ? 2 : 1;
+    } else if (!device.no_mma) {
+      plan.kernel = GemmKernel::mma_sync;
+      plan.tile = kMmaSyncGemmTile;
+      plan.fallback = *device.no_wgmma;
+    } else {
+      throw std::runtime_error("no tensor-core GEMM kernel for " + to_string(dtype) + " on this device: " +
+                               *device.no_mma);
+    }
+    plan.vectorized = true;
+    plan.stage_a = k % kTensorChunk != 0;
+    plan.stage_b = n % kTensorChunk != 0;
+    plan.lda = round_up(k, kTensorChunk);
+    plan.ldb = plan.n_kernel = round_up(n, kTensorChunk);
+  } else if (dtype == DType::f64 && !device.no_dmma) {
+    plan.kernel = GemmKernel::dmma;
+    plan.tile = device.dmma_m16n8k16 ? kDmmaGemmTile : kDmmaShallowGemmTile;
+  } else {
+    plan.kernel = GemmKernel::simt;
+    plan.blocks_per_sm = dtype == DType::f32 ? 2 : 1;
+    if (dtype == DType::f64) plan.fallback = *device.no_dmma;
+    // The 128 x 128 tile does 2.3 times the 64 x 64 one's FMAs per shared-memory load; the small
+    // tile only where the large one, k split or not, leaves SMs without a block, or pads C
+    // more (64 x 64 products).
+    plan.tile = kSimtGemmTile;
+    plan.pieces = tiles_of(kSimtGemmTile);
+    if (plan.pieces < device.sm_count) {
+      split_k(plan, k, device.sm_count, device);
+      const std::int64_t small = tiles_of(kSimtSmallGemmTile);
+      const auto area = [](const GemmTile& tile) { return std::int64_t{tile.m} * tile.n; };
+      if (plan.pieces * plan.splits < device.sm_count ||
+          plan.pieces * area(kSimtGemmTile) > small * area(kSimtSmallGemmTile))
+        plan.tile = kSimtSmallGemmTile;
+    }
+    tile_rule = " (64x64 tiles where 128x128 ones, k split or not, are fewer than the SMs or pad C more)";
+  }
+  plan.pieces = tiles_of(plan.tile);
+  split_k(plan, k, device.sm_count, device);
+  plan.rule = (std::min(m, n) <= kMatmulVectorMaxSide
+                   ? "16-bit m or n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
+                         " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun the CUDA "
+                         "cores); "
+                   : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ") +
+              "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
+              split_text(plan, k, "tiles", device.sm_count, "SMs") + tile_rule;
+  if (plan.stage_a || plan.stage_b)
+    plan.rule += std::string("; staged: ") + (plan.stage_a ? "A" : "") + (plan.stage_a && plan.stage_b ? " and " : "") +
+                 (plan.stage_b ? "B" : "") + " padded to 16-byte rows (k=" + str(plan.lda) + ", n=" + str(plan.n_kernel) +
+                 ") by copies inside the timed op" + (plan.stage_b ? ", C stored element by element" : "");
+  return plan;
+}
+
+}  // namespace
+
+const char* gemm_kernel_name(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::vector_matrix:
+      return "vector_matrix_gemv";
+    case GemmKernel::matrix_vector:
+      return "matrix_vector_gemv";
+    case GemmKernel::simt:
+      return "tiled_gemm";
+    case GemmKernel::dmma:
+      return "dmma_gemm";
+    case GemmKernel::wgmma:
+      return "wgmma_gemm";
+    case GemmKernel::mma_sync:
+      return "mma_gemm";
+  }
+  return "unknown";
+}
+
+GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  if (m < 1 || n < 1 || k < 1)
+    throw std::invalid_argument("plan_gemm: dimensions must be positive, got " + std::to_string(m) + " x " +
+                                std::to_string(n) + " x " + std::to_string(k));
+  if (device.sm_count < 1) throw std::invalid_argument("plan_gemm: the device has no SMs");
+  const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+  const std::int64_t vector_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  return std::min(m, n) <= vector_side ? plan_matrix_vector(dtype, m, n, k, vector_side, device)
+                                       : plan_tiled(dtype, m, n, k, device);
+}
+
+}  // namespace gpb

@@ -1,0 +1,217 @@
+// The cuda backend's matmul on every path of its dispatch (src/gemm_dispatch.hpp), in every
+// dtype, on odd and extreme shapes: k = 1, m = 1, n = 1, k far beyond m n, one past a tile
+// edge, rows that are no whole 16-byte chunks. Each case checks that the kernel the dispatch
+// plans for this device ran (its name, its split of k, its padding in the details) and
+// verifies the result against the host's fp64 reference with the op table's tolerance; the
+// output is poisoned before the run, so an entry no kernel writes fails. Split-k results
+// carry the same bits on every run. Plain C++ through the Backend interface; every test skips
+// where no CUDA device is present, or in a build without CUDA.
+#include <gtest/gtest.h>
+
+#if GPUBENCH_HAVE_CUDA
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "measure/backend.hpp"
+#include "measure/context.hpp"
+#include "measure/gemm_dispatch.hpp"
+#include "model/problem.hpp"
+#include "model/verify.hpp"
+
+namespace gpb {
+namespace {
+
+constexpr std::uint64_t kSeed = 20251125;
+
+Backend& cuda_backend() {
+  static const std::vector<std::unique_ptr<Backend>> backends = make_all_backends();
+  for (const auto& backend : backends)
+    if (backend->name() == "cuda") return *backend;
+  throw std::logic_error("no cuda backend");
+}
+
+#define SKIP_WITHOUT_DEVICE()                                                                           \
+  do {                                                                                                  \
+    const Availability gpb_availability = cuda_backend().availability();                                \
+    if (!gpb_availability.available) GTEST_SKIP() << "cuda unavailable: " << gpb_availability.reason;  \
+  } while (false)
+
+struct DeviceFacts {
+  int sm_count = 0;
+  int compute_capability = 0;
+};
+
+DeviceFacts this_device() {
+  Context context;
+  append_gpu_context(context);
+  if (context.gpus.empty()) throw std::runtime_error("no CUDA device in the context");
+  const GpuInfo& gpu = context.gpus[0];
+  const std::size_t dot = gpu.compute_capability.find('.');
+  return {gpu.sm_count, 10 * std::stoi(gpu.compute_capability.substr(0, dot)) +
+                            std::stoi(gpu.compute_capability.substr(dot + 1))};
+}
+
+// The data-centre parts the default build serves, whose kernels are known in advance: A100
+// (8.0: mma.sync, DMMA m8n8k4), H100/H200 (9.0: wgmma, DMMA m16n8k16), B200 (10.0: mma.sync,
+// DMMA m16n8k16). Elsewhere (parts with less shared memory) the tests verify results only.
+bool known_device(const DeviceFacts& device) {
+  return device.compute_capability == 80 || device.compute_capability == 90 || device.compute_capability == 100;
+}
+
+// What the backend finds on a known device.
+GemmDevice dispatch_facts(const DeviceFacts& device) {
+  GemmDevice facts;
+  facts.sm_count = device.sm_count;
+  if (device.compute_capability != 90) facts.no_wgmma = "wgmma_gemm needs sm_90";
+  facts.dmma_m16n8k16 = device.compute_capability >= 90;
+  return facts;
+}
+
+struct GemmPathCase {
+  DType dtype;
+  std::int64_t m, n, k;
+};
+
+void PrintTo(const GemmPathCase& c, std::ostream* out) {
+  *out << to_string(c.dtype) << " " << c.m << "x" << c.n << "x" << c.k;
+}
+
+// What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
+// matrix-vector kernels up to 4 rows or columns and the tensor-core tiles above.
+const std::vector<std::array<std::int64_t, 3>> kShapes = {
+    {1, 1, 1},          // matrix_vector: one column, k = 1
+    {7, 1, 5},          // matrix_vector, element-wise loads
+    {1000, 3, 777},     // matrix_vector at 4 columns, odd k
+    {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split (16-bit: wgmma, k split)
+    {33, 3, 200003},    // matrix_vector, k far beyond m n: split, element-wise
+    {33, 9, 200003},    // the same at 16 columns (16-bit: wgmma, A and B padded, k split)
+    {1, 17, 1},         // vector_matrix: k = 1, a partial column block
+    {1, 8192, 256},     // vector_matrix, 16-byte loads
+    {3, 1001, 777},     // vector_matrix at 4 rows, one past m, element-wise
+    {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
+    {3, 64, 300007},    // vector_matrix, k far beyond m n: split
+    {9, 64, 300007},    // the same at 16 rows (16-bit: wgmma, A padded, k split)
+    {17, 17, 17},       // the smallest tiled shape (16-bit: A and B padded, C stored element by element)
+    {128, 256, 64},     // one whole wgmma tile
+    {129, 257, 65},     // one past each tile edge (16-bit: padded)
+    {64, 64, 100000},   // one tile, k split (16-bit: a cluster of one block; f32: the 64 x 64 tile)
+    {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
+    {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials)
+    {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
+    {1025, 1031, 1027}  // several waves of tiles, odd (16-bit: padded)
+};
+
+std::vector<GemmPathCase> all_cases() {
+  std::vector<GemmPathCase> cases;
+  for (DType dtype : all_dtypes())
+    for (const auto& [m, n, k] : kShapes) cases.push_back({dtype, m, n, k});
+  return cases;
+}
+
+// Runs the case once and checks the result against the reference.
+void expect_verified(const Problem& problem, Prepared& prepared, const std::string& details) {
+  prepared.run();
+  prepared.synchronize();
+  const Verification verification = verify(problem, prepared.result());
+  EXPECT_TRUE(verification.checked);
+  EXPECT_TRUE(verification.passed) << "max error " << verification.max_error << " vs tolerance "
+                                   << verification.tolerance << "; details: " << details;
+}
+
+class CudaGemmPath : public ::testing::TestWithParam<GemmPathCase> {};
+
+TEST_P(CudaGemmPath, RunsThePlannedKernelAndVerifies) {
+  SKIP_WITHOUT_DEVICE();
+  const GemmPathCase& c = GetParam();
+  const DeviceFacts device = this_device();
+  const Problem problem = make_problem(Op::matmul, c.dtype, matmul_shape(c.m, c.n, c.k), kSeed);
+  auto prepared = cuda_backend().prepare(problem, BackendSettings{});
+  const std::string details = prepared->details();
+  if (known_device(device)) {
+    const GemmPlan plan = plan_gemm(c.dtype, c.m, c.n, c.k, dispatch_facts(device));
+    EXPECT_EQ(details.rfind(std::string("kernel=") + gemm_kernel_name(plan.kernel) + " (", 0), 0u) << details;
+    const std::string split = "split_k=" + std::to_string(plan.splits) + "x" + std::to_string(plan.split_k) + " ";
+    EXPECT_EQ(details.find(split) != std::string::npos, plan.splits > 1) << details;
+    EXPECT_EQ(details.find("split_k=") != std::string::npos, plan.splits > 1) << details;
+    EXPECT_EQ(details.find("staged:") != std::string::npos, plan.stage_a || plan.stage_b) << details;
+    EXPECT_NE(details.find(" rule: " + plan.rule), std::string::npos) << details;
+  }
+  expect_verified(problem, *prepared, details);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDtypes, CudaGemmPath, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<GemmPathCase>& param_info) {
+                           const GemmPathCase& c = param_info.param;
+                           return to_string(c.dtype) + "_" + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                                  std::to_string(c.k);
+                         });
+
+// The shapes above reach every kernel of each dtype on this device, each split of k and the
+// padding: so no path goes untested.
+TEST(CudaGemmPaths, TheShapesReachEveryPath) {
+  SKIP_WITHOUT_DEVICE();
+  const DeviceFacts device = this_device();
+  if (!known_device(device)) GTEST_SKIP() << "compute capability " << device.compute_capability << ": kernels not known";
+  for (DType dtype : all_dtypes()) {
+    std::set<GemmKernel> kernels, split;
+    std::set<int> split_tiles;  // tile heights of the split plans
+    bool staged = false, staged_and_split = false;
+    for (const auto& [m, n, k] : kShapes) {
+      const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
+      kernels.insert(plan.kernel);
+      if (plan.splits > 1) split.insert(plan.kernel);
+      if (plan.splits > 1 && plan.kernel == GemmKernel::simt) split_tiles.insert(plan.tile.m);
+      staged = staged || (plan.stage_b && plan.splits == 1);
+      staged_and_split = staged_and_split || (plan.stage_b && plan.splits > 1);
+    }
+    if (dtype == DType::f32) {
+      EXPECT_EQ(split_tiles, (std::set<int>{64, 128}));
+    }
+    const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+    const GemmKernel tiled = sixteen_bit ? (device.compute_capability == 90 ? GemmKernel::wgmma : GemmKernel::mma_sync)
+                                         : (dtype == DType::f64 ? GemmKernel::dmma : GemmKernel::simt);
+    const std::set<GemmKernel> every = {GemmKernel::matrix_vector, GemmKernel::vector_matrix, tiled};
+    EXPECT_EQ(kernels, every) << to_string(dtype);
+    EXPECT_EQ(split, every) << to_string(dtype);
+    EXPECT_EQ(staged, sixteen_bit) << to_string(dtype);
+    EXPECT_EQ(staged_and_split, sixteen_bit) << to_string(dtype);
+  }
+}
+
+// Split k's partials are added in part order, with no atomics: the same bits on every run.
+TEST(CudaGemmPaths, SplitResultsAreDeterministic) {
+  SKIP_WITHOUT_DEVICE();
+  for (DType dtype : all_dtypes()) {
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}}) {
+      const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
+      auto prepared = cuda_backend().prepare(problem, BackendSettings{});
+      SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul) + ": " + prepared->details());
+      EXPECT_NE(prepared->details().find("split_k="), std::string::npos);
+      prepared->run();
+      prepared->synchronize();
+      const HostArray first = prepared->result();
+      for (int repeat = 0; repeat < 3; ++repeat) prepared->run();
+      prepared->synchronize();
+      const HostArray again = prepared->result();
+      ASSERT_EQ(first.bytes(), again.bytes());
+      EXPECT_EQ(std::memcmp(first.raw(), again.raw(), first.bytes()), 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpb
+
+#else
+
+TEST(CudaGemmPaths, RequireCuda) { GTEST_SKIP() << "built without CUDA: the GPU backends are not compiled in"; }
+
+#endif

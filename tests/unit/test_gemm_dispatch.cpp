@@ -1,0 +1,369 @@
+// The cuda backend's GEMM dispatch (src/gemm_dispatch.hpp): named shapes from the issue that
+// asked for it, the extremes (1, one off a tile edge, k far beyond m n), and seeded
+// log-uniform shapes on several devices, against the rule's invariants.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/random.hpp"
+#include "measure/gemm_dispatch.hpp"
+#include "model/op_table.hpp"
+
+namespace gpb {
+namespace {
+
+// An H100 running the default build: wgmma, DMMA m16n8k16.
+GemmDevice hopper() {
+  GemmDevice device;
+  device.sm_count = 132;
+  device.dmma_m16n8k16 = true;
+  return device;
+}
+
+// An A100: no wgmma, DMMA m8n8k4.
+GemmDevice ampere() {
+  GemmDevice device;
+  device.sm_count = 108;
+  device.no_wgmma = "wgmma_gemm needs sm_90";
+  return device;
+}
+
+// A small part without FP64 tensor cores.
+GemmDevice small_device() {
+  GemmDevice device;
+  device.sm_count = 16;
+  device.no_wgmma = "wgmma_gemm needs sm_90";
+  device.no_dmma = "the DMMA kernel needs 112 KiB of shared memory per block, this device allows 99 KiB";
+  return device;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+TEST(GemmDispatch, LongKWithOneTileSplitsKForEverySm) {
+  const GemmPlan bf16 = plan_gemm(DType::bf16, 64, 64, 1 << 20, hopper());
+  EXPECT_EQ(bf16.kernel, GemmKernel::wgmma);
+  EXPECT_EQ(bf16.pieces, 1);
+  EXPECT_EQ(bf16.cluster_m, 1);  // one row tile: no pair to share B with
+  EXPECT_EQ(bf16.splits, 132);
+  EXPECT_EQ(bf16.split_k % 64, 0);
+  EXPECT_TRUE(contains(bf16.rule, "1 tiles for 132 SMs: k=1048576 split in 132 parts of " + std::to_string(bf16.split_k)))
+      << bf16.rule;
+
+  // f32's SIMT kernel keeps two blocks per SM: twice the parts, on its 64 x 64 tile.
+  const GemmPlan f32 = plan_gemm(DType::f32, 64, 64, 1 << 20, hopper());
+  EXPECT_EQ(f32.kernel, GemmKernel::simt);
+  EXPECT_EQ(f32.tile.m, 64);
+  EXPECT_EQ(f32.splits, 264);
+
+  const GemmPlan f64 = plan_gemm(DType::f64, 128, 128, 262144, hopper());
+  EXPECT_EQ(f64.kernel, GemmKernel::dmma);
+  EXPECT_EQ(f64.pieces, 1);
+  EXPECT_GE(f64.splits, 120);
+  EXPECT_LE(f64.splits, 132);
+  EXPECT_EQ(f64.split_k % 32, 0);
+}
+
+TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
+  const GemmPlan row = plan_gemm(DType::bf16, 1, 8192, 8192, hopper());
+  EXPECT_EQ(row.kernel, GemmKernel::vector_matrix);
+  EXPECT_EQ(row.vector_width, 1);
+  EXPECT_TRUE(row.vectorized);
+  EXPECT_EQ(row.tile.n, 256);  // 32 lanes x 8 bf16
+  EXPECT_EQ(row.pieces, 32);
+  EXPECT_EQ(row.splits, 8);  // one wave of 264 blocks in flight over 32 column blocks
+  EXPECT_TRUE(contains(row.rule, "m=1: B streamed by rows")) << row.rule;
+
+  // 256 row blocks fill the 264 blocks in flight: a split would only add a second wave.
+  const GemmPlan column = plan_gemm(DType::f32, 8192, 1, 8192, hopper());
+  EXPECT_EQ(column.kernel, GemmKernel::matrix_vector);
+  EXPECT_EQ(column.vector_width, 1);
+  EXPECT_EQ(column.pieces, 256);  // 8192 rows in blocks of 32
+  EXPECT_EQ(column.splits, 1);
+  const GemmPlan fewer_rows = plan_gemm(DType::f32, 4096, 1, 8192, hopper());
+  EXPECT_EQ(fewer_rows.splits, 2);
+  EXPECT_EQ(fewer_rows.split_k % 512, 0);
+
+  // All of m's rows in one block: B is read once.
+  const GemmPlan sixteen_rows = plan_gemm(DType::f64, 16, 8192, 8192, hopper());
+  EXPECT_EQ(sixteen_rows.kernel, GemmKernel::vector_matrix);
+  EXPECT_EQ(sixteen_rows.vector_width, 16);
+  EXPECT_EQ(sixteen_rows.pieces, 128);  // 64 doubles a block
+  EXPECT_EQ(plan_gemm(DType::f32, 9, 8192, 8192, hopper()).vector_width, 16);
+
+  // 16-bit matrix-vector shapes wider than 4 run the tensor cores.
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    EXPECT_EQ(plan_gemm(dtype, 4, 8192, 8192, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, 8192, 4, 8192, hopper()).kernel, GemmKernel::matrix_vector);
+    const GemmPlan wide = plan_gemm(dtype, 16, 8192, 8192, hopper());
+    EXPECT_EQ(wide.kernel, GemmKernel::wgmma);
+    EXPECT_EQ(wide.cluster_m, 1);
+    EXPECT_EQ(wide.pieces, 32);
+    EXPECT_EQ(wide.splits, 4);
+    EXPECT_TRUE(contains(wide.rule, "16-bit m or n of 5 to 16 runs the tensor cores")) << wide.rule;
+    const GemmPlan tall = plan_gemm(dtype, 8192, 5, 8192, ampere());
+    EXPECT_EQ(tall.kernel, GemmKernel::mma_sync);
+    EXPECT_TRUE(tall.stage_b);
+    EXPECT_EQ(tall.n_kernel, 8);
+  }
+
+  // Short k splits in steps of the kernel (8 rows of B a warp): 2 column blocks of 2 x 347 x 1408
+  // in 22 parts of 64.
+  const GemmPlan short_k = plan_gemm(DType::f16, 2, 347, 1408, hopper());
+  EXPECT_EQ(short_k.pieces, 2);
+  EXPECT_EQ(short_k.splits, 22);
+  EXPECT_EQ(short_k.split_k, 64);
+
+  // Odd widths run the same kernels with element-wise loads.
+  EXPECT_FALSE(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vectorized);
+  EXPECT_EQ(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vector_width, 4);
+  EXPECT_FALSE(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vectorized);
+  EXPECT_EQ(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vector_width, 4);
+}
+
+TEST(GemmDispatch, SixteenBitOddShapesArePaddedForTheTensorCores) {
+  const GemmPlan odd = plan_gemm(DType::bf16, 4097, 4097, 4097, hopper());
+  EXPECT_EQ(odd.kernel, GemmKernel::wgmma);
+  EXPECT_TRUE(odd.stage_a && odd.stage_b);
+  EXPECT_EQ(odd.lda, 4104);
+  EXPECT_EQ(odd.ldb, 4104);
+  EXPECT_EQ(odd.n_kernel, 4104);
+  EXPECT_EQ(odd.splits, 1);
+  EXPECT_EQ(odd.cluster_m, 2);
+  EXPECT_TRUE(contains(odd.rule, "staged: A and B padded to 16-byte rows (k=4104, n=4104) by copies inside the timed "
+                                 "op, C stored element by element"))
+      << odd.rule;
+
+  // Only what is misaligned: k odd pads A alone, n odd pads B and C.
+  const GemmPlan odd_k = plan_gemm(DType::f16, 4096, 4096, 4097, hopper());
+  EXPECT_TRUE(odd_k.stage_a);
+  EXPECT_FALSE(odd_k.stage_b);
+  EXPECT_EQ(odd_k.n_kernel, 4096);
+  const GemmPlan odd_n = plan_gemm(DType::f16, 1000, 333, 80, ampere());
+  EXPECT_EQ(odd_n.kernel, GemmKernel::mma_sync);
+  EXPECT_FALSE(odd_n.stage_a);
+  EXPECT_TRUE(odd_n.stage_b);
+  EXPECT_EQ(odd_n.n_kernel, 336);
+  EXPECT_EQ(odd_n.fallback, "wgmma_gemm needs sm_90");
+
+  // Split, the partials are n_kernel wide.
+  const GemmPlan split_odd = plan_gemm(DType::bf16, 200, 333, 100001, hopper());
+  EXPECT_GT(split_odd.splits, 1);
+  EXPECT_TRUE(split_odd.stage_a && split_odd.stage_b);
+  EXPECT_EQ(split_odd.n_kernel, 336);
+}
+
+TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
+  for (std::int64_t size : {4096, 8192}) {
+    const GemmPlan bf16 = plan_gemm(DType::bf16, size, size, size, hopper());
+    EXPECT_EQ(bf16.kernel, GemmKernel::wgmma);
+    EXPECT_EQ(bf16.cluster_m, 2);
+    EXPECT_EQ(bf16.splits, 1);
+    EXPECT_FALSE(bf16.stage_a || bf16.stage_b);
+    EXPECT_TRUE(contains(bf16.rule, ": no split")) << bf16.rule;
+    const GemmPlan f64 = plan_gemm(DType::f64, size, size, size, hopper());
+    EXPECT_EQ(f64.kernel, GemmKernel::dmma);
+    EXPECT_EQ(f64.tile.k, 32);
+    EXPECT_EQ(f64.splits, 1);
+    const GemmPlan f32 = plan_gemm(DType::f32, size, size, size, hopper());
+    EXPECT_EQ(f32.kernel, GemmKernel::simt);
+    EXPECT_EQ(f32.tile.m, 128);
+    EXPECT_EQ(f32.splits, 1);
+  }
+  // 1000 x 333 x 77: 96 small tiles, too shallow to split.
+  const GemmPlan small = plan_gemm(DType::f32, 1000, 333, 77, hopper());
+  EXPECT_EQ(small.tile.m, 64);
+  EXPECT_EQ(small.splits, 1);
+  EXPECT_TRUE(contains(small.rule, "96 tiles for 132 SMs: no split (k=77 under 2 x 512")) << small.rule;
+}
+
+TEST(GemmDispatch, DeviceFactsChooseTheFallbacks) {
+  const GemmPlan f64 = plan_gemm(DType::f64, 512, 512, 512, small_device());
+  EXPECT_EQ(f64.kernel, GemmKernel::simt);
+  EXPECT_TRUE(contains(f64.fallback, "DMMA kernel needs 112 KiB")) << f64.fallback;
+  EXPECT_EQ(plan_gemm(DType::f64, 512, 512, 512, ampere()).tile.k, 16);  // m8n8k4's stages
+  GemmDevice none = ampere();
+  none.no_mma = "mma_gemm needs sm_80 or newer";
+  EXPECT_THROW(plan_gemm(DType::f16, 512, 512, 512, none), std::runtime_error);
+  // The matrix-vector kernels need no tensor cores, but 16-bit ones end at 4 columns.
+  EXPECT_EQ(plan_gemm(DType::f16, 512, 4, 512, none).kernel, GemmKernel::matrix_vector);
+  EXPECT_THROW(plan_gemm(DType::f16, 512, 8, 512, none), std::runtime_error);
+  EXPECT_THROW(plan_gemm(DType::f32, 0, 1, 1, hopper()), std::invalid_argument);
+  EXPECT_THROW(plan_gemm(DType::f32, 1, 1, 1, GemmDevice{}), std::invalid_argument);
+}
+
+TEST(GemmDispatch, ExtremesAndTileEdges) {
+  for (DType dtype : all_dtypes()) {
+    SCOPED_TRACE(to_string(dtype));
+    // k = 1, m = 1, n = 1.
+    EXPECT_EQ(plan_gemm(dtype, 1, 1, 1, hopper()).kernel, GemmKernel::matrix_vector);
+    EXPECT_EQ(plan_gemm(dtype, 4096, 4096, 1, hopper()).splits, 1);
+    EXPECT_EQ(plan_gemm(dtype, 1, 4096, 4096, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, 4096, 1, 4096, hopper()).kernel, GemmKernel::matrix_vector);
+    // 16 is a matrix-vector side, 17 is not (16-bit: 4 and 5).
+    const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+    const std::int64_t side = sixteen_bit ? 4 : 16;
+    EXPECT_EQ(plan_gemm(dtype, side, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, side, 4096, 64, hopper()).vector_width, side);
+    EXPECT_EQ(plan_gemm(dtype, 4096, side, 64, hopper()).vector_width, side);
+    EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::matrix_vector);
+    EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    // k far beyond m n: the parts stay within the blocks in flight and k.
+    const GemmPlan deep = plan_gemm(dtype, 17, 17, 2147483647, hopper());
+    EXPECT_GT(deep.splits, 1);
+    EXPECT_LE(deep.splits * deep.pieces, 264);
+    EXPECT_GE(deep.split_k * deep.splits, 2147483647);
+    const GemmPlan dot = plan_gemm(dtype, 1, 1, 2147483647, hopper());
+    EXPECT_EQ(dot.kernel, GemmKernel::matrix_vector);
+    EXPECT_EQ(dot.splits, 264);
+  }
+  // The split threshold: k of 2 x 512 splits one tile, one less does not.
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 1023, hopper()).splits, 1);
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 1024, hopper()).splits, 2);
+  // Tile edges of wgmma (128 x 256): one more row or column is one more tile.
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 64, hopper()).pieces, 1);
+  EXPECT_EQ(plan_gemm(DType::bf16, 129, 256, 64, hopper()).pieces, 2);
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 257, 64, hopper()).pieces, 2);
+  EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 64, hopper()).cluster_m, 1);
+  EXPECT_EQ(plan_gemm(DType::bf16, 129, 256, 64, hopper()).cluster_m, 2);
+  // The SIMT tile flips at the SM count: 11 x 12 = 132 tiles of 128 is enough.
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128, 64, hopper()).tile.m, 128);
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128 - 1, 64, hopper()).tile.m, 128);
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 11 * 128, 64, hopper()).tile.m, 64);
+  // Unless k splits: 128 tiles of 128 in 2 parts (k = 1024) fill the SMs, as does one in 264
+  // parts; 64 x 64 keeps the small tile (the large one would pad C four times over), and so
+  // does 1024^3 (64 tiles in 2 parts leave SMs idle).
+  const GemmPlan tall = plan_gemm(DType::f32, 16384, 128, 1024, hopper());
+  EXPECT_EQ(tall.tile.m, 128);
+  EXPECT_EQ(tall.splits, 2);
+  const GemmPlan one_tile = plan_gemm(DType::f32, 128, 128, 262144, hopper());
+  EXPECT_EQ(one_tile.tile.m, 128);
+  EXPECT_GE(one_tile.splits, 260);  // 264 parts of 993 rounded up to 1000
+  EXPECT_LE(one_tile.splits, 264);
+  EXPECT_EQ(plan_gemm(DType::f32, 64, 64, 1 << 20, hopper()).tile.m, 64);
+  const GemmPlan square = plan_gemm(DType::f32, 1024, 1024, 1024, hopper());
+  EXPECT_EQ(square.tile.m, 64);
+  EXPECT_EQ(square.splits, 1);
+  // Enough 128 x 128 tiles keep them, even where 64 x 64 ones would pad C less (4097: 1089
+  // large tiles; an H100 run that chose the small tile there ran 0.83x as fast).
+  EXPECT_EQ(plan_gemm(DType::f32, 4097, 4097, 4097, hopper()).tile.m, 128);
+  EXPECT_EQ(plan_gemm(DType::f64, 4097, 4097, 4097, small_device()).tile.m, 128);
+}
+
+// Draws log-uniform over [1, 2^max_log2].
+std::int64_t log_uniform(SplitMix64& rng, double max_log2) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::exp2(unit_interval(rng.next()) * max_log2)));
+}
+
+bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
+
+// The rule's invariants on one plan.
+void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device,
+                                  const GemmPlan& plan) {
+  const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+  const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
+  // 1. Matrix-vector shapes (16-bit: up to 4) and only they run the matrix-vector kernels.
+  const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const bool matrix_vector = std::min(m, n) <= side;
+  EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= side);
+  EXPECT_EQ(plan.kernel == GemmKernel::vector_matrix, matrix_vector && n > side);
+  if (matrix_vector) {
+    EXPECT_TRUE(is_power_of_two(plan.vector_width));
+    EXPECT_LE(plan.vector_width, side);
+  }
+  if (plan.kernel == GemmKernel::matrix_vector) {
+    EXPECT_GE(plan.vector_width, n);
+    EXPECT_LT(plan.vector_width, 2 * n);
+    EXPECT_EQ(plan.vectorized, k % lanes == 0);
+    EXPECT_EQ(plan.pieces, ceil_div(m, kMatrixVectorRows));
+  }
+  if (plan.kernel == GemmKernel::vector_matrix) {
+    EXPECT_GE(plan.vector_width, m);  // all of A's rows in one block
+    EXPECT_LT(plan.vector_width, 2 * m);
+    EXPECT_EQ(plan.vectorized, n % lanes == 0);
+    EXPECT_EQ(plan.pieces, ceil_div(n, 32 * lanes));
+  }
+  // 2. The dtype's tiled kernel, as the device allows.
+  if (!matrix_vector) {
+    if (sixteen_bit)
+      EXPECT_EQ(plan.kernel, device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma);
+    else if (dtype == DType::f64 && !device.no_dmma)
+      EXPECT_EQ(plan.kernel, GemmKernel::dmma);
+    else
+      EXPECT_EQ(plan.kernel, GemmKernel::simt);
+    EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
+    EXPECT_EQ(plan.cluster_m, plan.kernel == GemmKernel::wgmma && m > 128 ? 2 : 1);
+  }
+  // 3. k split only where the pieces are too few, into non-empty parts of at least the
+  //    split depth, no more than the blocks in flight need.
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t min_pieces = matrix_vector ? slots : device.sm_count;
+  const std::int64_t depth = matrix_vector ? plan.tile.k : std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
+  EXPECT_GE(plan.splits, 1);
+  EXPECT_EQ(plan.split_k % plan.tile.k, 0);
+  EXPECT_GE(plan.split_k * plan.splits, k);
+  EXPECT_LT(plan.split_k * (plan.splits - 1), k);
+  const bool may_split = plan.pieces < min_pieces && k >= 2 * depth && slots / plan.pieces >= 2;
+  EXPECT_EQ(plan.splits > 1, may_split);
+  if (plan.kernel == GemmKernel::simt && ceil_div(m, 128) * ceil_div(n, 128) >= device.sm_count) {
+    EXPECT_EQ(plan.tile.m, 128);  // enough large tiles: the large tile
+  }
+  if (plan.splits > 1) {
+    EXPECT_GE(plan.split_k, depth);
+    EXPECT_LE(plan.splits * plan.pieces, slots);  // one wave
+    // The partials stay within two rounds of the device's blocks in flight.
+    EXPECT_LE(plan.splits * m * plan.n_kernel, 2 * slots * plan.tile.m * std::int64_t{plan.tile.n});
+    EXPECT_TRUE(contains(plan.rule, "k=" + std::to_string(k) + " split in " + std::to_string(plan.splits) + " parts of " +
+                                        std::to_string(plan.split_k)))
+        << plan.rule;
+  } else {
+    EXPECT_TRUE(contains(plan.rule, ": no split")) << plan.rule;
+  }
+  EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " ")) << plan.rule;
+  // 4. Padding for the 16-bit tensor-core kernels only, and only where rows are misaligned.
+  const bool tensor = plan.kernel == GemmKernel::wgmma || plan.kernel == GemmKernel::mma_sync;
+  EXPECT_EQ(plan.stage_a, tensor && k % 8 != 0);
+  EXPECT_EQ(plan.stage_b, tensor && n % 8 != 0);
+  if (tensor) {
+    EXPECT_EQ(plan.lda, ceil_div(k, 8) * 8);
+    EXPECT_EQ(plan.n_kernel, ceil_div(n, 8) * 8);
+    EXPECT_EQ(plan.ldb, plan.n_kernel);
+    EXPECT_TRUE(plan.vectorized);
+  } else {
+    EXPECT_EQ(plan.lda, k);
+    EXPECT_EQ(plan.n_kernel, n);
+  }
+}
+
+TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
+  SplitMix64 rng(20251125);
+  const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
+  int splits = 0, matrix_vector = 0, staged = 0;
+  for (int draw = 0; draw < 3000; ++draw) {
+    // m, n, k log-uniform over 1 .. 2^24, k sometimes far beyond.
+    const std::int64_t m = log_uniform(rng, 24), n = log_uniform(rng, 24);
+    const std::int64_t k = log_uniform(rng, draw % 10 == 0 ? 30 : 24);
+    const DType dtype = all_dtypes()[static_cast<std::size_t>(draw) % all_dtypes().size()];
+    const GemmDevice& device = devices[static_cast<std::size_t>(draw / 4) % devices.size()];
+    SCOPED_TRACE(to_string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                 " on " + std::to_string(device.sm_count) + " SMs");
+    const GemmPlan plan = plan_gemm(dtype, m, n, k, device);
+    expect_plan_follows_the_rule(dtype, m, n, k, device, plan);
+    splits += plan.splits > 1;
+    matrix_vector += plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
+    staged += plan.stage_a || plan.stage_b;
+  }
+  // The draw reaches every branch of the rule.
+  EXPECT_GT(splits, 100);
+  EXPECT_GT(matrix_vector, 100);
+  EXPECT_GT(staged, 100);
+}
+
+}  // namespace
+}  // namespace gpb
