@@ -522,7 +522,8 @@ def run_peers(np, gpu_peers, missing, report, args):
     for key, records in cases.items():
         op, dtype, label = key
         shape = records[0]["shape"]
-        l2 = records[0].get("settings", {}).get("l2", "flush")
+        # The L2 mode of the case's GPU records (CPU records have none).
+        l2 = next((r["settings"]["l2"] for r in records if r.get("settings", {}).get("l2")), "flush")
         kinds = {r["device"] for r in records} - ({"cpu"} if args.no_cpu else set())
         peers, runs = {}, {}
         for kind in sorted(kinds):
@@ -557,7 +558,8 @@ def run_peers(np, gpu_peers, missing, report, args):
         for record in records:
             peer = peers.get(record["device"])
             row = {"case": f"{op}/{dtype}/{label}", "op": op, "dtype": dtype, "shape": shape,
-                   "backend": record["backend"], "device": record["device"], "l2": l2,
+                   "backend": record["backend"], "device": record["device"],
+                   "l2": record.get("settings", {}).get("l2"),
                    "gpubench_median_s": record["statistics"]["median"],
                    "gpubench_gbps": record.get("throughput", {}).get("gbps"),
                    "gpubench_gflops": record.get("throughput", {}).get("gflops"), "peer": peer}

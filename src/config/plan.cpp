@@ -210,7 +210,7 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             spec.dtype = dtype;
             spec.shape = shape;
             spec.timing = timing;
-            spec.l2 = options.l2;
+            if (has_l2_mode(backend)) spec.l2 = options.l2;
             // Only where the backend has a TF32 path: a case without one runs plain FP32 and
             // keeps its f32 id and the FP32 peak.
             spec.tf32 = options.tf32 && op_def(op).accepts_tf32 && dtype_info(dtype).tf32_eligible && takes_tf32(backend);

@@ -40,6 +40,14 @@ inline bool takes_spmv_kernel(const std::string& backend) {
   return false;
 }
 
+// Whether the backend of this name has an L2 cache that --l2 flushes or keeps warm: every GPU
+// backend (their cases flush through GpuPrepared); the CPU backends have no L2 mode.
+inline bool has_l2_mode(const std::string& backend) {
+  for (const GpuBackendEntry& entry : kGpuBackends)
+    if (backend == entry.name) return true;
+  return false;
+}
+
 // Whether the backend of this name has a TF32 path for f32 matmul.
 inline bool takes_tf32(const std::string& backend) {
   for (const GpuBackendEntry& entry : kGpuBackends)

@@ -1,14 +1,19 @@
-// The record format (schema "gpubench-report", docs/report-schema.json): the writer and its
-// reader. Every raw sample is kept; doubles are written in the shortest form that reads back
-// exactly, and non-finite values as null, so parse(render(x)) reproduces x.
+// The record format (schema "gpubench-report", docs/report-schema.json). One field list --
+// the FieldList specialisations below, one per record type -- is walked by every use of the
+// format: the writer, the reader, the JSON Schema and the lookup of single values that flat
+// tables (CSV) use. A field is added once, there. Every raw sample is kept; doubles are
+// written in the shortest form that reads back exactly, and non-finite values as null, so
+// parse(render(x)) reproduces x.
 #include "model/record_format.hpp"
 
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 #include <type_traits>
 #include <variant>
 
@@ -18,259 +23,419 @@
 namespace gpb {
 namespace {
 
-using Json = nlohmann::ordered_json;  // keeps the schema's field order in the output
-
-constexpr const char* kSchemaName = "gpubench-report";
-
-// ---- writing ----
-
-Json real(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
-
-Json reals(const std::vector<double>& values) {
-  Json array = Json::array();
-  for (double value : values) array.push_back(real(value));
-  return array;
-}
-
-// Settings keep their type: numbers as numbers, flags as booleans.
-Json setting_json(const SettingValue& value) {
-  return std::visit(
-      [](const auto& held) -> Json {
-        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, double>)
-          return real(held);
-        else
-          return Json(held);
-      },
-      value);
-}
-
-Json statistics_json(const Statistics& stats) {
-  return {{"count", stats.count},
-          {"min", real(stats.min)},
-          {"max", real(stats.max)},
-          {"mean", real(stats.mean)},
-          {"median", real(stats.median)},
-          {"stddev", real(stats.stddev)},
-          {"rel_stddev", real(stats.rel_stddev)},
-          {"p5", real(stats.p5)},
-          {"p95", real(stats.p95)},
-          {"q1", real(stats.q1)},
-          {"q3", real(stats.q3)},
-          {"median_ci_low", real(stats.median_ci_low)},
-          {"median_ci_high", real(stats.median_ci_high)}};
-}
-
-Json optional_bool(const std::optional<bool>& value) { return value ? Json(*value) : Json(nullptr); }
-
-Json management_json(const GpuManagement& management) {
-  return {{"available", management.available},
-          {"reason", management.reason},
-          {"persistence_mode", optional_bool(management.persistence_mode)},
-          {"applications_clocks_set", optional_bool(management.applications_clocks_set)},
-          {"clock_limit_active", optional_bool(management.clock_limit_active)},
-          {"clocks_locked", optional_bool(clocks_locked(management))},
-          {"power_limit_w", real(management.power_limit_w)},
-          {"max_sm_clock_mhz", real(management.max_sm_clock_mhz)},
-          {"max_mem_clock_mhz", real(management.max_mem_clock_mhz)},
-          {"ecc_enabled", optional_bool(management.ecc_enabled)},
-          {"mig_enabled", optional_bool(management.mig_enabled)},
-          {"energy_counter", optional_bool(management.energy_counter)}};
-}
-
-Json telemetry_json(const std::optional<TelemetrySummary>& telemetry) {
-  if (!telemetry) return nullptr;
-  const TelemetrySummary& t = *telemetry;
-  return {{"readings", t.readings},
-          {"period_s", real(t.period_s)},
-          {"sm_clock_min_mhz", real(t.sm_clock_min_mhz)},
-          {"sm_clock_median_mhz", real(t.sm_clock_median_mhz)},
-          {"sm_clock_max_mhz", real(t.sm_clock_max_mhz)},
-          {"sm_clock_limit_mhz", real(t.sm_clock_limit_mhz)},
-          {"mem_clock_median_mhz", real(t.mem_clock_median_mhz)},
-          {"power_mean_w", real(t.power_mean_w)},
-          {"power_max_w", real(t.power_max_w)},
-          {"temperature_max_c", real(t.temperature_max_c)},
-          {"clock_events", t.clock_events},
-          {"throttled_share", real(t.throttled_share)},
-          {"throttle_threshold", real(t.throttle_threshold)},
-          {"flagged_samples", t.flagged_samples},
-          {"discarded_samples", t.discarded_samples},
-          {"discarded_samples_s", reals(t.discarded_samples_s)},
-          {"energy_j", real(t.energy_j)},
-          {"energy_window_s", real(t.energy_window_s)},
-          {"energy_per_op_j", real(t.energy_per_op_j)},
-          {"gflops_per_j", real(t.gflops_per_j)},
-          {"gb_per_j", real(t.gb_per_j)}};
-}
-
-Json soak_json(const std::optional<SoakSummary>& soak) {
-  if (!soak) return nullptr;
-  return {{"requested_s", real(soak->requested_s)}, {"seconds", real(soak->seconds)}, {"settled", optional_bool(soak->settled)}};
-}
-
-// Only the fields that describe the op's shape (those of its shape kind).
-Json shape_json(Op op, const Shape& shape) {
-  Json json = {{"label", shape.label(op)}};
-  switch (shape_kind(op)) {
-    case ShapeKind::elements:
-      json["n"] = shape.n;
-      break;
-    case ShapeKind::dense_matrix:
-      json["m"] = shape.m;
-      json["n"] = shape.n;
-      json["k"] = shape.k;
-      break;
-    case ShapeKind::sparse_matrix:
-      json["rows"] = shape.rows;
-      json["cols"] = shape.cols;
-      json["nnz"] = shape.nnz;
-      json["nnz_per_row"] = shape.nnz_per_row;
-      json["pattern"] = to_string(shape.pattern);
-      if (!shape.matrix_path.empty()) json["matrix_path"] = shape.matrix_path;
-      break;
-  }
-  return json;
-}
-
-Json context_json(const Context& context) {
-  Json gpus = Json::array();
-  for (const auto& gpu : context.gpus) {
-    gpus.push_back({{"ordinal", gpu.ordinal},
-                    {"name", gpu.name},
-                    {"compute_capability", gpu.compute_capability},
-                    {"sm_count", gpu.sm_count},
-                    {"sm_clock_mhz", real(gpu.sm_clock_mhz)},
-                    {"mem_clock_mhz", real(gpu.mem_clock_mhz)},
-                    {"memory_gib", real(gpu.memory_gib)},
-                    {"bus_width_bits", gpu.bus_width_bits},
-                    {"theoretical_bandwidth_gbps", real(gpu.theoretical_bandwidth_gbps)},
-                    {"copy_gbps", real(gpu.copy_gbps)},
-                    {"peak_fp32_gflops", real(gpu.peak_fp32_gflops)},
-                    {"peak_fp64_gflops", real(gpu.peak_fp64_gflops)},
-                    {"peak_tf32_gflops", real(gpu.peak_tf32_gflops)},
-                    {"peak_fp16_gflops", real(gpu.peak_fp16_gflops)},
-                    {"l2_mib", real(gpu.l2_mib)},
-                    {"ecc", gpu.ecc},
-                    {"driver_version", gpu.driver_version},
-                    {"runtime_version", gpu.runtime_version},
-                    {"nvml", management_json(gpu.nvml)}});
-    if (!gpu.uuid.empty()) gpus.back()["uuid"] = gpu.uuid;
-    if (!gpu.pci_bus_id.empty()) gpus.back()["pci_bus_id"] = gpu.pci_bus_id;
-  }
-  Json settings = Json::object();
-  for (const auto& [key, value] : context.settings) settings[key] = setting_json(value);
-  Json thresholds = Json::object();
-  for (const auto& [key, value] : context.thresholds) thresholds[key] = real(value);
-  Json json = {{"tool_version", context.tool_version},
-          {"git_sha", context.git_sha},
-          {"build_type", context.build_type},
-          {"compiler", context.compiler},
-          {"argv", context.argv},
-          {"timestamp", context.timestamp},
-          {"hostname", context.hostname},
-          {"os", context.os},
-          {"cpu_model", context.cpu_model},
-          {"cpu_cores", context.cpu_cores},
-          {"threads", context.threads},
-          {"memory_gib", real(context.memory_gib)},
-          {"cpu_copy_gbps", real(context.cpu_copy_gbps)},
-          {"libraries", context.libraries},
-          {"settings", settings},
-          {"thresholds", thresholds},
-          {"gpus", gpus},
-          {"notes", context.notes}};
-  if (!context.ranks.empty()) {
-    Json ranks = Json::array();
-    for (const auto& rank : context.ranks)
-      ranks.push_back({{"rank", rank.rank},
-                       {"local_rank", rank.local_rank},
-                       {"world_size", rank.world_size},
-                       {"launcher", rank.launcher},
-                       {"host", rank.host},
-                       {"node", rank.node},
-                       {"devices", rank.devices},
-                       {"device_schedule", rank.device_schedule}});
-    json["ranks"] = std::move(ranks);
-  }
-  return json;
-}
-
-// speedup: the record's value in the speed-up column, where the document has one.
-Json result_json(const ResultRecord& record, const std::optional<double>* speedup) {
-  const CaseSpec& spec = record.spec;
-  Json phases = Json::array();
-  for (const auto& phase : record.phases)
-    phases.push_back(
-        {{"name", to_string(phase.kind)}, {"samples_s", reals(phase.samples_s)}, {"statistics", statistics_json(phase.stats)}});
-  const Verification& verification = record.verification;
-  const Roofline& roofline = record.roofline;
-  Json json = {{"id", spec.id()},
-               {"op", to_string(spec.op)},
-               {"backend", spec.backend},
-               {"device", to_string(record.device)},
-               {"dtype", to_string(spec.dtype)},
-               {"shape", shape_json(spec.op, spec.shape)},
-               {"settings",
-                {{"timing", to_string(spec.timing)},
-                 {"l2", to_string(spec.l2)},
-                 {"tf32", spec.tf32},
-                 {"threads", spec.threads},
-                 {"threads_used", record.threads_used},
-                 {"seed", spec.seed},
-                 {"warmup", record.warmup},
-                 {"batch", record.batch},
-                 {"timer", record.timer},
-                 {"stop_reason", to_string(record.stop_reasons)},
-                 {"measure_seconds", real(record.measure_seconds)},
-                 {"timing_note", record.timing_note}}},
-               {"status", to_string(record.status)},
-               {"reason", record.reason},
-               {"input_distribution", record.input_distribution},
-               {"details", record.details},
-               {"samples_s", reals(record.samples_s)},
-               {"host_samples_s", reals(record.host_samples_s)},
-               {"statistics", statistics_json(record.stats)},
-               {"host_statistics", statistics_json(record.host_stats)},
-               {"phases", phases},
-               {"throughput",
-                {{"bytes", real(record.bytes)}, {"flops", real(record.flops)}, {"gbps", real(record.gbps)}, {"gflops", real(record.gflops)}}},
-               {"roofline",
-                {{"bound", roofline.bound ? to_string(*roofline.bound) : ""},
-                 {"ceiling_name", roofline.ceiling_name},
-                 {"ceiling", real(roofline.ceiling)},
-                 {"fraction", real(roofline.fraction)},
-                 {"theoretical_ceiling", real(roofline.theoretical_ceiling)},
-                 {"theoretical_fraction", real(roofline.theoretical_fraction)}}},
-               {"verification",
-                {{"checked", verification.checked},
-                 {"passed", verification.passed},
-                 {"entries_checked", verification.entries_checked},
-                 {"max_error", real(verification.max_error)},
-                 {"tolerance", real(verification.tolerance)},
-                 {"method", verification.method}}},
-               {"soak", soak_json(record.soak)},
-               {"telemetry", telemetry_json(record.telemetry)}};
-  // Only where it was forced, which only cuda spmv cases can be (config/plan.cpp).
-  if (spec.spmv_kernel != SpmvKernelChoice::automatic) json["settings"]["spmv_kernel"] = to_string(spec.spmv_kernel);
-  if (speedup) json["speedup"] = *speedup ? real(**speedup) : Json(nullptr);
-  if (record.gpu.recorded())
-    json["gpu"] = {{"ordinal", record.gpu.ordinal},
-                   {"name", record.gpu.name},
-                   {"uuid", record.gpu.uuid},
-                   {"pci_bus_id", record.gpu.pci_bus_id}};
-  if (record.rank >= 0) json["rank"] = record.rank;
-  if (!record.host.empty()) json["host"] = record.host;
-  return json;
-}
-
-// ---- reading ----
-
+using Json = nlohmann::ordered_json;  // keeps the field list's order in the output
 // Read documents need no key order: the plain json (std::map objects) never copies values
 // while it is built, where ordered_json's vector of pairs copies whole subtrees as it grows.
 using InputJson = nlohmann::json;
 
-// A value inside the document, with the path that error messages name
-// ("results[2].statistics.median").
+constexpr const char* kSchemaName = "gpubench-report";
+
+// ---- what a field is, beyond its C++ type ----
+
+// How a number is checked and described: a plain number (null when not finite), a
+// duration or a ratio (never negative), or raw samples (durations that are never null).
+enum class Kind { plain, seconds, ratio, samples };
+
+struct Attr {
+  Kind kind = Kind::plain;
+  bool conditional = false;  // written only where `written` holds: the schema does not require it
+  bool written = true;
+  bool identity = false;     // the reader refuses a record without it
+  bool since_added = false;  // reports written before the field existed lack it: not required
+  unsigned shape_kinds = 0;  // a shape field: the ShapeKinds (bits) whose shapes hold it
+  const char* description = nullptr;
+  std::string (*keywords)() = nullptr;  // further JSON Schema keywords (JSON text)
+
+  Attr& only_if(bool holds) {
+    conditional = true;
+    written = holds;
+    return *this;
+  }
+  Attr& about(const char* text) {
+    description = text;
+    return *this;
+  }
+  Attr& with(std::string (*schema_keywords)()) {
+    keywords = schema_keywords;
+    return *this;
+  }
+};
+
+Attr of_kind(Kind kind) {
+  Attr attr;
+  attr.kind = kind;
+  return attr;
+}
+Attr seconds() { return of_kind(Kind::seconds); }
+Attr samples() { return of_kind(Kind::samples); }
+Attr only_if(bool holds) { return Attr().only_if(holds); }
+Attr about(const char* text) { return Attr().about(text); }
+Attr identity() {
+  Attr attr;
+  attr.identity = true;
+  return attr;
+}
+Attr since_added(const char* text) {
+  Attr attr = about(text);
+  attr.since_added = true;
+  return attr;
+}
+
+unsigned shape_bit(ShapeKind kind) { return 1u << static_cast<unsigned>(kind); }
+const ShapeKind kShapeKinds[] = {ShapeKind::elements, ShapeKind::dense_matrix, ShapeKind::sparse_matrix};
+
+// A field of the op's shape: written where the op's shape kind is one of `kinds`.
+Attr shape_field(Op op, std::initializer_list<ShapeKind> kinds) {
+  Attr attr;
+  for (ShapeKind kind : kinds) attr.shape_kinds |= shape_bit(kind);
+  attr.conditional = true;
+  attr.written = (attr.shape_kinds & shape_bit(shape_kind(op))) != 0;
+  return attr;
+}
+
+// ---- the field list ----
+//
+// FieldList<T>::visit(visitor, record) names each field of T in the order the document
+// holds them, with the visitor's four calls:
+//   field(name, member, attr)   a value of the record
+//   derived(name, compute, attr) written and described, computed from other fields, never read
+//   group(name, body, attr)     an object holding more fields of the same record
+//   slot(name, attr)            a value the document supplies beside the record (speedup)
+// The record is const for the writer and the lookup, mutable for the reader.
+template <class T>
+struct FieldList {};
+
+std::string id_pattern() {
+  std::string dtypes;
+  for (DType dtype : all_dtypes()) dtypes += (dtypes.empty() ? "" : "|") + to_string(dtype);
+  return R"({"pattern": "^[^/]+/[^/]+/()" + dtypes + R"()/.+$"})";
+}
+std::string non_empty() { return R"({"minLength": 1})"; }
+std::string at_least_one() { return R"({"minimum": 1})"; }
+
+template <>
+struct FieldList<Statistics> {
+  static constexpr const char* kName = "statistics";
+  template <class V, class S>
+  static void visit(V& v, S& s) {
+    v.field("count", s.count);
+    v.field("min", s.min, seconds());
+    v.field("max", s.max, seconds());
+    v.field("mean", s.mean, seconds());
+    v.field("median", s.median, seconds());
+    v.field("stddev", s.stddev, seconds());
+    v.field("rel_stddev", s.rel_stddev, of_kind(Kind::ratio));
+    v.field("p5", s.p5, seconds());
+    v.field("p95", s.p95, seconds());
+    v.field("q1", s.q1, seconds());
+    v.field("q3", s.q3, seconds());
+    v.field("median_ci_low", s.median_ci_low, seconds().about("95 % distribution-free confidence interval of the median"));
+    v.field("median_ci_high", s.median_ci_high, seconds());
+  }
+};
+
+template <>
+struct FieldList<Phase> {
+  static constexpr const char* kName = "phase";
+  template <class V, class P>
+  static void visit(V& v, P& p) {
+    v.field("name", p.kind, identity());
+    v.field("samples_s", p.samples_s, samples());
+    v.field("statistics", p.stats);
+  }
+};
+
+template <>
+struct FieldList<Roofline> {
+  static constexpr const char* kName = "roofline";
+  template <class V, class R>
+  static void visit(V& v, R& r) {
+    v.field("bound", r.bound, about("The achieved rate as a fraction of the device's ceilings; 0 = unknown"));
+    v.field("ceiling_name", r.ceiling_name);
+    v.field("ceiling", r.ceiling);
+    v.field("fraction", r.fraction);
+    v.field("theoretical_ceiling", r.theoretical_ceiling);
+    v.field("theoretical_fraction", r.theoretical_fraction);
+  }
+};
+
+template <>
+struct FieldList<Verification> {
+  static constexpr const char* kName = "verification";
+  template <class V, class R>
+  static void visit(V& v, R& r) {
+    v.field("checked", r.checked);
+    v.field("passed", r.passed);
+    v.field("entries_checked", r.entries_checked);
+    v.field("max_error", r.max_error);
+    v.field("tolerance", r.tolerance);
+    v.field("method", r.method);
+  }
+};
+
+template <>
+struct FieldList<SoakSummary> {
+  static constexpr const char* kName = "soak";
+  template <class V, class S>
+  static void visit(V& v, S& s) {
+    v.field("requested_s", s.requested_s, seconds().about("--soak: the case ran untimed before measuring"));
+    v.field("seconds", s.seconds, seconds());
+    v.field("settled", s.settled);
+  }
+};
+
+template <>
+struct FieldList<TelemetrySummary> {
+  static constexpr const char* kName = "telemetry";
+  template <class V, class T>
+  static void visit(V& v, T& t) {
+    v.field("readings", t.readings,
+            about("What the GPU's sensors read while the case measured (NVML); sensor figures are null where the GPU "
+                  "lacks them"));
+    v.field("period_s", t.period_s, seconds());
+    v.field("sm_clock_min_mhz", t.sm_clock_min_mhz);
+    v.field("sm_clock_median_mhz", t.sm_clock_median_mhz);
+    v.field("sm_clock_max_mhz", t.sm_clock_max_mhz);
+    v.field("sm_clock_limit_mhz", t.sm_clock_limit_mhz);
+    v.field("mem_clock_median_mhz", t.mem_clock_median_mhz);
+    v.field("power_mean_w", t.power_mean_w);
+    v.field("power_max_w", t.power_max_w);
+    v.field("temperature_max_c", t.temperature_max_c);
+    v.field("clock_events", t.clock_events);
+    v.field("throttled_share", t.throttled_share);
+    v.field("throttle_threshold", t.throttle_threshold);
+    v.field("flagged_samples", t.flagged_samples);
+    v.field("discarded_samples", t.discarded_samples);
+    v.field("discarded_samples_s", t.discarded_samples_s, samples());
+    v.field("energy_j", t.energy_j);
+    v.field("energy_window_s", t.energy_window_s, seconds());
+    v.field("energy_per_op_j", t.energy_per_op_j);
+    v.field("gflops_per_j", t.gflops_per_j);
+    v.field("gb_per_j", t.gb_per_j);
+  }
+};
+
+template <>
+struct FieldList<GpuIdentity> {
+  static constexpr const char* kName = "gpu_identity";
+  template <class V, class G>
+  static void visit(V& v, G& g) {
+    v.field("ordinal", g.ordinal, identity());
+    v.field("name", g.name);
+    v.field("uuid", g.uuid);
+    v.field("pci_bus_id", g.pci_bus_id);
+  }
+};
+
+template <>
+struct FieldList<ResultRecord> {
+  static constexpr const char* kName = "result";
+  template <class V, class R>
+  static void visit(V& v, R& r) {
+    auto& spec = r.spec;
+    v.derived("id", [&] { return spec.id(); }, Attr().with(id_pattern));
+    v.field("op", spec.op, identity());
+    v.field("backend", spec.backend, identity().with(non_empty));
+    v.field("device", r.device, identity());
+    v.field("dtype", spec.dtype, identity());
+    v.group("shape", [&](auto& shape) { shape_fields(shape, spec); }, identity());
+    v.group("settings", [&](auto& settings) {
+      settings.field("timing", spec.timing);
+      settings.field("l2", spec.l2, about("GPU cases: flush (L2 evicted before each sample) or warm; null for CPU cases"));
+      settings.field("tf32", spec.tf32);
+      settings.field("threads", spec.threads);
+      settings.field("threads_used", r.threads_used);
+      settings.field("seed", spec.seed);
+      settings.field("warmup", r.warmup);
+      settings.field("batch", r.batch, Attr().with(at_least_one));
+      settings.field("timer", r.timer);
+      settings.field("stop_reason", r.stop_reasons);
+      settings.field("measure_seconds", r.measure_seconds, seconds());
+      settings.field("timing_note", r.timing_note);
+      // Only where it was forced, which only cuda spmv cases can be (config/plan.cpp).
+      settings.field("spmv_kernel", spec.spmv_kernel, only_if(spec.spmv_kernel != SpmvKernelChoice::automatic));
+    });
+    v.field("status", r.status, identity());
+    v.field("reason", r.reason);
+    v.field("input_distribution", r.input_distribution);
+    v.field("details", r.details);
+    v.field("samples_s", r.samples_s, samples());
+    v.field("host_samples_s", r.host_samples_s, samples());
+    v.field("statistics", r.stats);
+    v.field("host_statistics", r.host_stats);
+    v.field("phases", r.phases);
+    v.group("throughput", [&](auto& throughput) {
+      throughput.field("bytes", r.bytes);
+      throughput.field("flops", r.flops);
+      throughput.field("gbps", r.gbps);
+      throughput.field("gflops", r.gflops);
+    });
+    v.field("roofline", r.roofline);
+    v.field("verification", r.verification);
+    v.field("soak", r.soak);
+    v.field("telemetry", r.telemetry);
+    v.slot("speedup", about("With relative_to: this backend's speed-up over that one (null where it did not measure the case)"));
+    v.field("gpu", r.gpu, only_if(r.gpu.recorded()).about("GPU records: the device the case ran on"));
+    v.field("rank", r.rank, only_if(r.rank >= 0).about("Merged reports: the rank that measured the record"));
+    v.field("host", r.host, only_if(!r.host.empty()).about("Merged reports: that rank's host"));
+  }
+
+  // The fields of the op's shape kind; the label is derived from them.
+  template <class V, class Spec>
+  static void shape_fields(V& v, Spec& spec) {
+    auto& shape = spec.shape;
+    const Op op = spec.op;
+    v.derived("label", [&] { return shape.label(op); });
+    v.field("m", shape.m, shape_field(op, {ShapeKind::dense_matrix}));
+    v.field("n", shape.n, shape_field(op, {ShapeKind::elements, ShapeKind::dense_matrix}));
+    v.field("k", shape.k, shape_field(op, {ShapeKind::dense_matrix}));
+    v.field("rows", shape.rows, shape_field(op, {ShapeKind::sparse_matrix}));
+    v.field("cols", shape.cols, shape_field(op, {ShapeKind::sparse_matrix}));
+    v.field("nnz", shape.nnz, shape_field(op, {ShapeKind::sparse_matrix}));
+    v.field("nnz_per_row", shape.nnz_per_row, shape_field(op, {ShapeKind::sparse_matrix}));
+    v.field("pattern", shape.pattern, shape_field(op, {ShapeKind::sparse_matrix}));
+    Attr matrix_path = shape_field(op, {});
+    matrix_path.written = !shape.matrix_path.empty();
+    v.field("matrix_path", shape.matrix_path, matrix_path.about("spmv from a Matrix Market file: its path"));
+  }
+};
+
+template <>
+struct FieldList<GpuManagement> {
+  static constexpr const char* kName = "nvml";
+  template <class V, class M>
+  static void visit(V& v, M& m) {
+    v.field("available", m.available,
+            about("The device's management state as NVML reports it (read only); false, with the reason, without NVML"));
+    v.field("reason", m.reason);
+    v.field("persistence_mode", m.persistence_mode);
+    v.field("applications_clocks_set", m.applications_clocks_set);
+    v.field("clock_limit_active", m.clock_limit_active);
+    v.derived("clocks_locked", [&] { return clocks_locked(m); });
+    v.field("power_limit_w", m.power_limit_w);
+    v.field("max_sm_clock_mhz", m.max_sm_clock_mhz);
+    v.field("max_mem_clock_mhz", m.max_mem_clock_mhz);
+    v.field("ecc_enabled", m.ecc_enabled);
+    v.field("mig_enabled", m.mig_enabled);
+    v.field("energy_counter", m.energy_counter);
+  }
+};
+
+template <>
+struct FieldList<GpuInfo> {
+  static constexpr const char* kName = "gpu";
+  template <class V, class G>
+  static void visit(V& v, G& g) {
+    v.field("ordinal", g.ordinal);
+    v.field("name", g.name);
+    v.field("compute_capability", g.compute_capability);
+    v.field("sm_count", g.sm_count);
+    v.field("sm_clock_mhz", g.sm_clock_mhz);
+    v.field("mem_clock_mhz", g.mem_clock_mhz);
+    v.field("memory_gib", g.memory_gib);
+    v.field("bus_width_bits", g.bus_width_bits);
+    v.field("theoretical_bandwidth_gbps", g.theoretical_bandwidth_gbps);
+    v.field("copy_gbps", g.copy_gbps,
+            about("Measured device-to-device copy bandwidth (GB/s, bytes read + written); 0 when not measured"));
+    v.field("peak_fp32_gflops", g.peak_fp32_gflops,
+            about("Theoretical peaks (GFLOP/s) from SM count, SM clock and architecture; 0 when unknown"));
+    v.field("peak_fp64_gflops", g.peak_fp64_gflops);
+    v.field("peak_tf32_gflops", g.peak_tf32_gflops);
+    v.field("peak_fp16_gflops", g.peak_fp16_gflops,
+            since_added("Dense FP16/BF16 tensor-core peak with FP32 accumulation (the ceiling of f16 and bf16 matmul); "
+                        "absent in reports written before the 16-bit dtypes"));
+    v.field("l2_mib", g.l2_mib);
+    v.field("ecc", g.ecc);
+    v.field("driver_version", g.driver_version);
+    v.field("runtime_version", g.runtime_version);
+    v.field("nvml", g.nvml);
+    v.field("uuid", g.uuid, only_if(!g.uuid.empty()));
+    v.field("pci_bus_id", g.pci_bus_id, only_if(!g.pci_bus_id.empty()));
+  }
+};
+
+template <>
+struct FieldList<RankInfo> {
+  static constexpr const char* kName = "rank";
+  template <class V, class R>
+  static void visit(V& v, R& r) {
+    v.field("rank", r.rank, identity());
+    v.field("local_rank", r.local_rank);
+    v.field("world_size", r.world_size, about("0 when the launcher did not say"));
+    v.field("launcher", r.launcher, about("slurm, openmpi, mpich, torchrun or mpi; empty when started directly"));
+    v.field("host", r.host);
+    v.field("node", r.node, about("The launcher's node index (SLURM_NODEID, GROUP_RANK); empty when it has none"));
+    v.field("devices", r.devices, about("GPU ordinals the rank ran its GPU cases on"));
+    v.field("device_schedule", r.device_schedule, about("concurrent or serial with several devices, else empty"));
+  }
+};
+
+template <>
+struct FieldList<Context> {
+  static constexpr const char* kName = "context";
+  template <class V, class C>
+  static void visit(V& v, C& c) {
+    v.field("tool_version", c.tool_version);
+    v.field("git_sha", c.git_sha);
+    v.field("build_type", c.build_type);
+    v.field("compiler", c.compiler);
+    v.field("argv", c.argv);
+    v.field("timestamp", c.timestamp);
+    v.field("hostname", c.hostname);
+    v.field("os", c.os);
+    v.field("cpu_model", c.cpu_model);
+    v.field("cpu_cores", c.cpu_cores);
+    v.field("threads", c.threads);
+    v.field("memory_gib", c.memory_gib);
+    v.field("cpu_copy_gbps", c.cpu_copy_gbps,
+            about("Measured host copy bandwidth (GB/s, bytes read + written); 0 when not measured"));
+    v.field("libraries", c.libraries);
+    v.field("settings", c.settings);
+    v.field("thresholds", c.thresholds);
+    v.field("gpus", c.gpus);
+    v.field("notes", c.notes);
+    v.field("ranks", c.ranks,
+            only_if(!c.ranks.empty()).about("The processes of the run: one, or one per rank in a merged report"));
+  }
+};
+
+template <class T, class = void>
+struct HasFieldList : std::false_type {};
+template <class T>
+struct HasFieldList<T, std::void_t<decltype(FieldList<T>::kName)>> : std::true_type {};
+template <class T>
+constexpr bool kIsRecord = HasFieldList<T>::value;
+
+// ---- enum values: what each enum field accepts, by its to_string names ----
+
+std::vector<Op> values_of(Op) { return all_ops(); }
+std::vector<DType> values_of(DType) { return all_dtypes(); }
+std::vector<DeviceKind> values_of(DeviceKind) { return {DeviceKind::cpu, DeviceKind::gpu}; }
+std::vector<Status> values_of(Status) { return {Status::ok, Status::skipped, Status::failed}; }
+std::vector<TimingMode> values_of(TimingMode) { return {TimingMode::kernel, TimingMode::e2e}; }
+std::vector<L2Mode> values_of(L2Mode) { return {L2Mode::flush, L2Mode::warm}; }
+std::vector<SpmvKernelChoice> values_of(SpmvKernelChoice) {
+  return {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path};
+}
+std::vector<SpmvPattern> values_of(SpmvPattern) {
+  std::vector<SpmvPattern> patterns = generated_patterns();
+  patterns.push_back(SpmvPattern::file);
+  return patterns;
+}
+std::vector<PhaseKind> values_of(PhaseKind) { return all_phase_kinds(); }
+std::vector<Bound> values_of(Bound) { return {Bound::memory, Bound::compute}; }
+
+template <class E>
+Json enum_schema(E) {
+  Json names = Json::array();
+  for (E value : values_of(E{})) names.push_back(to_string(value));
+  return {{"enum", names}};
+}
+// Ops are the op table's, which registered ops extend: a report names any of them.
+Json enum_schema(Op) { return {{"type", "string"}, {"minLength", 1}, {"description", "An op of the op table (gpubench list)"}}; }
+
+// ---- reading: a value inside the document, with the path error messages name ----
+
 class Node {
  public:
   Node(const InputJson& value, std::string path, const std::string& origin)
@@ -307,77 +472,6 @@ class Node {
   const std::string& origin_;
 };
 
-void read(const Node& node, std::string& out);
-void read(const Node& node, bool& out);
-void read(const Node& node, double& out);
-void read(const Node& node, SettingValue& out);
-void read(const Node& node, Statistics& out);
-void read(const Node& node, StopReasons& out);
-void read(const Node& node, std::optional<Bound>& out);
-void read(const Node& node, Phase& out);
-void read(const Node& node, Verification& out);
-void read(const Node& node, Roofline& out);
-void read(const Node& node, GpuInfo& out);
-void read(const Node& node, GpuManagement& out);
-void read(const Node& node, TelemetrySummary& out);
-void read(const Node& node, SoakSummary& out);
-void read(const Node& node, Shape& out);
-void read(const Node& node, GpuIdentity& out);
-void read(const Node& node, RankInfo& out);
-void read(const Node& node, ResultRecord& out);
-void read(const Node& node, Context& out);
-
-template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-void read(const Node& node, T& out) {
-  const InputJson& value = node.value();
-  node.expect(value.is_number_integer(), "an integer");
-  const auto out_of_range = [&] { node.fail(value.dump() + " is out of range"); };
-  if (value.is_number_unsigned()) {
-    const auto number = value.get<std::uint64_t>();
-    if (number > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) out_of_range();
-    out = static_cast<T>(number);
-  } else {
-    const auto number = value.get<std::int64_t>();
-    if constexpr (std::is_signed_v<T>) {
-      if (number < std::numeric_limits<T>::min() || number > std::numeric_limits<T>::max()) out_of_range();
-    } else {
-      if (number < 0) out_of_range();
-    }
-    out = static_cast<T>(number);
-  }
-}
-
-template <class T>
-void read(const Node& node, std::vector<T>& out) {
-  node.expect(node.value().is_array(), "an array");
-  out.assign(node.value().size(), T{});
-  for (std::size_t i = 0; i < out.size(); ++i) read(node.element(i), out[i]);
-}
-
-// null reads as absent.
-template <class T>
-void read(const Node& node, std::optional<T>& out) {
-  if (node.value().is_null()) {
-    out.reset();
-    return;
-  }
-  out.emplace();
-  read(node, *out);
-}
-
-template <class T>
-void read(const Node& node, std::map<std::string, T>& out) {
-  node.expect(node.value().is_object(), "an object");
-  out.clear();
-  for (const auto& item : node.value().items()) read(node.required(item.key().c_str()), out[item.key()]);
-}
-
-// Fields other than a case's identity may be absent: they keep their defaults.
-template <class T>
-void read_member(const Node& object, const char* key, T& out) {
-  if (const auto member = object.member(key)) read(*member, out);
-}
-
 // Enums are matched against their to_string names, so reading accepts exactly what writing produces.
 template <class E>
 E enum_named(const Node& node, const std::string& text, const std::vector<E>& values) {
@@ -389,48 +483,19 @@ E enum_named(const Node& node, const std::string& text, const std::vector<E>& va
   node.fail("unknown value '" + text + "' (expected one of: " + accepted + ")");
 }
 
-template <class E>
-void read_enum(const Node& node, E& out, const std::vector<E>& values) {
-  std::string text;
-  read(node, text);
-  out = enum_named(node, text, values);
-}
-
-template <class E>
-void read_enum_member(const Node& object, const char* key, E& out, const std::vector<E>& values) {
-  if (const auto member = object.member(key)) read_enum(*member, out, values);
-}
-
-void read(const Node& node, std::string& out) {
+void read_text(const Node& node, std::string& out) {
   node.expect(node.value().is_string(), "a string");
   out = node.value().get<std::string>();
 }
 
-void read(const Node& node, bool& out) {
-  node.expect(node.value().is_boolean(), "true or false");
-  out = node.value().get<bool>();
-}
-
-void read(const Node& node, double& out) {
+// A number, null (a value that was not finite) reading as NaN; durations and ratios are
+// never negative (a negative time would give compare a negative ratio).
+void read_real(const Node& node, double& out, Kind kind) {
   node.expect(node.value().is_number() || node.value().is_null(), "a number");
   out = node.value().is_null() ? std::numeric_limits<double>::quiet_NaN() : node.value().get<double>();
-}
-
-void read(const Node& node, SettingValue& out) {
-  const Json& value = node.value();
-  if (value.is_boolean()) {
-    out = value.get<bool>();
-  } else if (value.is_number_unsigned()) {
-    out = integer_setting(value.get<std::uint64_t>());
-  } else if (value.is_number_integer()) {
-    out = value.get<std::int64_t>();
-  } else if (value.is_string()) {
-    out = value.get<std::string>();
-  } else {
-    double number = 0;
-    read(node, number);  // a real, or null for a value that was not finite
-    out = number;
-  }
+  if (kind == Kind::plain || !(out < 0)) return;
+  node.fail(std::string(kind == Kind::ratio ? "expected a non-negative number" : "expected a duration in seconds") + ", got " +
+            node.value().dump());
 }
 
 // Reports written before settings were typed hold every setting as a string, numbers as
@@ -459,263 +524,497 @@ void read_legacy_settings(std::map<std::string, SettingValue>& settings) {
   }
 }
 
-// Times are never negative: a negative one would give compare a negative ratio. null (a
-// statistic without samples) reads as NaN.
-void read_duration(const Node& node, double& out) {
-  read(node, out);
-  if (out < 0) node.fail("expected a duration in seconds, got " + node.value().dump());
-}
+// ---- the walks of the field list ----
 
-void read_duration_member(const Node& object, const char* key, double& out) {
-  if (const auto member = object.member(key)) read_duration(*member, out);
-}
+template <class T, class = void>
+struct Value;  // how a C++ type of the field list is written, read, described and flattened
 
-// Every raw sample is a measured time: null here would be a sample without a measurement.
-void read_samples_member(const Node& object, const char* key, std::vector<double>& out) {
-  const auto samples = object.member(key);
-  if (!samples) return;
-  samples->expect(samples->value().is_array(), "an array");
-  out.assign(samples->value().size(), 0);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const Node sample = samples->element(i);
-    sample.expect(sample.value().is_number(), "a sample time in seconds");
-    read_duration(sample, out[i]);
+// Writing: each field the record holds, in the list's order.
+class Writer {
+ public:
+  using Slots = std::function<Json(const char* name)>;
+  explicit Writer(Json& out, const Slots* slots = nullptr) : out_(out), slots_(slots) {}
+
+  template <class T>
+  void field(const char* name, const T& value, const Attr& attr = {}) {
+    if (attr.written) out_[name] = Value<T>::write(value, attr.kind);
   }
-}
+  template <class Compute>
+  void derived(const char* name, Compute compute, const Attr& attr = {}) {
+    if (attr.written) out_[name] = Value<decltype(compute())>::write(compute(), attr.kind);
+  }
+  template <class Body>
+  void group(const char* name, Body body, const Attr& = {}) {
+    Json object = Json::object();
+    Writer inner(object);
+    body(inner);
+    out_[name] = std::move(object);
+  }
+  void slot(const char* name, const Attr& = {}) {
+    if (slots_ != nullptr) out_[name] = (*slots_)(name);
+  }
 
-void read(const Node& node, Statistics& out) {
-  read_member(node, "count", out.count);
-  read_duration_member(node, "min", out.min);
-  read_duration_member(node, "max", out.max);
-  read_duration_member(node, "mean", out.mean);
-  read_duration_member(node, "median", out.median);
-  read_duration_member(node, "stddev", out.stddev);
-  read_duration_member(node, "rel_stddev", out.rel_stddev);
-  read_duration_member(node, "p5", out.p5);
-  read_duration_member(node, "p95", out.p95);
-  read_duration_member(node, "q1", out.q1);
-  read_duration_member(node, "q3", out.q3);
-  read_duration_member(node, "median_ci_low", out.median_ci_low);
-  read_duration_member(node, "median_ci_high", out.median_ci_high);
-}
+ private:
+  Json& out_;
+  const Slots* slots_;
+};
+
+// Reading: fields other than a case's identity may be absent and keep their defaults;
+// derived fields and slots are not read back.
+class Reader {
+ public:
+  explicit Reader(const Node& node) : node_(node) {}
+
+  template <class T>
+  void field(const char* name, T& value, const Attr& attr = {}) {
+    if (attr.identity)
+      Value<T>::read(node_.required(name), value, attr.kind);
+    else if (const auto member = node_.member(name))
+      Value<T>::read(*member, value, attr.kind);
+  }
+  template <class Compute>
+  void derived(const char*, Compute, const Attr& = {}) {}
+  template <class Body>
+  void group(const char* name, Body body, const Attr& attr = {}) {
+    const auto member = attr.identity ? std::optional<Node>(node_.required(name)) : node_.member(name);
+    if (!member) return;
+    member->expect(member->value().is_object(), "an object");
+    Reader inner(*member);
+    body(inner);
+  }
+  void slot(const char*, const Attr& = {}) {}
+
+ private:
+  const Node& node_;
+};
+
+struct Definitions;
+
+// Describing: each field's JSON Schema. A field written always is required, one written
+// only where it applies is not, and the fields of one shape kind are required together.
+class Describer {
+ public:
+  explicit Describer(Definitions& definitions) : definitions_(definitions) {}
+
+  template <class T>
+  void field(const char* name, const T&, const Attr& attr = {}) {
+    add(name, Value<T>::schema(attr.kind, definitions_), attr);
+  }
+  template <class Compute>
+  void derived(const char* name, Compute, const Attr& attr = {}) {
+    add(name, Value<std::decay_t<std::invoke_result_t<Compute>>>::schema(attr.kind, definitions_), attr);
+  }
+  template <class Body>
+  void group(const char* name, Body body, const Attr& attr = {}) {
+    Describer inner(definitions_);
+    body(inner);
+    add(name, inner.object(), attr);
+  }
+  void slot(const char* name, const Attr& attr = {}) {
+    Attr optional = attr;
+    optional.conditional = true;
+    add(name, {{"type", Json::array({"number", "null"})}}, optional);
+  }
+
+  Json object() const {
+    Json schema = {{"type", "object"}, {"required", required_}, {"properties", properties_}};
+    Json variants = Json::array();
+    for (ShapeKind kind : kShapeKinds) {
+      Json fields = Json::array();
+      for (const auto& [name, kinds] : shape_fields_)
+        if ((kinds & shape_bit(kind)) != 0) fields.push_back(name);
+      variants.push_back({{"required", fields}});
+    }
+    if (!shape_fields_.empty()) schema["anyOf"] = variants;  // a shape holds the fields of its kind
+    return schema;
+  }
+
+ private:
+  void add(const char* name, Json schema, const Attr& attr) {
+    if (attr.description) schema["description"] = attr.description;
+    if (attr.keywords) schema.update(Json::parse(attr.keywords()));
+    properties_[name] = std::move(schema);
+    if (attr.shape_kinds != 0)
+      shape_fields_.emplace_back(name, attr.shape_kinds);
+    else if (!attr.conditional && !attr.since_added)
+      required_.push_back(name);
+  }
+
+  Definitions& definitions_;
+  Json properties_ = Json::object();
+  Json required_ = Json::array();
+  std::vector<std::pair<std::string, unsigned>> shape_fields_;
+};
+
+// The schema's definitions: one per record type, described once and referred to by name.
+struct Definitions {
+  Json entries = Json::object();
+
+  template <class T>
+  Json reference() {
+    const std::string name = FieldList<T>::kName;
+    if (!entries.contains(name)) {
+      entries[name] = nullptr;  // its place, before the definitions its fields refer to
+      Describer describer(*this);
+      const T example{};
+      FieldList<T>::visit(describer, example);
+      entries[name] = describer.object();
+    }
+    return {{"$ref", "#/definitions/" + name}};
+  }
+};
+
+// Finding one value by its path ("statistics.median"): the walk stops at the field the
+// path names. Below a list of records, a segment picks the element of that name
+// ("phases.h2d.statistics.median").
+class Finder {
+ public:
+  Finder(const std::vector<std::string>& path, std::size_t depth, bool where_omitted, std::optional<RecordValue>& found)
+      : path_(path), depth_(depth), where_omitted_(where_omitted), found_(found) {}
+
+  template <class T>
+  void field(const char* name, const T& value, const Attr& attr = {}) {
+    if (!matches(name)) return;
+    if (!attr.written && !where_omitted_)
+      found_ = RecordValue();
+    else if (depth_ + 1 == path_.size())
+      found_ = single(value);
+    else
+      descend(value);
+  }
+  template <class Compute>
+  void derived(const char* name, Compute compute, const Attr& attr = {}) {
+    if (!matches(name)) return;
+    if (depth_ + 1 != path_.size()) fail("is a value, not an object");
+    found_ = attr.written || where_omitted_ ? single(compute()) : RecordValue();
+  }
+  template <class Body>
+  void group(const char* name, Body body, const Attr& = {}) {
+    if (!matches(name)) return;
+    if (depth_ + 1 == path_.size()) fail("is an object, not a value");
+    Finder inner(path_, depth_ + 1, where_omitted_, found_);
+    body(inner);
+  }
+  void slot(const char*, const Attr& = {}) {}
+
+ private:
+  bool matches(const char* name) const { return !found_ && path_[depth_] == name; }
+
+  template <class T, class = void>
+  struct IsSingle : std::false_type {};
+  template <class T>
+  struct IsSingle<T, std::void_t<decltype(Value<T>::flat(std::declval<const T&>()))>> : std::true_type {};
+
+  template <class T>
+  RecordValue single(const T& value) const {
+    if constexpr (IsSingle<T>::value)
+      return Value<T>::flat(value);
+    else
+      fail("is not a single value");
+  }
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    std::string path;
+    for (const auto& segment : path_) path += (path.empty() ? "" : ".") + segment;
+    throw std::logic_error("record field '" + path + "' " + problem);
+  }
+
+  template <class T>
+  void descend(const T& value) {
+    if constexpr (kIsRecord<T>) {
+      Finder inner(path_, depth_ + 1, where_omitted_, found_);
+      FieldList<T>::visit(inner, value);
+    } else if constexpr (IsOptional<T>::value) {
+      if (value)
+        descend(*value);
+      else
+        found_ = RecordValue();
+    } else if constexpr (IsList<T>::value) {
+      if (depth_ + 2 > path_.size()) fail("is a list, not a value");
+      for (const auto& element : value) {
+        std::optional<RecordValue> name;
+        const std::vector<std::string> name_path{"name"};
+        Finder named(name_path, 0, true, name);
+        FieldList<typename T::value_type>::visit(named, element);
+        if (name && *name == RecordValue(path_[depth_ + 1])) {
+          Finder inner(path_, depth_ + 2, where_omitted_, found_);
+          FieldList<typename T::value_type>::visit(inner, element);
+          return;
+        }
+      }
+      found_ = RecordValue();
+    } else {
+      fail("is a value, not an object");
+    }
+  }
+
+  template <class T>
+  struct IsOptional : std::false_type {};
+  template <class T>
+  struct IsOptional<std::optional<T>> : std::bool_constant<kIsRecord<T>> {};
+  template <class T>
+  struct IsList : std::false_type {};
+  template <class T>
+  struct IsList<std::vector<T>> : std::bool_constant<kIsRecord<T>> {};
+
+  const std::vector<std::string>& path_;
+  std::size_t depth_;
+  bool where_omitted_;
+  std::optional<RecordValue>& found_;
+};
+
+// ---- values ----
+
+Json real(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+// A record of the field list: an object of its fields, described once among the definitions.
+template <class T>
+struct Value<T, std::enable_if_t<kIsRecord<T>>> {
+  static Json write(const T& value, Kind) {
+    Json object = Json::object();
+    Writer writer(object);
+    FieldList<T>::visit(writer, value);
+    return object;
+  }
+  static void read(const Node& node, T& out, Kind) {
+    node.expect(node.value().is_object(), "an object");
+    Reader reader(node);
+    FieldList<T>::visit(reader, out);
+  }
+  static Json schema(Kind, Definitions& definitions) { return definitions.reference<T>(); }
+};
+
+template <class T>
+struct Value<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  static Json write(T value, Kind) { return value; }
+  static void read(const Node& node, T& out, Kind) {
+    const InputJson& value = node.value();
+    node.expect(value.is_number_integer(), "an integer");
+    const auto out_of_range = [&] { node.fail(value.dump() + " is out of range"); };
+    if (value.is_number_unsigned()) {
+      const auto number = value.get<std::uint64_t>();
+      if (number > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) out_of_range();
+      out = static_cast<T>(number);
+    } else {
+      const auto number = value.get<std::int64_t>();
+      if constexpr (std::is_signed_v<T>) {
+        if (number < std::numeric_limits<T>::min() || number > std::numeric_limits<T>::max()) out_of_range();
+      } else {
+        if (number < 0) out_of_range();
+      }
+      out = static_cast<T>(number);
+    }
+  }
+  static Json schema(Kind, Definitions&) { return {{"type", "integer"}, {"minimum", 0}}; }
+  static RecordValue flat(T value) {
+    if constexpr (std::is_signed_v<T>)
+      return static_cast<std::int64_t>(value);
+    else
+      return static_cast<std::uint64_t>(value);
+  }
+};
+
+template <>
+struct Value<double> {
+  static Json write(double value, Kind) { return real(value); }
+  static void read(const Node& node, double& out, Kind kind) { read_real(node, out, kind); }
+  static Json schema(Kind kind, Definitions&) {
+    Json schema = {{"type", Json::array({"number", "null"})}};
+    if (kind != Kind::plain) schema["minimum"] = 0;
+    if (kind == Kind::seconds) schema["description"] = "Seconds";
+    return schema;
+  }
+  static RecordValue flat(double value) { return value; }
+};
+
+template <>
+struct Value<bool> {
+  static Json write(bool value, Kind) { return value; }
+  static void read(const Node& node, bool& out, Kind) {
+    node.expect(node.value().is_boolean(), "true or false");
+    out = node.value().get<bool>();
+  }
+  static Json schema(Kind, Definitions&) { return {{"type", "boolean"}}; }
+  static RecordValue flat(bool value) { return value; }
+};
+
+template <>
+struct Value<std::string> {
+  static Json write(const std::string& value, Kind) { return value; }
+  static void read(const Node& node, std::string& out, Kind) { read_text(node, out); }
+  static Json schema(Kind, Definitions&) { return {{"type", "string"}}; }
+  static RecordValue flat(const std::string& value) { return value; }
+};
+
+template <class E>
+struct Value<E, std::enable_if_t<std::is_enum_v<E>>> {
+  static Json write(E value, Kind) { return to_string(value); }
+  static void read(const Node& node, E& out, Kind) {
+    std::string text;
+    read_text(node, text);
+    out = enum_named(node, text, values_of(E{}));
+  }
+  static Json schema(Kind, Definitions&) { return enum_schema(E{}); }
+  static RecordValue flat(E value) { return to_string(value); }
+};
 
 // "converged+max_time"; "" for a case that took no samples.
-void read(const Node& node, StopReasons& out) {
-  std::string text;
-  read(node, text);
-  out = StopReasons();
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('+', start), text.size());
-    out.add(enum_named(node, text.substr(start, end - start), all_stop_reasons()));
-    start = end + 1;
+template <>
+struct Value<StopReasons> {
+  static Json write(const StopReasons& value, Kind) { return to_string(value); }
+  static void read(const Node& node, StopReasons& out, Kind) {
+    std::string text;
+    read_text(node, text);
+    out = StopReasons();
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('+', start), text.size());
+      out.add(enum_named(node, text.substr(start, end - start), all_stop_reasons()));
+      start = end + 1;
+    }
   }
-}
-
-// "" for a record without measurements.
-void read(const Node& node, std::optional<Bound>& out) {
-  std::string text;
-  read(node, text);
-  out.reset();
-  if (!text.empty()) out = enum_named<Bound>(node, text, {Bound::memory, Bound::compute});
-}
-
-void read(const Node& node, Phase& out) {
-  read_enum(node.required("name"), out.kind, all_phase_kinds());
-  read_samples_member(node, "samples_s", out.samples_s);
-  read_member(node, "statistics", out.stats);
-}
-
-void read(const Node& node, Verification& out) {
-  read_member(node, "checked", out.checked);
-  read_member(node, "passed", out.passed);
-  read_member(node, "entries_checked", out.entries_checked);
-  read_member(node, "max_error", out.max_error);
-  read_member(node, "tolerance", out.tolerance);
-  read_member(node, "method", out.method);
-}
-
-void read(const Node& node, Roofline& out) {
-  read_member(node, "bound", out.bound);
-  read_member(node, "ceiling_name", out.ceiling_name);
-  read_member(node, "ceiling", out.ceiling);
-  read_member(node, "fraction", out.fraction);
-  read_member(node, "theoretical_ceiling", out.theoretical_ceiling);
-  read_member(node, "theoretical_fraction", out.theoretical_fraction);
-}
-
-void read(const Node& node, GpuInfo& out) {
-  read_member(node, "ordinal", out.ordinal);
-  read_member(node, "name", out.name);
-  read_member(node, "compute_capability", out.compute_capability);
-  read_member(node, "sm_count", out.sm_count);
-  read_member(node, "sm_clock_mhz", out.sm_clock_mhz);
-  read_member(node, "mem_clock_mhz", out.mem_clock_mhz);
-  read_member(node, "memory_gib", out.memory_gib);
-  read_member(node, "bus_width_bits", out.bus_width_bits);
-  read_member(node, "theoretical_bandwidth_gbps", out.theoretical_bandwidth_gbps);
-  read_member(node, "copy_gbps", out.copy_gbps);
-  read_member(node, "peak_fp32_gflops", out.peak_fp32_gflops);
-  read_member(node, "peak_fp64_gflops", out.peak_fp64_gflops);
-  read_member(node, "peak_tf32_gflops", out.peak_tf32_gflops);
-  read_member(node, "peak_fp16_gflops", out.peak_fp16_gflops);
-  read_member(node, "l2_mib", out.l2_mib);
-  read_member(node, "ecc", out.ecc);
-  read_member(node, "driver_version", out.driver_version);
-  read_member(node, "runtime_version", out.runtime_version);
-  read_member(node, "uuid", out.uuid);
-  read_member(node, "pci_bus_id", out.pci_bus_id);
-  read_member(node, "nvml", out.nvml);
-}
-
-// "clocks_locked" is derived, so it is not read back.
-void read(const Node& node, GpuManagement& out) {
-  read_member(node, "available", out.available);
-  read_member(node, "reason", out.reason);
-  read_member(node, "persistence_mode", out.persistence_mode);
-  read_member(node, "applications_clocks_set", out.applications_clocks_set);
-  read_member(node, "clock_limit_active", out.clock_limit_active);
-  read_member(node, "power_limit_w", out.power_limit_w);
-  read_member(node, "max_sm_clock_mhz", out.max_sm_clock_mhz);
-  read_member(node, "max_mem_clock_mhz", out.max_mem_clock_mhz);
-  read_member(node, "ecc_enabled", out.ecc_enabled);
-  read_member(node, "mig_enabled", out.mig_enabled);
-  read_member(node, "energy_counter", out.energy_counter);
-}
-
-void read(const Node& node, TelemetrySummary& out) {
-  read_member(node, "readings", out.readings);
-  read_member(node, "period_s", out.period_s);
-  read_member(node, "sm_clock_min_mhz", out.sm_clock_min_mhz);
-  read_member(node, "sm_clock_median_mhz", out.sm_clock_median_mhz);
-  read_member(node, "sm_clock_max_mhz", out.sm_clock_max_mhz);
-  read_member(node, "sm_clock_limit_mhz", out.sm_clock_limit_mhz);
-  read_member(node, "mem_clock_median_mhz", out.mem_clock_median_mhz);
-  read_member(node, "power_mean_w", out.power_mean_w);
-  read_member(node, "power_max_w", out.power_max_w);
-  read_member(node, "temperature_max_c", out.temperature_max_c);
-  read_member(node, "clock_events", out.clock_events);
-  read_member(node, "throttled_share", out.throttled_share);
-  read_member(node, "throttle_threshold", out.throttle_threshold);
-  read_member(node, "flagged_samples", out.flagged_samples);
-  read_member(node, "discarded_samples", out.discarded_samples);
-  read_member(node, "discarded_samples_s", out.discarded_samples_s);
-  read_member(node, "energy_j", out.energy_j);
-  read_member(node, "energy_window_s", out.energy_window_s);
-  read_member(node, "energy_per_op_j", out.energy_per_op_j);
-  read_member(node, "gflops_per_j", out.gflops_per_j);
-  read_member(node, "gb_per_j", out.gb_per_j);
-}
-
-void read(const Node& node, SoakSummary& out) {
-  read_member(node, "requested_s", out.requested_s);
-  read_member(node, "seconds", out.seconds);
-  read_member(node, "settled", out.settled);
-}
-
-void read(const Node& node, GpuIdentity& out) {
-  read(node.required("ordinal"), out.ordinal);
-  read_member(node, "name", out.name);
-  read_member(node, "uuid", out.uuid);
-  read_member(node, "pci_bus_id", out.pci_bus_id);
-}
-
-void read(const Node& node, RankInfo& out) {
-  read(node.required("rank"), out.rank);
-  read_member(node, "local_rank", out.local_rank);
-  read_member(node, "world_size", out.world_size);
-  read_member(node, "launcher", out.launcher);
-  read_member(node, "host", out.host);
-  read_member(node, "node", out.node);
-  read_member(node, "devices", out.devices);
-  read_member(node, "device_schedule", out.device_schedule);
-}
-
-// "label" is derived from the other fields, so it is not read back.
-void read(const Node& node, Shape& out) {
-  read_member(node, "n", out.n);
-  read_member(node, "m", out.m);
-  read_member(node, "k", out.k);
-  read_member(node, "rows", out.rows);
-  read_member(node, "cols", out.cols);
-  read_member(node, "nnz", out.nnz);
-  read_member(node, "nnz_per_row", out.nnz_per_row);
-  std::vector<SpmvPattern> patterns = generated_patterns();
-  patterns.push_back(SpmvPattern::file);
-  read_enum_member(node, "pattern", out.pattern, patterns);
-  read_member(node, "matrix_path", out.matrix_path);
-}
-
-// "id" and "speedup" are derived, so they are not read back.
-void read(const Node& node, ResultRecord& out) {
-  CaseSpec& spec = out.spec;
-  read_enum(node.required("op"), spec.op, all_ops());
-  read(node.required("backend"), spec.backend);
-  read_enum(node.required("device"), out.device, {DeviceKind::cpu, DeviceKind::gpu});
-  read_enum(node.required("dtype"), spec.dtype, all_dtypes());
-  read(node.required("shape"), spec.shape);
-  read_enum(node.required("status"), out.status, {Status::ok, Status::skipped, Status::failed});
-  if (const auto settings = node.member("settings")) {
-    read_enum_member(*settings, "timing", spec.timing, {TimingMode::kernel, TimingMode::e2e});
-    read_enum_member(*settings, "l2", spec.l2, {L2Mode::flush, L2Mode::warm});
-    read_member(*settings, "tf32", spec.tf32);
-    read_enum_member(*settings, "spmv_kernel", spec.spmv_kernel,
-                     {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path});
-    read_member(*settings, "threads", spec.threads);
-    read_member(*settings, "threads_used", out.threads_used);
-    read_member(*settings, "seed", spec.seed);
-    read_member(*settings, "warmup", out.warmup);
-    read_member(*settings, "batch", out.batch);
-    read_member(*settings, "timer", out.timer);
-    read_member(*settings, "stop_reason", out.stop_reasons);
-    read_duration_member(*settings, "measure_seconds", out.measure_seconds);
-    read_member(*settings, "timing_note", out.timing_note);
+  // Any of the reasons in their order, joined by '+', or none.
+  static Json schema(Kind, Definitions&) {
+    const auto& reasons = all_stop_reasons();
+    std::string alternatives;
+    for (std::size_t first = 0; first < reasons.size(); ++first) {
+      alternatives += (first == 0 ? "" : "|") + to_string(reasons[first]);
+      for (std::size_t next = first + 1; next < reasons.size(); ++next) alternatives += "(\\+" + to_string(reasons[next]) + ")?";
+    }
+    return {{"type", "string"}, {"pattern", "^(" + alternatives + ")?$"}};
   }
-  read_member(node, "reason", out.reason);
-  read_member(node, "input_distribution", out.input_distribution);
-  read_member(node, "details", out.details);
-  read_samples_member(node, "samples_s", out.samples_s);
-  read_samples_member(node, "host_samples_s", out.host_samples_s);
-  read_member(node, "statistics", out.stats);
-  read_member(node, "host_statistics", out.host_stats);
-  read_member(node, "phases", out.phases);
-  if (const auto throughput = node.member("throughput")) {
-    read_member(*throughput, "bytes", out.bytes);
-    read_member(*throughput, "flops", out.flops);
-    read_member(*throughput, "gbps", out.gbps);
-    read_member(*throughput, "gflops", out.gflops);
-  }
-  read_member(node, "roofline", out.roofline);
-  read_member(node, "verification", out.verification);
-  read_member(node, "gpu", out.gpu);
-  read_member(node, "rank", out.rank);
-  read_member(node, "host", out.host);
-  read_member(node, "soak", out.soak);
-  read_member(node, "telemetry", out.telemetry);
-}
+  static RecordValue flat(const StopReasons& value) { return to_string(value); }
+};
 
-void read(const Node& node, Context& out) {
-  read_member(node, "tool_version", out.tool_version);
-  read_member(node, "git_sha", out.git_sha);
-  read_member(node, "build_type", out.build_type);
-  read_member(node, "compiler", out.compiler);
-  read_member(node, "argv", out.argv);
-  read_member(node, "timestamp", out.timestamp);
-  read_member(node, "hostname", out.hostname);
-  read_member(node, "os", out.os);
-  read_member(node, "cpu_model", out.cpu_model);
-  read_member(node, "cpu_cores", out.cpu_cores);
-  read_member(node, "threads", out.threads);
-  read_member(node, "memory_gib", out.memory_gib);
-  read_member(node, "cpu_copy_gbps", out.cpu_copy_gbps);
-  read_member(node, "libraries", out.libraries);
-  read_member(node, "settings", out.settings);
-  read_legacy_settings(out.settings);
-  read_member(node, "thresholds", out.thresholds);
-  read_member(node, "gpus", out.gpus);
-  read_member(node, "notes", out.notes);
-  read_member(node, "ranks", out.ranks);
-}
+// The bound of a record with measurements; "" for one without.
+template <>
+struct Value<std::optional<Bound>> {
+  static Json write(const std::optional<Bound>& value, Kind) { return value ? to_string(*value) : ""; }
+  static void read(const Node& node, std::optional<Bound>& out, Kind) {
+    std::string text;
+    read_text(node, text);
+    out.reset();
+    if (!text.empty()) out = enum_named(node, text, values_of(Bound{}));
+  }
+  static Json schema(Kind, Definitions&) {
+    Json schema = enum_schema(Bound{});
+    schema["enum"].push_back("");
+    return schema;
+  }
+  static RecordValue flat(const std::optional<Bound>& value) { return value ? to_string(*value) : ""; }
+};
+
+// Settings keep their type: numbers as numbers, flags as booleans.
+template <>
+struct Value<SettingValue> {
+  static Json write(const SettingValue& value, Kind) {
+    return std::visit(
+        [](const auto& held) -> Json {
+          if constexpr (std::is_same_v<std::decay_t<decltype(held)>, double>)
+            return real(held);
+          else
+            return Json(held);
+        },
+        value);
+  }
+  static void read(const Node& node, SettingValue& out, Kind) {
+    const InputJson& value = node.value();
+    if (value.is_boolean()) {
+      out = value.get<bool>();
+    } else if (value.is_number_unsigned()) {
+      out = integer_setting(value.get<std::uint64_t>());
+    } else if (value.is_number_integer()) {
+      out = value.get<std::int64_t>();
+    } else if (value.is_string()) {
+      out = value.get<std::string>();
+    } else {
+      double number = 0;
+      read_real(node, number, Kind::plain);  // a real, or null for a value that was not finite
+      out = number;
+    }
+  }
+  static Json schema(Kind, Definitions&) { return {{"type", Json::array({"string", "number", "boolean", "null"})}}; }
+  static RecordValue flat(const SettingValue& value) {
+    return std::visit([](const auto& held) -> RecordValue { return held; }, value);
+  }
+};
+
+template <class T>
+struct Value<std::optional<T>, std::enable_if_t<!std::is_same_v<T, Bound>>> {
+  static Json write(const std::optional<T>& value, Kind kind) { return value ? Value<T>::write(*value, kind) : Json(nullptr); }
+  // null reads as absent.
+  static void read(const Node& node, std::optional<T>& out, Kind kind) {
+    if (node.value().is_null()) {
+      out.reset();
+      return;
+    }
+    out.emplace();
+    Value<T>::read(node, *out, kind);
+  }
+  static Json schema(Kind kind, Definitions& definitions) {
+    Json schema = Value<T>::schema(kind, definitions);
+    if (schema.contains("enum")) {
+      schema["enum"].push_back(nullptr);
+      return schema;
+    }
+    if (!schema.contains("type")) return {{"anyOf", Json::array({{{"type", "null"}}, schema})}};
+    Json types = schema["type"].is_array() ? schema["type"] : Json::array({schema["type"]});
+    types.push_back("null");
+    schema["type"] = types;
+    return schema;
+  }
+  template <class U = T, class = decltype(Value<U>::flat(std::declval<const U&>()))>
+  static RecordValue flat(const std::optional<U>& value) {
+    return value ? Value<U>::flat(*value) : RecordValue();
+  }
+};
+
+template <class T>
+struct Value<std::vector<T>> {
+  static Json write(const std::vector<T>& values, Kind kind) {
+    Json array = Json::array();
+    for (const T& value : values) array.push_back(Value<T>::write(value, kind));
+    return array;
+  }
+  static void read(const Node& node, std::vector<T>& out, Kind kind) {
+    node.expect(node.value().is_array(), "an array");
+    out.assign(node.value().size(), T{});
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const Node item = node.element(i);
+      // Every raw sample is a measured time: null here would be a sample without a measurement.
+      if (kind == Kind::samples) item.expect(item.value().is_number(), "a sample time in seconds");
+      Value<T>::read(item, out[i], kind == Kind::samples ? Kind::seconds : kind);
+    }
+  }
+  static Json schema(Kind kind, Definitions& definitions) {
+    if (kind == Kind::samples)
+      return {{"type", "array"},
+              {"items", {{"type", "number"}, {"minimum", 0}, {"description", "Seconds; readers refuse null and negative samples"}}}};
+    return {{"type", "array"}, {"items", Value<T>::schema(kind, definitions)}};
+  }
+  template <class U = T, std::enable_if_t<std::is_same_v<U, std::string>, int> = 0>
+  static RecordValue flat(const std::vector<U>& values) {
+    return values;
+  }
+};
+
+template <class T>
+struct Value<std::map<std::string, T>> {
+  static Json write(const std::map<std::string, T>& values, Kind kind) {
+    Json object = Json::object();
+    for (const auto& [key, value] : values) object[key] = Value<T>::write(value, kind);
+    return object;
+  }
+  static void read(const Node& node, std::map<std::string, T>& out, Kind kind) {
+    node.expect(node.value().is_object(), "an object");
+    out.clear();
+    for (const auto& item : node.value().items()) Value<T>::read(node.required(item.key().c_str()), out[item.key()], kind);
+    if constexpr (std::is_same_v<T, SettingValue>) read_legacy_settings(out);
+  }
+  static Json schema(Kind kind, Definitions& definitions) {
+    return {{"type", "object"}, {"additionalProperties", Value<T>::schema(kind, definitions)}};
+  }
+};
 
 }  // namespace
 
@@ -724,10 +1023,19 @@ std::string render_records_json(const Context& context, const std::vector<Result
   Json report = {{"schema", kSchemaName}, {"schema_version", kReportSchemaVersion}};
   if (context.interrupted) report["interrupted"] = true;
   if (additions.relative_to) report["relative_to"] = *additions.relative_to;
-  report["context"] = context_json(context);
+  report["context"] = Value<Context>::write(context, Kind::plain);
   Json records = Json::array();
-  for (std::size_t i = 0; i < results.size(); ++i)
-    records.push_back(result_json(results[i], additions.relative_to ? &additions.speedups.at(i) : nullptr));
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    // The speed-up column, where the document has one, fills each record's slot.
+    const Writer::Slots speedup = [&](const char*) {
+      const std::optional<double>& value = additions.speedups.at(i);
+      return value ? real(*value) : Json(nullptr);
+    };
+    Json record = Json::object();
+    Writer writer(record, additions.relative_to ? &speedup : nullptr);
+    FieldList<ResultRecord>::visit(writer, results[i]);
+    records.push_back(std::move(record));
+  }
   report["results"] = std::move(records);
   // Derived from the results, so parse_json_report does not read them back.
   for (const auto& [name, json_text] : additions.sections) report[name] = Json::parse(json_text);
@@ -741,24 +1049,71 @@ LoadedReport parse_json_report(const std::string& text, const std::string& origi
   if (!document.is_object() || !document.contains("schema"))
     root.fail(std::string("not a gpubench report (no \"schema\": \"") + kSchemaName + "\" field)");
   std::string schema;
-  read(root.required("schema"), schema);
+  read_text(root.required("schema"), schema);
   if (schema != kSchemaName) root.fail("not a gpubench report (schema is '" + schema + "', expected '" + kSchemaName + "')");
   int version = 0;
-  read(root.required("schema_version"), version);
+  Value<int>::read(root.required("schema_version"), version, Kind::plain);
   if (version != kReportSchemaVersion)
     root.fail("schema version " + std::to_string(version) + " is not supported (this gpubench reads version " +
               std::to_string(kReportSchemaVersion) + ")");
 
   LoadedReport report;
-  read(root.required("context"), report.context);
+  Value<Context>::read(root.required("context"), report.context, Kind::plain);
   report.context.schema_version = version;
-  read_member(root, "interrupted", report.context.interrupted);
-  read(root.required("results"), report.results);
+  if (const auto interrupted = root.member("interrupted")) Value<bool>::read(*interrupted, report.context.interrupted, Kind::plain);
+  Value<std::vector<ResultRecord>>::read(root.required("results"), report.results, Kind::plain);
   return report;
 }
 
 LoadedReport read_json_report(const std::string& path) {
   return parse_json_report(read_input_file(path, kMaxReportBytes, "report"), path);
+}
+
+std::string render_records_schema(const std::vector<SectionSchema>& sections) {
+  Definitions definitions;
+  Json properties = {
+      {"schema", {{"const", kSchemaName}}},
+      {"schema_version", {{"const", kReportSchemaVersion}}},
+      {"interrupted",
+       {{"const", true},
+        {"description", "SIGINT or SIGTERM stopped the run: the results are the cases finished before it (only when so)"}}},
+      {"relative_to", {{"type", "string"}, {"description", "The backend each record's speedup is measured against (only when set)"}}},
+      {"context", Value<Context>::schema(Kind::plain, definitions)},
+      {"results", Value<std::vector<ResultRecord>>::schema(Kind::plain, definitions)}};
+  for (const auto& section : sections) {
+    definitions.entries[section.name] = Json::parse(section.schema_json);
+    properties[section.name] = {{"$ref", "#/definitions/" + section.name}};
+  }
+  const Json document = {
+      {"$schema", "http://json-schema.org/draft-07/schema#"},
+      {"$id", "https://github.com/gpubench/gpubench/docs/report-schema.json"},
+      {"title", "gpubench report"},
+      {"description",
+       "What `gpubench run --out r.json` writes and `gpubench compare` reads (schema version " +
+           std::to_string(kReportSchemaVersion) +
+           "), generated from the record format's field list (src/model/record_format.cpp); docs/report-format.md explains "
+           "each field. Times are in seconds, throughput in 1e9 bytes or flops per second. null stands for a value that is "
+           "not a finite number."},
+      {"type", "object"},
+      {"required", {"schema", "schema_version", "context", "results"}},
+      {"properties", properties},
+      {"definitions", definitions.entries}};
+  return document.dump(2) + "\n";
+}
+
+RecordValue record_value(const ResultRecord& record, const std::string& path, bool where_omitted) {
+  std::vector<std::string> segments;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = path.find('.', start);
+    segments.push_back(path.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  std::optional<RecordValue> found;
+  Finder finder(segments, 0, where_omitted, found);
+  FieldList<ResultRecord>::visit(finder, record);
+  if (!found) throw std::logic_error("the record format has no field '" + path + "'");
+  return *found;
 }
 
 }  // namespace gpb

@@ -24,7 +24,9 @@ struct CaseSpec {
   DType dtype = DType::f32;
   Shape shape;
   TimingMode timing = TimingMode::kernel;
-  L2Mode l2 = L2Mode::flush;
+  // GPU cases: whether L2 is flushed before each sample (the plan sets the run's mode on the
+  // cases of GPU backends); CPU cases have no L2 mode: nothing flushes their caches.
+  std::optional<L2Mode> l2;
   bool tf32 = false;
   SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // set on the cases that honour it (config/plan.cpp)
   int threads = 0;  // requested (0 = all)

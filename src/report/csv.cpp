@@ -1,10 +1,13 @@
 // The CSV report: one flat row per record, RFC 4180 quoting, empty fields where a value
-// does not apply, numbers in the shortest form that reads back exactly.
+// does not apply, numbers in the shortest form that reads back exactly. Each column is a
+// field of the record format, named by its path there (model/record_format.hpp): the
+// values, their types and where a field applies come from the one field list.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
 
+#include "model/record_format.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 
@@ -28,142 +31,140 @@ std::string number(double value) {
   return std::string(text, result.ptr);
 }
 
-std::string number(std::int64_t value) { return std::to_string(value); }
-
-std::string boolean(bool value) { return value ? "true" : "false"; }
-
-const Phase* find_phase(const ResultRecord& record, PhaseKind kind) {
-  for (const auto& phase : record.phases)
-    if (phase.kind == kind) return &phase;
-  return nullptr;
+// A record value as a cell: "" where absent; a list joined by ';'.
+std::string cell(const RecordValue& value) {
+  return std::visit(
+      [](const auto& held) -> std::string {
+        using T = std::decay_t<decltype(held)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return "";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return held ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, double>) {
+          return number(held);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return held;
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          std::string joined;
+          for (const auto& item : held) joined += (joined.empty() ? "" : ";") + item;
+          return joined;
+        } else {
+          return std::to_string(held);
+        }
+      },
+      value);
 }
 
-// Collects one row's fields under their column names, so header and rows cannot drift apart.
-class CsvRow {
- public:
-  void add(std::string name, std::string value) {
-    names_.push_back(std::move(name));
-    values_.push_back(std::move(value));
-  }
-  // A field that is empty unless the condition holds.
-  void add_if(bool applies, std::string name, std::string value) {
-    add(std::move(name), applies ? std::move(value) : std::string());
-  }
-  const std::vector<std::string>& names() const { return names_; }
-  const std::vector<std::string>& values() const { return values_; }
+// Which rows hold a column's value. Most hold it where the record format writes the field;
+// columns of measurements stay empty for a record without any (a skipped case: n/a, not
+// zero); a few hold every record's value, even where the document leaves it out.
+enum class Shown { where_written, every_record, measured, host_measured, checked, ceiling_known, theoretical_ceiling_known };
 
- private:
-  std::vector<std::string> names_, values_;
+bool shown(Shown rule, const ResultRecord& record) {
+  switch (rule) {
+    case Shown::where_written:
+    case Shown::every_record:
+      return true;
+    case Shown::measured:
+      return report_model::has_measurements(record);
+    case Shown::host_measured:
+      return report_model::has_measurements(record) && record.host_stats.count > 0;
+    case Shown::checked:
+      return record.verification.checked;
+    case Shown::ceiling_known:
+      return record.roofline.ceiling > 0;
+    case Shown::theoretical_ceiling_known:
+      return record.roofline.theoretical_ceiling > 0;
+  }
+  return false;
+}
+
+struct Column {
+  const char* name;
+  const char* field;  // its path in the record format
+  Shown rule = Shown::where_written;
 };
 
-CsvRow csv_row(const ResultRecord& record, const std::vector<ResultRecord>& results, const ReportOptions& options) {
-  const CaseSpec& spec = record.spec;
-  const Shape& shape = spec.shape;
-  const ShapeKind kind = shape_kind(spec.op);
-  const bool elementwise = kind == ShapeKind::elements;
-  const bool matmul = kind == ShapeKind::dense_matrix;
-  const bool spmv = kind == ShapeKind::sparse_matrix;
-  const bool measured = report_model::has_measurements(record);
-  const bool host_measured = measured && record.host_stats.count > 0;
-  const bool checked = record.verification.checked;
-  const Statistics& stats = record.stats;
-
-  CsvRow row;
-  row.add("op", to_string(spec.op));
-  row.add("backend", spec.backend);
-  row.add("device", to_string(record.device));
-  row.add("dtype", to_string(spec.dtype));
-  row.add("shape", shape.label(spec.op));
-  row.add_if(matmul, "m", number(shape.m));
-  row.add_if(elementwise || matmul, "n", number(shape.n));
-  row.add_if(matmul, "k", number(shape.k));
-  row.add_if(spmv, "rows", number(shape.rows));
-  row.add_if(spmv, "cols", number(shape.cols));
-  row.add_if(spmv, "nnz", number(shape.nnz));
-  row.add_if(spmv, "pattern", to_string(shape.pattern));
-  row.add("timing", to_string(spec.timing));
-  row.add("l2", to_string(spec.l2));
-  row.add("tf32", boolean(spec.tf32));
-  // Only in reports with a forced SpMV kernel, which other reports' readers never see.
-  const bool kernel_forced = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) {
-    return r.spec.spmv_kernel != SpmvKernelChoice::automatic;
-  });
-  if (kernel_forced) row.add("spmv_kernel", to_string(spec.spmv_kernel));
-  row.add("threads", number(std::int64_t{record.threads_used}));
-  row.add("status", to_string(record.status));
-  row.add("reason", record.reason);
-  row.add_if(measured, "samples", number(static_cast<std::int64_t>(stats.count)));
-  row.add_if(measured, "batch", number(record.batch));
-  row.add_if(measured, "timer", record.timer);
-  row.add_if(measured, "median_s", number(stats.median));
-  row.add_if(measured, "mean_s", number(stats.mean));
-  row.add_if(measured, "min_s", number(stats.min));
-  row.add_if(measured, "max_s", number(stats.max));
-  row.add_if(measured, "stddev_s", number(stats.stddev));
-  row.add_if(measured, "rel_stddev", number(stats.rel_stddev));
-  row.add_if(measured, "p5_s", number(stats.p5));
-  row.add_if(measured, "p95_s", number(stats.p95));
-  row.add_if(measured, "q1_s", number(stats.q1));
-  row.add_if(measured, "q3_s", number(stats.q3));
-  row.add_if(host_measured, "host_median_s", number(record.host_stats.median));
-  row.add_if(measured, "gbps", number(record.gbps));
-  row.add_if(measured, "gflops", number(record.gflops));
-  const Roofline& roofline = record.roofline;
-  row.add_if(measured, "roofline_bound", roofline.bound ? to_string(*roofline.bound) : "");
-  row.add_if(roofline.ceiling > 0, "roofline_ceiling", number(roofline.ceiling));
-  row.add_if(roofline.ceiling > 0, "roofline_fraction", number(roofline.fraction));
-  row.add_if(roofline.theoretical_ceiling > 0, "theoretical_fraction", number(roofline.theoretical_fraction));
-  row.add_if(checked, "verified", boolean(record.verification.passed));
-  row.add_if(checked, "max_error", number(record.verification.max_error));
-  row.add_if(checked, "tolerance", number(record.verification.tolerance));
-  for (PhaseKind phase_kind : all_phase_kinds()) {
-    const Phase* phase = find_phase(record, phase_kind);
-    row.add_if(phase != nullptr, to_string(phase_kind) + "_median_s", phase ? number(phase->stats.median) : "");
-  }
-  row.add("timing_note", record.timing_note);
-  // Telemetry: empty without it (CPU cases, no NVML) and where the device lacks a sensor.
-  const std::optional<TelemetrySummary>& telemetry = record.telemetry;
-  const auto sensor = [&](const char* name, double TelemetrySummary::*field) {
-    row.add_if(telemetry.has_value(), name, telemetry ? number((*telemetry).*field) : "");
-  };
-  sensor("sm_clock_min_mhz", &TelemetrySummary::sm_clock_min_mhz);
-  sensor("sm_clock_median_mhz", &TelemetrySummary::sm_clock_median_mhz);
-  sensor("sm_clock_max_mhz", &TelemetrySummary::sm_clock_max_mhz);
-  sensor("mem_clock_median_mhz", &TelemetrySummary::mem_clock_median_mhz);
-  sensor("power_mean_w", &TelemetrySummary::power_mean_w);
-  sensor("power_max_w", &TelemetrySummary::power_max_w);
-  sensor("temperature_max_c", &TelemetrySummary::temperature_max_c);
-  std::string clock_events;
-  if (telemetry)
-    for (const std::string& reason : telemetry->clock_events) clock_events += (clock_events.empty() ? "" : ";") + reason;
-  row.add("clock_events", clock_events);
-  sensor("throttled_share", &TelemetrySummary::throttled_share);
-  sensor("throttle_threshold", &TelemetrySummary::throttle_threshold);
-  row.add_if(telemetry.has_value(), "flagged_samples",
-             telemetry ? number(static_cast<std::int64_t>(telemetry->flagged_samples)) : "");
-  row.add_if(telemetry.has_value(), "discarded_samples",
-             telemetry ? number(static_cast<std::int64_t>(telemetry->discarded_samples)) : "");
-  sensor("energy_per_op_j", &TelemetrySummary::energy_per_op_j);
-  sensor("gflops_per_j", &TelemetrySummary::gflops_per_j);
-  sensor("gb_per_j", &TelemetrySummary::gb_per_j);
-  row.add_if(record.soak.has_value(), "soak_s", record.soak ? number(record.soak->seconds) : "");
-  row.add_if(record.soak && record.soak->settled, "soak_settled",
-             record.soak && record.soak->settled ? boolean(*record.soak->settled) : "");
-  if (options.relative_to) {
-    const auto speedup = report_model::speedup(record, results, *options.relative_to);
-    row.add_if(speedup.has_value(), "speedup", speedup ? number(*speedup) : "");
-  }
-  // Where each record ran, in reports whose records say it (GPU runs, merged reports).
-  if (report_model::any_placed(results)) {
-    row.add("host", record.host);
-    row.add_if(record.rank >= 0, "rank", number(std::int64_t{record.rank}));
-    row.add_if(record.gpu.recorded(), "gpu_ordinal", number(std::int64_t{record.gpu.ordinal}));
-    row.add("gpu_name", record.gpu.name);
-    row.add("gpu_uuid", record.gpu.uuid);
-    row.add("gpu_pci_bus_id", record.gpu.pci_bus_id);
-  }
-  return row;
-}
+// The columns of every report, in order.
+const Column kColumns[] = {
+    {"op", "op"},
+    {"backend", "backend"},
+    {"device", "device"},
+    {"dtype", "dtype"},
+    {"shape", "shape.label"},
+    {"m", "shape.m"},
+    {"n", "shape.n"},
+    {"k", "shape.k"},
+    {"rows", "shape.rows"},
+    {"cols", "shape.cols"},
+    {"nnz", "shape.nnz"},
+    {"pattern", "shape.pattern"},
+    {"timing", "settings.timing"},
+    {"l2", "settings.l2"},
+    {"tf32", "settings.tf32"},
+};
+// Only in reports with a forced SpMV kernel, which other reports' readers never see; its
+// rows name each case's choice, "auto" included.
+const Column kSpmvKernelColumn = {"spmv_kernel", "settings.spmv_kernel", Shown::every_record};
+const Column kMeasurementColumns[] = {
+    {"threads", "settings.threads_used"},
+    {"status", "status"},
+    {"reason", "reason"},
+    {"samples", "statistics.count", Shown::measured},
+    {"batch", "settings.batch", Shown::measured},
+    {"timer", "settings.timer", Shown::measured},
+    {"median_s", "statistics.median", Shown::measured},
+    {"mean_s", "statistics.mean", Shown::measured},
+    {"min_s", "statistics.min", Shown::measured},
+    {"max_s", "statistics.max", Shown::measured},
+    {"stddev_s", "statistics.stddev", Shown::measured},
+    {"rel_stddev", "statistics.rel_stddev", Shown::measured},
+    {"p5_s", "statistics.p5", Shown::measured},
+    {"p95_s", "statistics.p95", Shown::measured},
+    {"q1_s", "statistics.q1", Shown::measured},
+    {"q3_s", "statistics.q3", Shown::measured},
+    {"host_median_s", "host_statistics.median", Shown::host_measured},
+    {"gbps", "throughput.gbps", Shown::measured},
+    {"gflops", "throughput.gflops", Shown::measured},
+    {"roofline_bound", "roofline.bound", Shown::measured},
+    {"roofline_ceiling", "roofline.ceiling", Shown::ceiling_known},
+    {"roofline_fraction", "roofline.fraction", Shown::ceiling_known},
+    {"theoretical_fraction", "roofline.theoretical_fraction", Shown::theoretical_ceiling_known},
+    {"verified", "verification.passed", Shown::checked},
+    {"max_error", "verification.max_error", Shown::checked},
+    {"tolerance", "verification.tolerance", Shown::checked},
+    {"h2d_median_s", "phases.h2d.statistics.median"},
+    {"op_median_s", "phases.op.statistics.median"},
+    {"d2h_median_s", "phases.d2h.statistics.median"},
+    {"timing_note", "settings.timing_note"},
+    // Telemetry: empty without it (CPU cases, no NVML) and where the device lacks a sensor.
+    {"sm_clock_min_mhz", "telemetry.sm_clock_min_mhz"},
+    {"sm_clock_median_mhz", "telemetry.sm_clock_median_mhz"},
+    {"sm_clock_max_mhz", "telemetry.sm_clock_max_mhz"},
+    {"mem_clock_median_mhz", "telemetry.mem_clock_median_mhz"},
+    {"power_mean_w", "telemetry.power_mean_w"},
+    {"power_max_w", "telemetry.power_max_w"},
+    {"temperature_max_c", "telemetry.temperature_max_c"},
+    {"clock_events", "telemetry.clock_events"},
+    {"throttled_share", "telemetry.throttled_share"},
+    {"throttle_threshold", "telemetry.throttle_threshold"},
+    {"flagged_samples", "telemetry.flagged_samples"},
+    {"discarded_samples", "telemetry.discarded_samples"},
+    {"energy_per_op_j", "telemetry.energy_per_op_j"},
+    {"gflops_per_j", "telemetry.gflops_per_j"},
+    {"gb_per_j", "telemetry.gb_per_j"},
+    {"soak_s", "soak.seconds"},
+    {"soak_settled", "soak.settled"},
+};
+// Where each record ran, in reports whose records say it (GPU runs, merged reports).
+const Column kPlacementColumns[] = {
+    {"host", "host"},
+    {"rank", "rank"},
+    {"gpu_ordinal", "gpu.ordinal"},
+    {"gpu_name", "gpu.name"},
+    {"gpu_uuid", "gpu.uuid"},
+    {"gpu_pci_bus_id", "gpu.pci_bus_id"},
+};
 
 void append_line(std::ostringstream& out, const std::vector<std::string>& fields) {
   for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << quoted(fields[i]);
@@ -173,15 +174,34 @@ void append_line(std::ostringstream& out, const std::vector<std::string>& fields
 }  // namespace
 
 std::string render_csv(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
-  std::ostringstream out;
-  // The header comes from the same code as the rows; a record-less report still gets one.
-  // An interrupted run's rows end in a column that only such reports have.
-  auto header = csv_row(ResultRecord{}, results, options).names();
+  std::vector<Column> columns(std::begin(kColumns), std::end(kColumns));
+  const bool kernel_forced = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) {
+    return r.spec.spmv_kernel != SpmvKernelChoice::automatic;
+  });
+  if (kernel_forced) columns.push_back(kSpmvKernelColumn);
+  columns.insert(columns.end(), std::begin(kMeasurementColumns), std::end(kMeasurementColumns));
+  const std::size_t record_columns = columns.size();
+  if (report_model::any_placed(results)) columns.insert(columns.end(), std::begin(kPlacementColumns), std::end(kPlacementColumns));
+
+  // The header is the columns'; a record-less report still gets one. The speed-up column
+  // (against --relative-to) sits between the record's columns and where it ran, and an
+  // interrupted run's rows end in a column that only such reports have.
+  std::vector<std::string> header;
+  for (const Column& column : columns) header.push_back(column.name);
+  if (options.relative_to) header.insert(header.begin() + static_cast<std::ptrdiff_t>(record_columns), "speedup");
   if (context.interrupted) header.push_back("interrupted");
+  std::ostringstream out;
   append_line(out, header);
   for (const auto& record : results) {
-    auto values = csv_row(record, results, options).values();
-    if (context.interrupted) values.push_back("true");
+    std::vector<std::string> values;
+    for (const Column& column : columns)
+      values.push_back(shown(column.rule, record) ? cell(record_value(record, column.field, column.rule == Shown::every_record))
+                                                  : "");
+    if (options.relative_to) {
+      const auto speedup = report_model::speedup(record, results, *options.relative_to);
+      values.insert(values.begin() + static_cast<std::ptrdiff_t>(record_columns), speedup ? number(*speedup) : "");
+    }
+    if (context.interrupted) values.emplace_back("true");
     append_line(out, values);
   }
   return out.str();

@@ -104,6 +104,50 @@ std::string render_fleet_markdown(const FleetView& view) {
   return out.str();
 }
 
+std::string fleet_json_schema() {
+  const Json seconds = {{"type", Json::array({"number", "null"})}, {"minimum", 0}};
+  const Json number = {{"type", Json::array({"number", "null"})}};
+  const Json count = {{"type", "integer"}, {"minimum", 0}};
+  const Json unit = {{"type", "object"},
+                     {"required", {"label", "host", "rank", "device"}},
+                     {"properties",
+                      {{"label", {{"type", "string"}}},
+                       {"host", {{"type", "string"}}},
+                       {"rank", count},
+                       {"device", {{"enum", Json::array({"cpu", "gpu"})}}},
+                       {"gpu", {{"$ref", "#/definitions/gpu_identity"}}}}}};
+  const Json member = {{"type", "object"},
+                       {"required", {"unit", "median_s", "median_ci_s", "deviation", "score", "outlier"}},
+                       {"properties",
+                        {{"unit", count},
+                         {"median_s", seconds},
+                         {"median_ci_s", {{"type", "array"}, {"items", seconds}, {"minItems", 2}, {"maxItems", 2}}},
+                         {"deviation", number},
+                         {"score", number},
+                         {"outlier", {{"type", "boolean"}}}}}};
+  const Json fleet_case = {{"type", "object"},
+                           {"required", {"id", "fleet_median_s", "mad_s", "members"}},
+                           {"properties",
+                            {{"id", {{"type", "string"}}},
+                             {"fleet_median_s", seconds},
+                             {"mad_s", seconds},
+                             {"members", {{"type", "array"}, {"items", member}}}}}};
+  const Json texts = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  const Json section = {
+      {"type", "object"},
+      {"description",
+       "Derived from the results (readers ignore it): per case measured by several GPUs or ranks, each one's median "
+       "against the fleet median"},
+      {"required", {"threshold", "units", "cases", "outliers", "failures"}},
+      {"properties",
+       {{"threshold", {{"type", "number"}}},
+        {"units", {{"type", "array"}, {"items", unit}}},
+        {"cases", {{"type", "array"}, {"items", fleet_case}}},
+        {"outliers", texts},
+        {"failures", texts}}}};
+  return section.dump();
+}
+
 std::string render_fleet_json(const FleetView& view) {
   Json units = Json::array();
   for (const auto& unit : view.units) {

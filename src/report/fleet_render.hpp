@@ -27,5 +27,7 @@ std::string render_fleet_markdown(const FleetView& view);
 
 // The JSON report's "fleet" value, as JSON text: {threshold, units, cases, outliers, failures}.
 std::string render_fleet_json(const FleetView& view);
+// Its JSON Schema (JSON text), for the report's schema (report.hpp: render_report_schema).
+std::string fleet_json_schema();
 
 }  // namespace gpb

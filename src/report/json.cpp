@@ -24,4 +24,6 @@ std::string render_json(const Context& context, const std::vector<ResultRecord>&
   return render_records_json(context, results, additions);
 }
 
+std::string render_report_schema() { return render_records_schema({{"fleet", fleet_json_schema()}}); }
+
 }  // namespace gpb

@@ -31,6 +31,9 @@ struct ReportOptions {
 std::string render_console(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
 std::string render_json(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
 std::string render_csv(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+// The JSON report's JSON Schema (docs/report-schema.json): the record format's, generated
+// from its field list, with the sections render_json adds.
+std::string render_report_schema();
 std::string render_markdown(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
 // A self-contained HTML page (inline SVG plots, nothing fetched): the context, the
 // CPU-versus-GPU speed-up summary, plots per op/dtype and every result.

@@ -60,6 +60,7 @@ ResultRecord measured(Op op, const std::string& backend, DType dtype, const Shap
   record.spec.dtype = dtype;
   record.spec.shape = shape;
   record.spec.seed = 42;
+  if (device == DeviceKind::gpu) record.spec.l2 = L2Mode::flush;  // as the plan sets it; CPU cases have no L2 mode
   record.device = device;
   record.timer = device == DeviceKind::cpu ? "steady_clock" : "cuda_event";
   record.threads_used = device == DeviceKind::cpu ? 16 : 0;
@@ -187,6 +188,7 @@ std::vector<ResultRecord> fixed_results() {
   skipped.spec.backend = "cusparse";
   skipped.spec.shape = spmv_shape(1048576, 16, SpmvPattern::random);
   skipped.spec.seed = 42;
+  skipped.spec.l2 = L2Mode::flush;
   skipped.device = DeviceKind::gpu;
   skipped.status = Status::skipped;
   skipped.reason =
@@ -224,8 +226,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 // Compares line by line and names the first difference. With GPUBENCH_UPDATE_GOLDEN=1 it
 // rewrites the file instead, and fails so that an update is never mistaken for a pass.
-void expect_matches_golden(const std::string& actual, const std::string& file_name) {
-  const std::string path = std::string(GPUBENCH_GOLDEN_DIR) + "/" + file_name;
+void expect_matches_file(const std::string& actual, const std::string& path) {
+  const std::string file_name = fs::path(path).filename().string();
   const char* update = std::getenv("GPUBENCH_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
     write_file_atomic(path, actual);
@@ -248,11 +250,21 @@ void expect_matches_golden(const std::string& actual, const std::string& file_na
   EXPECT_EQ(expected, actual) << file_name << ": same lines, different line endings";
 }
 
+void expect_matches_golden(const std::string& actual, const std::string& file_name) {
+  expect_matches_file(actual, std::string(GPUBENCH_GOLDEN_DIR) + "/" + file_name);
+}
+
 TEST(ReportGolden, Console) { expect_matches_golden(render_console(fixed_context(), fixed_results(), relative_to_eigen()), "report.txt"); }
 TEST(ReportGolden, Json) { expect_matches_golden(render_json(fixed_context(), fixed_results(), relative_to_eigen()), "report.json"); }
 TEST(ReportGolden, Csv) { expect_matches_golden(render_csv(fixed_context(), fixed_results(), relative_to_eigen()), "report.csv"); }
 TEST(ReportGolden, Markdown) {
   expect_matches_golden(render_markdown(fixed_context(), fixed_results(), relative_to_eigen()), "report.md");
+}
+
+// The documented schema is the one the record format's field list generates (the CLI's schema
+// test validates real reports against it).
+TEST(ReportGolden, SchemaIsGeneratedFromTheFieldList) {
+  expect_matches_file(render_report_schema(), std::string(GPUBENCH_SOURCE_DIR) + "/docs/report-schema.json");
 }
 
 TEST(ReportGolden, RenderReportDispatchesByFormat) {

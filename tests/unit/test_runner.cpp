@@ -126,6 +126,7 @@ struct RunnerTest : ::testing::Test {
     spec.op = Op::sqrt;
     spec.backend = "scripted";
     spec.shape = problem.shape;
+    spec.l2 = L2Mode::flush;  // as the plan sets it for a GPU backend's case
     options.warmup = 2;
     options.stopping.min_samples = 10;
     options.stopping.min_time_s = 0;
