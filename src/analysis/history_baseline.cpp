@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "model/statistics.hpp"
 #include "store/database_url.hpp"
 #include "store/result_store.hpp"
 
@@ -11,14 +10,12 @@ namespace gpb {
 namespace {
 
 // The pooled baseline described in history_baseline.hpp.
-LoadedReport pooled_baseline(const std::string& baseline, const Context& current) {
-  const store::HistoryBaselineSpec spec = store::parse_history_baseline(baseline);
-  const auto store = store::ResultStore::open(spec.database, store::OpenMode::read);
+LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::ResultStore& store, const Context& current) {
   store::RunFilter filter;
   filter.tags = spec.tags;
   filter.machine = store::machine_of(current);
   filter.exact_machine = true;
-  const auto runs = store->runs(filter);
+  const auto runs = store.runs(filter);
   if (runs.empty())
     throw UsageError("baseline '" + spec.database.shown + "': no stored run on this machine (" + filter.machine + ")" +
                      (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
@@ -30,7 +27,7 @@ LoadedReport pooled_baseline(const std::string& baseline, const Context& current
   };
   std::map<std::string, Pooled> by_case;
   std::vector<std::pair<std::string, std::int64_t>> newest_cases;  // case id, result index in the newest run
-  const auto results = store->results(runs);
+  const auto results = store.results(runs);
   for (const store::StoredResult& result : results)
     if (result.run_id == newest.id) newest_cases.emplace_back(result.case_id, result.result_index);
   for (const store::StoredResult& result : results) {
@@ -42,24 +39,23 @@ LoadedReport pooled_baseline(const std::string& baseline, const Context& current
   }
 
   LoadedReport report;
-  report.context = store->context(newest.id);
+  report.context = store.context(newest.id);
   std::size_t most_runs = 0;
   for (const auto& [case_id, result_index] : newest_cases) {
     const auto found = by_case.find(case_id);
     if (found == by_case.end()) {  // never measured: the newest record says why
-      report.results.push_back(store->record(newest.id, result_index));
+      report.results.push_back(store.record(newest.id, result_index));
       continue;
     }
     Pooled& pooled = found->second;
     if (pooled.medians.size() > spec.last)
       pooled.medians.erase(pooled.medians.begin(), pooled.medians.end() - static_cast<std::ptrdiff_t>(spec.last));
     most_runs = std::max(most_runs, pooled.medians.size());
-    ResultRecord record = store->record(pooled.run_id, pooled.result_index);
+    ResultRecord record = store.record(pooled.run_id, pooled.result_index);
     record.samples_s = pooled.medians;
-    record.stats = compute_statistics(record.samples_s);
     record.host_samples_s.clear();
-    record.host_stats = {};
     record.phases.clear();
+    finalize_record(record);
     report.results.push_back(std::move(record));
   }
   // compare names the baseline by its git SHA: here, the runs it pools.
@@ -72,16 +68,19 @@ LoadedReport pooled_baseline(const std::string& baseline, const Context& current
 
 }  // namespace
 
-LoadedReport read_baseline(const std::string& baseline, const Context& current) {
-  return store::is_history_baseline(baseline) ? pooled_baseline(baseline, current) : read_json_report(baseline);
+Baseline Baseline::open(const std::string& baseline) {
+  Baseline opened;
+  if (store::is_history_baseline(baseline)) {
+    opened.history_ = store::parse_history_baseline(baseline);
+    opened.store_ = store::ResultStore::open(opened.history_.database, store::OpenMode::read);
+  } else {
+    opened.file_ = read_json_report(baseline);
+  }
+  return opened;
 }
 
-void check_baseline_readable(const std::string& baseline) {
-  if (!store::is_history_baseline(baseline)) {
-    read_json_report(baseline);
-    return;
-  }
-  store::ResultStore::open(store::parse_history_baseline(baseline).database, store::OpenMode::read);
+LoadedReport Baseline::report_for(const Context& current) const {
+  return file_ ? *file_ : pooled_baseline(history_, *store_, current);
 }
 
 }  // namespace gpb

@@ -11,19 +11,38 @@
 // bound a median: such a case is `same (noisy)` until the history is long enough.)
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "model/record_format.hpp"
+#include "store/database_url.hpp"
 
 namespace gpb {
 
-// A baseline report: the JSON file at `baseline`, or a "db:" specification pooled for the
-// machine of `current`. UsageError when it cannot be read or the store holds no runs of
-// that machine.
-LoadedReport read_baseline(const std::string& baseline, const Context& current);
+namespace store {
+class ResultStore;
+}
 
-// Checks before a run measures anything that its --baseline can be read: the file parses,
-// or the database opens and holds a history.
-void check_baseline_readable(const std::string& baseline);
+// A compare baseline as given (`--baseline`, `compare BASELINE`), decided once: a report file,
+// read when the baseline is opened, or a "db:" history, whose database is opened (and
+// checked to hold a history) then and pooled for the current report's machine when compared.
+class Baseline {
+ public:
+  // UsageError when the file cannot be read or the database holds no history.
+  static Baseline open(const std::string& baseline);
+
+  // The report to compare against: the file's, or the history pooled for `current`'s machine
+  // (UsageError when the store holds no run of that machine).
+  LoadedReport report_for(const Context& current) const;
+
+  // The file's report, known before anything is measured; null for a history.
+  const LoadedReport* file() const { return file_ ? &*file_ : nullptr; }
+
+ private:
+  std::optional<LoadedReport> file_;
+  store::HistoryBaselineSpec history_;
+  std::shared_ptr<store::ResultStore> store_;  // a history's database, open from the start
+};
 
 }  // namespace gpb

@@ -7,6 +7,7 @@
 
 #include "analysis/history.hpp"
 #include "base/atomic_file.hpp"
+#include "config/test_knobs.hpp"
 #include "model/record_format.hpp"
 #include "report/history_report.hpp"
 #include "report/report.hpp"
@@ -21,44 +22,7 @@ constexpr const char* kDefaultDatabase = "gpubench.db";
 constexpr const char* kDatabaseHelp =
     "Results database: a SQLite file (default gpubench.db), sqlite:PATH, or postgresql://user@host/dbname";
 
-store::Tags parse_tags(const std::vector<std::string>& texts) {
-  store::Tags tags;
-  for (const std::string& text : texts) {
-    const auto [name, value] = store::parse_tag(text);
-    if (!tags.emplace(name, value).second) throw UsageError("--tag " + name + " given twice");
-  }
-  return tags;
-}
-
 }  // namespace
-
-// ---- run --db ----
-
-void add_run_store_options(CLI::App& run, RunStoreOptions& options) {
-  run.add_option("--db", options.db, "Store this run in a results database (SQLite file, sqlite:PATH, postgresql://...)");
-  run.add_option("--tag", options.tags, "With --db: a key=value tag for the stored run (commit=SHA, branch=main); repeatable");
-}
-
-RunRecorder::RunRecorder(std::string database, std::map<std::string, std::string> tags)
-    : database_(std::move(database)), tags_(std::move(tags)) {}
-
-void RunRecorder::store(const Context& context, const std::vector<ResultRecord>& results, std::ostream& log) const {
-  const auto store = store::ResultStore::open(store::parse_database_url(database_), store::OpenMode::write);
-  const std::int64_t id = store->ingest(context, results, tags_);
-  log << "gpubench: stored as run " << id << " in " << store->shown() << "\n";
-}
-
-std::unique_ptr<RunRecorder> open_run_recorder(const RunStoreOptions& options) {
-  const store::Tags tags = parse_tags(options.tags);
-  if (options.db.empty()) {
-    if (!tags.empty()) throw UsageError("--tag needs --db (the database that stores the run)");
-    return nullptr;
-  }
-  store::ResultStore::open(store::parse_database_url(options.db), store::OpenMode::write);
-  return std::make_unique<RunRecorder>(options.db, tags);
-}
-
-// ---- history ----
 
 struct HistoryCli {
   std::string db = kDefaultDatabase;
@@ -87,7 +51,7 @@ void add_analysis_options(CLI::App& command, HistoryCli& cli) {
 
 store::RunFilter run_filter(const HistoryCli& cli) {
   store::RunFilter filter;
-  filter.tags = parse_tags(cli.tags);
+  filter.tags = store::parse_tags(cli.tags);
   filter.machine = cli.machine;
   filter.since = cli.since;
   filter.until = cli.until;
@@ -119,10 +83,10 @@ std::vector<history::CaseHistory> load_matching(store::ResultStore& store, const
 }
 
 int command_ingest(const HistoryCli& cli) {
-  const store::Tags tags = parse_tags(cli.tags);
+  const store::Tags tags = store::parse_tags(cli.tags);
   const LoadedReport report = read_json_report(cli.report);
   const auto store = store::ResultStore::open(store::parse_database_url(cli.db), store::OpenMode::write);
-  const std::int64_t id = store->ingest(report.context, report.results, tags);
+  const std::int64_t id = store->ingest(report.context, report.results, tags, ingest_pause_hook());
   std::cout << "stored " << cli.report << " as run " << id << " in " << store->shown() << " (" << report.results.size()
             << " results)\n";
   return 0;

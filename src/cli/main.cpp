@@ -27,8 +27,6 @@ int dispatch(int argc, char** argv) {
 
   CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
   const RunCommandLine run(*run_app);
-  RunStoreOptions run_store;
-  add_run_store_options(*run_app, run_store);
 
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
 
@@ -85,7 +83,7 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (run_app->parsed()) return command_run(run, args, run_store);
+  if (run_app->parsed()) return command_run(run, args);
   if (history.app->parsed()) return run_history_command(history);
   if (list_app->parsed()) return command_list(std::cout);
   if (info_app->parsed()) return command_info(info_format, args);

@@ -1,17 +1,21 @@
 #include "cli/run.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "analysis/fleet.hpp"
-#include "analysis/history_baseline.hpp"
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
 #include "base/system.hpp"
 #include "cli/compare.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/progress.hpp"
 #include "config/plan.hpp"
+#include "config/test_knobs.hpp"
 #include "fleet/launcher.hpp"
 #include "fleet/process_group.hpp"
 #include "measure/backend.hpp"
@@ -93,6 +97,11 @@ void write_reports(const RunConfig& config, const Context& context, const std::v
     if (output.path.empty()) std::cout << render_report(output.format, context, results, options) << std::flush;
 }
 
+void store_run(store::ResultStore& store, const store::Tags& tags, const Context& context, const std::vector<ResultRecord>& results) {
+  const std::int64_t id = store.ingest(context, results, tags, ingest_pause_hook());
+  std::cerr << "gpubench: stored as run " << id << " in " << store.shown() << "\n";
+}
+
 // After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
 // cases finished so far and says so.
 void mark_interrupted(Context& context, std::size_t finished, std::size_t planned) {
@@ -105,9 +114,9 @@ void mark_interrupted(Context& context, std::size_t finished, std::size_t planne
 int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
-  if (config.baseline || !config.history_baseline.empty()) {
+  if (config.baseline) {
     // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
-    const LoadedReport baseline = config.baseline ? *config.baseline : read_baseline(config.history_baseline, context);
+    const LoadedReport baseline = config.baseline->report_for(context);
     const int verdict =
         compare_with_baseline(baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
@@ -133,22 +142,21 @@ Context run_context(const RunConfig& config, const Plan& plan, const std::vector
 
 // Every usage error surfaces in resolve(), build_plan() or check_baseline(), before anything
 // is measured, so a long run never ends in one.
-int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options,
-                ProcessGroup& processes) {
+int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv, ProcessGroup& processes) {
   const RunConfig config = cli.resolve(place_process(processes.rank(), processes.size()));
   const std::vector<int>& devices = config.devices.devices;
   if (processes.size() > 1 && devices.size() > 1 && device_schedule(config) == DeviceSchedule::concurrent &&
       !processes.any_thread_may_call())
     throw UsageError("this MPI library takes no calls from several threads: use --devices-serial, or one GPU per rank");
-  // A bad database is a usage error before measuring; an MPI run's merged report is rank 0's to store.
-  const auto recorder = processes.rank() == 0 ? open_run_recorder(store_options) : nullptr;
   auto backends = make_all_backends();
   const Plan plan = build_plan(config, backends);
   RunnerOptions runner = runner_options(config);
-  runner.progress = runner.progress && processes.rank() == 0;
+  std::optional<ProgressLine> progress;  // on the printing rank
+  const bool terminal = isatty(STDERR_FILENO);
+  if (processes.rank() == 0 && shows_progress(config, terminal)) runner.observer = &progress.emplace(stderr, terminal);
   if (processes.size() > 1) {
     require_same_plan(plan, config, runner, processes);
-    runner.before_case = [&processes] { processes.barrier(); };
+    runner.hooks.before_case = [&processes] { processes.barrier(); };
   }
   Context context = run_context(config, plan, argv, processes.rank() == 0);
   nvtx::initialize();
@@ -170,7 +178,7 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
   int exit_code = interrupted_exit_code();
   if (!context.interrupted) {
     exit_code = run_exit_code(config, context, results);
-    if (recorder) recorder->store(context, results, std::cerr);  // after compare: a db baseline pools earlier runs only
+    if (config.store) store_run(*config.store, config.tags, context, results);  // after compare: a db baseline pools earlier runs only
   }
   return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;
 }
@@ -179,10 +187,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
 
 // Runs in this build's process group; an error on one rank of several ends them all, as the
 // others may be waiting for it at a barrier.
-int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options) {
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv) {
   const std::unique_ptr<ProcessGroup> group = join_process_group();
   try {
-    return run_in_group(cli, argv, store_options, *group);
+    return run_in_group(cli, argv, *group);
   } catch (const std::exception& error) {
     if (group->size() == 1) throw;
     std::cerr << "gpubench: error: rank " << group->rank() << ": " << error.what() << "\n" << std::flush;

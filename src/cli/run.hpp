@@ -5,14 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/history.hpp"
 #include "config/run_config.hpp"
 
 namespace gpb {
 
-// Runs in this build's process group (cli/history.hpp: the --db and --tag options); returns
-// the exit code: 3 when a case failed, else the baseline's verdict, else 0; 130 or 143 after
-// SIGINT or SIGTERM. An error on one rank of several ends them all.
-int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, const RunStoreOptions& store_options);
+// Runs in this build's process group; returns the exit code: 3 when a case failed, else the
+// baseline's verdict, else 0; 130 or 143 after SIGINT or SIGTERM. An error on one rank of
+// several ends them all. The run is stored where --db says, after it is compared.
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv);
 
 }  // namespace gpb

@@ -11,10 +11,10 @@
 #include <set>
 
 #include "analysis/compare.hpp"
-#include "analysis/history_baseline.hpp"
 #include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "base/text.hpp"
+#include "config/test_knobs.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"
@@ -85,6 +85,22 @@ double parse_threshold_flag(const std::string& flag, const std::string& text) {
   return fraction;
 }
 
+ProgressMode parse_progress_mode(std::string_view text) {
+  if (text == "never") return ProgressMode::never;
+  if (text == "always") return ProgressMode::always;
+  if (text == "auto") return ProgressMode::auto_detect;
+  throw UsageError("--progress must be always, never or auto, not '" + std::string(text) + "'");
+}
+
+bool progress_wanted(ProgressMode mode, bool quiet, bool stderr_is_terminal) {
+  switch (mode) {
+    case ProgressMode::never: return false;
+    case ProgressMode::always: return true;
+    case ProgressMode::auto_detect: return stderr_is_terminal && !quiet;
+  }
+  return false;
+}
+
 RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   const auto& table = setting_table();
   setting_inputs_.resize(table.size());  // never resized again: the App keeps pointers into it
@@ -129,6 +145,8 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
   run.add_flag("--allow-interrupted", allow_interrupted_, "With --baseline: accept a baseline of an interrupted run");
   run.add_option("--relative-to", relative_to_, "Add a speed-up column against this backend");
+  run.add_option("--db", db_, "Store this run in a results database (SQLite file, sqlite:PATH, postgresql://...)");
+  run.add_option("--tag", tags_, "With --db: a key=value tag for the stored run (commit=SHA, branch=main); repeatable");
 }
 
 bool RunCommandLine::given(const std::string& flag) const { return app_->get_option(flag)->count() > 0; }
@@ -271,12 +289,9 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
                                   place.launch, visible_gpu_count());
   config.outputs = outputs(place, config.devices);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
-  if (store::is_history_baseline(baseline_)) {
-    check_baseline_readable(baseline_);  // the runs are pooled after measuring, for this machine
-    config.history_baseline = baseline_;
-  } else if (!baseline_.empty()) {
-    config.baseline = read_json_report(baseline_);
-    require_complete_report(*config.baseline, "baseline", allow_interrupted_);
+  if (!baseline_.empty()) {
+    config.baseline = Baseline::open(baseline_);  // a history is pooled after measuring, for this machine
+    if (const LoadedReport* file = config.baseline->file()) require_complete_report(*file, "baseline", allow_interrupted_);
   }
   config.allow_interrupted = allow_interrupted_;
   for (const char* flag : {"--allow-missing", "--allow-machine-mismatch", "--allow-interrupted"})
@@ -286,6 +301,13 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   if (!relative_to_.empty()) config.relative_to = relative_to_;
   config.quiet = quiet_;
   config.progress = parse_progress_mode(progress_);
+  config.tags = store::parse_tags(tags_);
+  if (db_.empty() && !config.tags.empty()) throw UsageError("--tag needs --db (the database that stores the run)");
+  // An MPI run's merged report is rank 0's to store; a bad database is a usage error on every rank.
+  const store::DatabaseUrl database = db_.empty() ? store::DatabaseUrl{} : store::parse_database_url(db_);
+  if (!db_.empty() && (!place.rank_zero_writes || place.launch.rank == 0))
+    config.store = store::ResultStore::open(database, store::OpenMode::write);
+  config.test_slowdown = test_slowdown_factor();
   return config;
 }
 
@@ -300,12 +322,15 @@ RunnerOptions runner_options(const RunConfig& config) {
   runner.stopping.max_time_s = settings.max_time_s;
   runner.repetitions = static_cast<int>(settings.repetitions);
   runner.profile = settings.profile;
-  runner.progress = progress_wanted(config.progress, config.quiet, isatty(STDERR_FILENO));
-  runner.progress_on_terminal = isatty(STDERR_FILENO);
   runner.telemetry.throttle_threshold = settings.throttle_threshold;
   runner.telemetry.discard_throttled = settings.discard_throttled;
   runner.telemetry.soak_s = settings.soak_s;
+  runner.hooks.wrap_prepared = slowdown_hook(config.test_slowdown);
   return runner;
+}
+
+bool shows_progress(const RunConfig& config, bool stderr_is_terminal) {
+  return progress_wanted(config.progress, config.quiet, stderr_is_terminal);
 }
 
 CompareOptions compare_options(const RunConfig& config) {
@@ -322,10 +347,12 @@ void record_settings(const RunConfig& config, Context& context) {
     if (spec.recorded) context.settings[spec.name] = value_of(config.settings, spec);
   context.settings["min_sample_s"] = runner_options(config).min_sample_s;
   if (!config.suite_path.empty()) context.settings["suite"] = config.suite_path;
+  record_slowdown(config.test_slowdown, context);
 }
 
 void check_baseline(const RunConfig& config, const Context& context) {
-  if (config.baseline) compare_reports(*config.baseline, LoadedReport{context, {}}, compare_options(config));
+  if (const LoadedReport* file = config.baseline ? config.baseline->file() : nullptr)
+    compare_reports(*file, LoadedReport{context, {}}, compare_options(config));
 }
 
 }  // namespace gpb

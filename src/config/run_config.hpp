@@ -6,18 +6,21 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analysis/history_baseline.hpp"
 #include "config/settings.hpp"
 #include "config/suite.hpp"
 #include "fleet/launcher.hpp"
-#include "measure/progress.hpp"
 #include "measure/runner.hpp"
 #include "model/record_format.hpp"
 #include "model/result.hpp"
 #include "report/report.hpp"
+#include "store/result_store.hpp"
 
 namespace CLI {
 class App;
@@ -28,6 +31,11 @@ namespace gpb {
 struct CompareOptions;
 
 RunSettings default_run_settings();
+
+// --progress: the progress line on stderr always, never, or on a terminal without --quiet.
+enum class ProgressMode { never, always, auto_detect };
+ProgressMode parse_progress_mode(std::string_view text);  // "never", "always", "auto"; UsageError otherwise
+bool progress_wanted(ProgressMode mode, bool quiet, bool stderr_is_terminal);
 
 // A report destination: a file whose format follows its extension, or the terminal.
 struct ReportOutput {
@@ -49,8 +57,13 @@ struct RunConfig {
   std::optional<double> threshold;            // --threshold as a fraction
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
-  std::optional<LoadedReport> baseline;       // --baseline FILE, read before anything runs
-  std::string history_baseline;               // --baseline db:..., checked before and pooled after the run
+  std::optional<Baseline> baseline;           // --baseline: a file read, or a history opened, before anything runs
+  // --db: the store this run is kept in, opened (its schema created or migrated) once, before
+  // anything runs; null without --db, and on the ranks of an MPI run other than rank 0,
+  // whose merged report rank 0 stores. --tag: the stored run's tags.
+  std::shared_ptr<store::ResultStore> store;
+  store::Tags tags;
+  int test_slowdown = 1;  // GPUBENCH_TEST_SLOWDOWN (config/test_knobs.hpp)
   bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
   std::optional<std::string> relative_to;
   bool quiet = false;
@@ -85,7 +98,8 @@ class RunCommandLine {
   };
   std::vector<SettingInput> setting_inputs_;  // one per table entry, in its order
   std::vector<std::string> ops_, backends_, dtypes_, sizes_, shapes_, timings_, outs_, patterns_;
-  std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_;
+  std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_, db_;
+  std::vector<std::string> tags_;
   std::string progress_ = "auto";
   bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
@@ -93,8 +107,11 @@ class RunCommandLine {
 // A threshold flag's percent as a fraction, held to compare's rule (require_threshold).
 double parse_threshold_flag(const std::string& flag, const std::string& text);
 
-// The runner's options for this configuration.
+// The runner's options for this configuration (its observer is the caller's to set).
 RunnerOptions runner_options(const RunConfig& config);
+
+// Whether this configuration shows a progress line, given where stderr goes.
+bool shows_progress(const RunConfig& config, bool stderr_is_terminal);
 
 // Compare's options for --baseline.
 CompareOptions compare_options(const RunConfig& config);

@@ -12,7 +12,6 @@
 
 #include "base/build_info.hpp"
 #include "base/system.hpp"
-#include "measure/test_slowdown.hpp"
 #include "model/telemetry.hpp"
 
 namespace gpb {
@@ -63,11 +62,6 @@ Context collect_context(const std::vector<std::string>& argv, int threads_used) 
   context.libraries["cli11"] = CLI11_VERSION;
   append_cpu_context(context);
   append_gpu_context(context);
-  if (const int slowdown = test_slowdown_factor(); slowdown > 1) {
-    context.settings["test_slowdown"] = std::to_string(slowdown);
-    context.notes.push_back("GPUBENCH_TEST_SLOWDOWN=" + std::to_string(slowdown) + ": every op does its work " +
-                            std::to_string(slowdown) + " times per launch (a test knob, not a measurement)");
-  }
   return context;
 }
 

@@ -39,7 +39,7 @@ SubPlan cases_of_kind(const Plan& plan, const std::map<std::string, DeviceKind>&
 // One worker thread per device, each case started on all of them together.
 std::vector<std::vector<ResultRecord>> run_concurrently(const Plan& plan, const BackendFactory& make_backends,
                                                         const RunnerOptions& options, const std::vector<int>& devices) {
-  CaseBarrier barrier(devices.size(), options.before_case);
+  CaseBarrier barrier(devices.size(), options.hooks.before_case);
   SharedProblems problems;
   std::vector<std::vector<ResultRecord>> records(devices.size());
   std::vector<std::exception_ptr> errors(devices.size());
@@ -49,9 +49,9 @@ std::vector<std::vector<ResultRecord>> run_concurrently(const Plan& plan, const 
       try {
         RunnerOptions worker = options;
         worker.device = devices[i];
-        worker.progress = options.progress && i == 0;  // the workers move together: one progress line
-        worker.before_case = [&barrier] { barrier.arrive_and_wait(); };
-        worker.problem_source = [&problems](const CaseSpec& spec) { return problems.get(spec); };
+        if (i != 0) worker.observer = nullptr;  // the workers move together: the first one tells the observer
+        worker.hooks.before_case = [&barrier] { barrier.arrive_and_wait(); };
+        worker.hooks.problem_source = [&problems](const CaseSpec& spec) { return problems.get(spec); };
         auto backends = make_backends();
         records[i] = run_plan(plan, backends, worker);
         barrier.leave();

@@ -77,7 +77,7 @@ using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
 // make_backends, every case started on all devices together) or serially (each device's
 // pass over the GPU cases after the previous one's). With one device it is run_plan over
 // the whole plan. Records come in plan order, a GPU case's once per device in the order of
-// `devices`, with gpu.ordinal set. options.before_case still runs once per case start
+// `devices`, with gpu.ordinal set. options.hooks.before_case still runs once per case start
 // (concurrent: once for all devices; serial: once per device). A worker's exception stops
 // the others and is rethrown here.
 std::vector<ResultRecord> run_plan_on_devices(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,

@@ -1,7 +1,5 @@
 #include "measure/runner.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,8 +10,6 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
-#include "measure/progress.hpp"
-#include "measure/test_slowdown.hpp"
 #include "model/op_table.hpp"
 #include "model/verify.hpp"
 
@@ -37,14 +33,6 @@ ResultRecord skeleton(const CaseSpec& spec, const Problem& problem, const Backen
   record.flops = op_flops(spec.op, problem.shape);
   return record;
 }
-
-// One timed phase of a sample (e2e: h2d, op, d2h; kernel mode: op alone).
-struct TimedPhase {
-  PhaseKind kind;
-  std::function<void()> body;
-  std::unique_ptr<SampleTimer> timer;
-  std::vector<double> samples;
-};
 
 double clock_seconds(Clock::time_point time) { return std::chrono::duration<double>(time.time_since_epoch()).count(); }
 
@@ -72,24 +60,165 @@ std::string cold_timing_note(double median_s, double resolution_s) {
   return text;
 }
 
+// How one case's samples are taken. The loop around a strategy -- warm-up, soak, the
+// stopping rule, telemetry, the record's statistics -- is the runner's and the same for
+// every strategy; a strategy decides only what one untimed run and one timed sample are.
+class Strategy {
+ public:
+  explicit Strategy(Prepared& prepared) : prepared_(prepared), timer_(prepared.make_timer()) {}
+  virtual ~Strategy() = default;
+
+  std::string timer_name() const { return timer_->name(); }
+  // Before the warm-up: what sets itself up on first use (a GPU case's flush buffer) does so here.
+  virtual void before_warmup() {}
+  // The case once, untimed (warm-up and soak).
+  virtual void run_once() { prepared_.run(); }
+  // After the warm-up and soak: sizes the batches of launches a sample times.
+  virtual void calibrate(double /*min_sample_s*/) {}
+  virtual std::int64_t batch() const { return 1; }
+  // Before each sample, outside the host-observed time: a cold cache.
+  virtual void before_sample() {}
+  // One sample, timed: seconds per launch.
+  virtual double take_sample() = 0;
+  // Leaves out the flagged samples of what it keeps per sample itself (the phases).
+  virtual void drop(const std::vector<bool>& /*flagged*/) {}
+  // Hands what it kept to the record before its statistics are computed (the phases).
+  virtual void finish(ResultRecord& /*record*/) {}
+  // What the numbers mean beyond themselves, given the record's median.
+  virtual std::string timing_note(double /*median_s*/, double /*min_sample_s*/) const { return {}; }
+
+ protected:
+  // Seconds per launch of `launches` runs of body.
+  template <class Body>
+  double time_launches(std::int64_t launches, Body body) {
+    timer_->start();
+    for (std::int64_t i = 0; i < launches; ++i) body();
+    timer_->stop();
+    return timer_->elapsed_seconds() / static_cast<double>(launches);
+  }
+
+  Prepared& prepared_;
+  std::unique_ptr<SampleTimer> timer_;
+};
+
+// Single launches from an evicted L2 (nvbench's measure_cold): a batch would warm the cache
+// for every launch after its first.
+class ColdLaunches final : public Strategy {
+ public:
+  using Strategy::Strategy;
+  void before_warmup() override { prepared_.flush_cache(); }
+  void before_sample() override { prepared_.flush_cache(); }
+  double take_sample() override {
+    return time_launches(1, [this] { prepared_.run(); });
+  }
+  std::string timing_note(double median_s, double min_sample_s) const override {
+    if (!(median_s > 0) || median_s >= min_sample_s) return {};
+    return cold_timing_note(median_s, timer_->resolution_s());
+  }
+};
+
+// Batches of launches on a warm cache (nvbench's measure_hot): one timed launch estimates
+// the op's duration, and short ones are batched so that event resolution (~0.5 us) and
+// launch overhead (2-5 us) stay small against the sample.
+class BatchedLaunches final : public Strategy {
+ public:
+  using Strategy::Strategy;
+  void calibrate(double min_sample_s) override {
+    const double estimate = time_launches(1, [this] { prepared_.run(); });
+    if (estimate < min_sample_s)
+      // The 1e-9 keeps an exact ratio (20 us / 1 us) from rounding up to the next launch.
+      batch_ = std::min<std::int64_t>(kMaxBatch,
+                                      static_cast<std::int64_t>(std::ceil(min_sample_s / std::max(estimate, 1e-9) - 1e-9)));
+  }
+  std::int64_t batch() const override { return batch_; }
+  double take_sample() override {
+    return time_launches(batch_, [this] { prepared_.run(); });
+  }
+
+ private:
+  std::int64_t batch_ = 1;
+};
+
+// End to end: the inputs' upload, the op and the outputs' download, each a timed phase of
+// its own (with its NVTX range), the sample their sum. Never batched: the transfers are
+// what it measures.
+class EndToEnd final : public Strategy {
+ public:
+  EndToEnd(Prepared& prepared, bool flushed) : Strategy(prepared), flushed_(flushed) {
+    for (PhaseKind kind : all_phase_kinds()) phases_.push_back({kind, prepared.make_timer(), {}});
+  }
+  void before_warmup() override {
+    if (flushed_) prepared_.flush_cache();
+  }
+  void run_once() override {
+    for (auto& phase : phases_) run(phase.kind);
+  }
+  void before_sample() override {
+    if (flushed_) prepared_.flush_cache();
+  }
+  double take_sample() override {
+    for (auto& phase : phases_) {
+      nvtx::ScopedRange range(to_string(phase.kind));
+      phase.timer->start();
+      run(phase.kind);
+      phase.timer->stop();
+    }
+    double total = 0;
+    for (auto& phase : phases_) {
+      phase.samples.push_back(phase.timer->elapsed_seconds());
+      total += phase.samples.back();
+    }
+    return total;
+  }
+  void drop(const std::vector<bool>& flagged) override {
+    for (auto& phase : phases_) remove_flagged(phase.samples, flagged);
+  }
+  void finish(ResultRecord& record) override {
+    for (auto& phase : phases_) record.phases.push_back({phase.kind, std::move(phase.samples), {}});
+  }
+
+ private:
+  struct TimedPhase {
+    PhaseKind kind;
+    std::unique_ptr<SampleTimer> timer;
+    std::vector<double> samples;
+  };
+  void run(PhaseKind kind) {
+    switch (kind) {
+      case PhaseKind::h2d:
+        prepared_.upload();
+        return;
+      case PhaseKind::op:
+        prepared_.run();
+        return;
+      case PhaseKind::d2h:
+        prepared_.download();
+        return;
+    }
+  }
+
+  bool flushed_;
+  std::vector<TimedPhase> phases_;
+};
+
+// The strategy of a case, and the one place its L2 mode is read: flushed where the case asks
+// for a cold cache and its backend can evict one.
+std::unique_ptr<Strategy> choose_strategy(const CaseSpec& spec, Prepared& prepared) {
+  const bool flushed = spec.l2 == L2Mode::flush && prepared.has_cache_flush();
+  if (spec.timing == TimingMode::e2e && prepared.has_transfers()) return std::make_unique<EndToEnd>(prepared, flushed);
+  if (flushed) return std::make_unique<ColdLaunches>(prepared);
+  return std::make_unique<BatchedLaunches>(prepared);
+}
+
 void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, const RunnerOptions& options) {
-  const bool end_to_end = spec.timing == TimingMode::e2e && prepared.has_transfers();
-  std::vector<TimedPhase> phases;
-  if (end_to_end) phases.push_back({PhaseKind::h2d, [&] { prepared.upload(); }, prepared.make_timer(), {}});
-  const int repeat = test_slowdown_factor();  // 1 but under the test knob
-  phases.push_back({PhaseKind::op, [&prepared, repeat] { for (int i = 0; i < repeat; ++i) prepared.run(); },
-                    prepared.make_timer(), {}});
-  if (end_to_end) phases.push_back({PhaseKind::d2h, [&] { prepared.download(); }, prepared.make_timer(), {}});
-  record.timer = phases.front().timer->name();
+  const std::unique_ptr<Strategy> strategy = choose_strategy(spec, prepared);
+  record.timer = strategy->timer_name();
 
   const int warmup = options.profile ? std::min(options.warmup, 2) : options.warmup;
   {
     nvtx::ScopedRange range("warmup");
-    // The first flush sets the flusher up (a GPU case allocates its buffer then): here,
-    // rather than in the first sample.
-    if (spec.l2 == L2Mode::flush) prepared.flush_cache();
-    for (int i = 0; i < std::max(warmup, 1); ++i)
-      for (auto& phase : phases) phase.body();
+    strategy->before_warmup();
+    for (int i = 0; i < std::max(warmup, 1); ++i) strategy->run_once();
     prepared.synchronize();
   }
   record.warmup = warmup;
@@ -97,27 +226,10 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   CaseTelemetry telemetry(prepared.telemetry_source(), options.telemetry);
   if (options.telemetry.soak_s > 0 && !options.profile) {
     nvtx::ScopedRange range("soak");
-    record.soak = telemetry.soak([&] { for (auto& phase : phases) phase.body(); }, [&] { prepared.synchronize(); });
+    record.soak = telemetry.soak([&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
   }
-
-  // One timed launch estimates the op's duration: short ones are batched so that event
-  // resolution (~0.5 us) and launch overhead (2-5 us) stay small against the sample.
-  // End-to-end samples are never batched: the transfers are what they measure. Nor are
-  // flushed ones: every launch of a batch after the first would read a warm cache.
-  const bool cold = spec.l2 == L2Mode::flush && prepared.has_cache_flush();
-  std::int64_t batch = 1;
-  if (!end_to_end && !options.profile && !cold) {
-    auto& op = phases.front();
-    op.timer->start();
-    op.body();
-    op.timer->stop();
-    const double estimate = op.timer->elapsed_seconds();
-    if (estimate < options.min_sample_s)
-      // The 1e-9 keeps an exact ratio (20 us / 1 us) from rounding up to the next launch.
-      batch = std::min<std::int64_t>(
-          kMaxBatch, static_cast<std::int64_t>(std::ceil(options.min_sample_s / std::max(estimate, 1e-9) - 1e-9)));
-  }
-  record.batch = batch;
+  if (!options.profile) strategy->calibrate(options.min_sample_s);
+  record.batch = strategy->batch();
 
   StoppingRule rule = options.stopping;
   if (options.profile) {
@@ -125,7 +237,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     rule.min_time_s = 0;
     rule.max_time_s = 1e9;
   }
-  const double per_launch = 1.0 / static_cast<double>(batch);
+  const double per_launch = 1.0 / static_cast<double>(record.batch);
   const bool discarding = options.telemetry.discard_throttled && telemetry.active();
   std::vector<bool> flagged;  // per sample: ran below the throttle threshold
   std::vector<double> kept;   // the samples the stopping rule judges when discarding
@@ -136,28 +248,14 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     const auto measure_start = Clock::now();
     std::optional<StopReason> stop;
     while (!stop) {
-      if (spec.l2 == L2Mode::flush) {
-        prepared.flush_cache();
-      }
+      strategy->before_sample();
       const auto host_start = Clock::now();
-      for (auto& phase : phases) {
-        // Transfer phases get their own ranges so a profile shows h2d/op/d2h per sample.
-        std::optional<nvtx::ScopedRange> phase_range;
-        if (end_to_end) phase_range.emplace(to_string(phase.kind));
-        phase.timer->start();
-        for (std::int64_t b = 0; b < batch; ++b) phase.body();
-        phase.timer->stop();
-      }
-      double total = 0;
-      for (auto& phase : phases) {
-        phase.samples.push_back(phase.timer->elapsed_seconds() * per_launch);
-        total += phase.samples.back();
-      }
+      const double sample = strategy->take_sample();
       const auto host_end = Clock::now();
       record.host_samples_s.push_back(std::chrono::duration<double>(host_end - host_start).count() * per_launch);
-      record.samples_s.push_back(total);
+      record.samples_s.push_back(sample);
       flagged.push_back(telemetry.throttled(clock_seconds(host_start), clock_seconds(host_end)));
-      if (!flagged.back()) kept.push_back(total);
+      if (!flagged.back()) kept.push_back(sample);
       const double elapsed = seconds_since(measure_start);
       stop = should_stop(rule, discarding ? kept : record.samples_s, elapsed);
       // Discarding must not stretch the time budget: it stays a hard limit on all samples.
@@ -181,20 +279,12 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       summary.discarded_samples = summary.discarded_samples_s.size();
       remove_flagged(record.samples_s, flagged);
       remove_flagged(record.host_samples_s, flagged);
-      for (auto& phase : phases) remove_flagged(phase.samples, flagged);
+      strategy->drop(flagged);
     }
   }
-  record.stats = compute_statistics(record.samples_s);
-  record.host_stats = compute_statistics(record.host_samples_s);
-  if (end_to_end)
-    for (auto& phase : phases) record.phases.push_back({phase.kind, phase.samples, compute_statistics(phase.samples)});
-  if (record.stats.median > 0) {
-    record.gbps = record.bytes / record.stats.median / 1e9;
-    record.gflops = record.flops / record.stats.median / 1e9;
-  }
-  if (record.telemetry) apply_energy(*record.telemetry, record.stats.median, record.flops, record.bytes);
-  if (cold && !end_to_end && record.stats.median > 0 && record.stats.median < options.min_sample_s)
-    record.timing_note = cold_timing_note(record.stats.median, phases.front().timer->resolution_s());
+  strategy->finish(record);
+  finalize_record(record);
+  record.timing_note = strategy->timing_note(record.stats.median, options.min_sample_s);
 }
 
 }  // namespace
@@ -227,6 +317,7 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
     {
       nvtx::ScopedRange range("prepare");
       prepared = backend.prepare(problem, settings);
+      if (options.hooks.wrap_prepared) prepared = options.hooks.wrap_prepared(std::move(prepared));
     }
     measure(record, *prepared, spec, options);
     record.details = prepared->details();
@@ -250,18 +341,11 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
 
 namespace {
 
-// Where the run stands, for the progress line: cases done over all passes.
-struct RunProgress {
-  ProgressLine line;
-  std::size_t done = 0;
-  std::size_t total = 0;
-  Clock::time_point start = Clock::now();
-};
-
 // One pass over the plan: each case once, problems built once per (op, dtype, shape, seed).
-// After an interrupt, the cases finished before it.
+// After an interrupt, the cases finished before it. `started` counts the case runs started
+// over every pass, for the observer.
 std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backend*>& by_name, const RunnerOptions& options,
-                                   int pass, RunProgress* progress) {
+                                   int pass, int passes, std::size_t& started) {
   std::vector<ResultRecord> results;
   std::shared_ptr<const Problem> problem;
   std::string problem_key;
@@ -276,8 +360,8 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
       problem_error.clear();
       problem_key = key;
       try {
-        problem = options.problem_source
-                      ? options.problem_source(spec)
+        problem = options.hooks.problem_source
+                      ? options.hooks.problem_source(spec)
                       : std::make_shared<const Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed));
       } catch (const UsageError&) {
         throw;
@@ -285,14 +369,9 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
         problem_error = std::string("cannot build the inputs: ") + error.what();
       }
     }
-    if (progress) {
-      const std::string current =
-          options.repetitions > 1 ? "pass " + std::to_string(pass + 1) + "/" + std::to_string(options.repetitions) + ": " + spec.id()
-                                  : spec.id();
-      progress->line.show(progress_text(progress->done, progress->total, seconds_since(progress->start), current));
-      ++progress->done;
-    }
-    if (options.before_case) options.before_case();
+    if (options.observer) options.observer->case_started({spec, started, total * static_cast<std::size_t>(passes), pass, passes});
+    ++started;
+    if (options.hooks.before_case) options.hooks.before_case();
     if (!problem) {
       ResultRecord record;
       record.spec = spec;
@@ -318,6 +397,8 @@ std::string inputs_key(const CaseSpec& spec) {
 }
 
 ResultRecord merge_passes(std::vector<ResultRecord> passes) {
+  // One pass is its own record, finalised when it was measured.
+  if (passes.size() == 1) return std::move(passes.front());
   ResultRecord merged = std::move(passes.front());
   for (std::size_t p = 1; p < passes.size(); ++p) {
     ResultRecord& pass = passes[p];
@@ -347,15 +428,7 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
     merged.stop_reasons.add(pass.stop_reasons);
     if (pass.verification.max_error > merged.verification.max_error) merged.verification = pass.verification;
   }
-  if (merged.status != Status::ok) return merged;
-  merged.stats = compute_statistics(merged.samples_s);
-  merged.host_stats = compute_statistics(merged.host_samples_s);
-  for (auto& phase : merged.phases) phase.stats = compute_statistics(phase.samples_s);
-  if (merged.stats.median > 0) {
-    merged.gbps = merged.bytes / merged.stats.median / 1e9;
-    merged.gflops = merged.flops / merged.stats.median / 1e9;
-  }
-  if (merged.telemetry) apply_energy(*merged.telemetry, merged.stats.median, merged.flops, merged.bytes);
+  if (merged.status == Status::ok) finalize_record(merged);
   return merged;
 }
 
@@ -382,16 +455,14 @@ std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr
     pass_options.stopping.min_time_s = options.stopping.min_time_s / passes;
     pass_options.stopping.max_time_s = options.stopping.max_time_s / passes;
   }
-  std::optional<RunProgress> progress;
-  if (options.progress)
-    progress.emplace(RunProgress{ProgressLine(stderr, options.progress_on_terminal), 0,
-                                 plan.cases.size() * static_cast<std::size_t>(passes), Clock::now()});
+  if (options.observer) options.observer->run_started();
   std::vector<std::vector<ResultRecord>> by_case(plan.cases.size());
+  std::size_t started = 0;
   for (int pass = 0; pass < passes && !interrupt_requested(); ++pass) {
-    auto results = run_pass(plan, by_name, pass_options, pass, progress ? &*progress : nullptr);
+    auto results = run_pass(plan, by_name, pass_options, pass, passes, started);
     for (std::size_t i = 0; i < results.size(); ++i) by_case[i].push_back(std::move(results[i]));
   }
-  if (progress) progress->line.clear();
+  if (options.observer) options.observer->run_finished();
   std::vector<ResultRecord> merged;
   for (auto& records : by_case)
     if (!records.empty()) merged.push_back(merge_passes(std::move(records)));

@@ -1,5 +1,8 @@
-// The runner: for each case, prepare (untimed), warm up, take samples until the
-// stopping rule holds, verify, and fill in a ResultRecord.
+// The runner: for each case, prepare (untimed), warm up, take samples until the stopping
+// rule holds, verify, and fill in a ResultRecord. How samples are taken is a strategy,
+// chosen once per case (runner.cpp): single cold launches from an evicted L2, batches of
+// launches, or end to end with the transfers, as nvbench splits measure_cold and
+// measure_hot.
 #pragma once
 
 #include <functional>
@@ -26,6 +29,38 @@ struct Plan {
 // Whether a case of the plan runs on a backend of that kind.
 bool plan_uses(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends, DeviceKind kind);
 
+// What the runner tells whoever watches a run: its start, each case as it starts, and its
+// end. The runner formats nothing; the command line's progress line is one observer
+// (cli/progress.*).
+struct CaseStart {
+  const CaseSpec& spec;
+  std::size_t done = 0;   // case runs finished so far, over every pass
+  std::size_t total = 0;  // case runs in the whole run: cases times passes
+  int pass = 0;           // 0-based
+  int passes = 1;
+};
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void run_started() = 0;
+  virtual void case_started(const CaseStart& start) = 0;
+  virtual void run_finished() = 0;
+};
+
+// Where a caller steps into a run, each outside the timed regions: the runner calls them
+// between cases or while preparing one, never while it times anything.
+struct RunnerHooks {
+  // Called before every case of every pass, once its inputs exist: where processes or
+  // device workers that start each case together wait for each other. Empty: no wait.
+  std::function<void()> before_case;
+  // Builds a case's inputs; empty: make_problem. Device workers running one plan share them.
+  std::function<std::shared_ptr<const Problem>(const CaseSpec&)> problem_source;
+  // Replaces each prepared case before it is measured, say by one that does its work
+  // several times per run (the command line's test slowdown). Empty: the case as prepared.
+  std::function<std::unique_ptr<Prepared>(std::unique_ptr<Prepared>)> wrap_prepared;
+};
+
 struct RunnerOptions {
   int warmup = 3;
   StoppingRule stopping;
@@ -39,14 +74,9 @@ struct RunnerOptions {
   // in a case's spread instead of shifting its median between runs.
   int repetitions = 1;
   bool profile = false;        // profiler session: few warm-ups and samples, capture markers
-  bool progress = false;       // a progress line on stderr
-  bool progress_on_terminal = true;  // rewritten in place; otherwise a line per case
   TelemetryOptions telemetry;  // sampling period, throttle threshold and discarding, soak
-  // Called before every case of every pass, once its inputs exist: where processes or
-  // device workers that start each case together wait for each other. Empty: no wait.
-  std::function<void()> before_case;
-  // Builds a case's inputs; empty: make_problem. Device workers running one plan share them.
-  std::function<std::shared_ptr<const Problem>(const CaseSpec&)> problem_source;
+  RunObserver* observer = nullptr;  // told of each case as it starts; may be null
+  RunnerHooks hooks;
 };
 
 // Runs every case of the plan, in order, against the given backends.

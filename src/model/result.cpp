@@ -43,6 +43,17 @@ std::string CaseSpec::backend_label() const {
   return label;
 }
 
+void finalize_record(ResultRecord& record) {
+  record.stats = compute_statistics(record.samples_s);
+  record.host_stats = compute_statistics(record.host_samples_s);
+  for (auto& phase : record.phases) phase.stats = compute_statistics(phase.samples_s);
+  if (record.stats.median > 0) {
+    record.gbps = record.bytes / record.stats.median / 1e9;
+    record.gflops = record.flops / record.stats.median / 1e9;
+  }
+  if (record.telemetry) apply_energy(*record.telemetry, record.stats.median, record.flops, record.bytes);
+}
+
 std::string CaseSpec::id() const { return identity(*this, true); }
 
 bool same_case_apart_from_backend(const CaseSpec& a, const CaseSpec& b) { return identity(a, false) == identity(b, false); }

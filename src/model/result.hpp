@@ -145,6 +145,13 @@ struct ResultRecord {
   std::string host;
 };
 
+// The figures a record derives from its samples, computed in this one place: the statistics
+// of the samples, of the host-observed samples and of each phase, the throughput at the
+// median and, with telemetry, the energy per op. A measured case is finalised once, and the
+// merge of its passes (or a baseline pooled from the store) finalises it again over all
+// its samples.
+void finalize_record(ResultRecord& record);
+
 struct GpuInfo {
   int ordinal = 0;
   std::string name;

@@ -120,4 +120,13 @@ std::pair<std::string, std::string> parse_tag(const std::string& text) {
   return {text.substr(0, equals), text.substr(equals + 1)};
 }
 
+std::map<std::string, std::string> parse_tags(const std::vector<std::string>& texts) {
+  std::map<std::string, std::string> tags;
+  for (const std::string& text : texts) {
+    const auto [name, value] = parse_tag(text);
+    if (!tags.emplace(name, value).second) throw UsageError("--tag " + name + " given twice");
+  }
+  return tags;
+}
+
 }  // namespace gpb::store

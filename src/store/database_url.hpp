@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpb::store {
 
@@ -35,5 +37,7 @@ HistoryBaselineSpec parse_history_baseline(const std::string& baseline);
 
 // "key=value" as a tag: the key is letters, digits, '_', '-' or '.'; the value is not empty.
 std::pair<std::string, std::string> parse_tag(const std::string& text);
+// Each of `--tag`'s values; UsageError for a key given twice.
+std::map<std::string, std::string> parse_tags(const std::vector<std::string>& texts);
 
 }  // namespace gpb::store

@@ -1,13 +1,7 @@
 #include "store/result_store.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 #include <unordered_map>
 
 #include "measure/context.hpp"
@@ -21,10 +15,6 @@ using Json = nlohmann::ordered_json;
 // Rows per INSERT of samples: few round trips, far below both engines' parameter limits.
 constexpr std::size_t kSampleRowsPerInsert = 200;
 
-// For the kill-during-ingest test only: with this set to a path, ingestion creates that
-// file halfway through its transaction and waits there (at most a minute) to be killed.
-constexpr const char* kPauseEnvironment = "GPUBENCH_TEST_INGEST_PAUSE_FILE";
-
 // FNV-1a: a stable fingerprint of a report, to refuse storing the same report twice.
 std::string fingerprint(const std::string& text) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
@@ -35,13 +25,6 @@ std::string fingerprint(const std::string& text) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   return std::string(hex) + "-" + std::to_string(text.size());
-}
-
-void pause_for_test() {
-  const char* marker = std::getenv(kPauseEnvironment);
-  if (!marker || !*marker) return;
-  std::ofstream(marker) << getpid() << "\n";
-  std::this_thread::sleep_for(std::chrono::seconds(60));
 }
 
 bool usable(const ResultRecord& record) {
@@ -115,7 +98,8 @@ std::unique_ptr<ResultStore> ResultStore::open(const DatabaseUrl& url, OpenMode 
   return std::make_unique<ResultStore>(std::move(connection), url.shown);
 }
 
-std::int64_t ResultStore::ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags) {
+std::int64_t ResultStore::ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags,
+                                 const std::function<void()>& halfway) {
   const std::string report_text = render_records_json(context, results);
   const Json document = Json::parse(report_text);
   const std::string digest = fingerprint(report_text);
@@ -140,7 +124,7 @@ std::int64_t ResultStore::ingest(const Context& context, const std::vector<Resul
 
   const Json& records = document.at("results");
   for (std::size_t index = 0; index < results.size(); ++index) {
-    if (index == results.size() / 2) pause_for_test();
+    if (index == results.size() / 2 && halfway) halfway();
     const ResultRecord& record = results[index];
     const auto result_index = static_cast<std::int64_t>(index);
     db.query(
@@ -163,7 +147,7 @@ std::int64_t ResultStore::ingest(const Context& context, const std::vector<Resul
       db.query(sql, values);
     }
   }
-  if (results.empty()) pause_for_test();
+  if (results.empty() && halfway) halfway();
   transaction.commit();
   return run_id;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -73,8 +74,11 @@ class ResultStore {
   const std::string& shown() const { return shown_; }
 
   // Stores a run with its tags in one transaction; returns its id. A report already stored
-  // (the same context and results) is a StoreError naming the run that holds it.
-  std::int64_t ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags);
+  // (the same context and results) is a StoreError naming the run that holds it. `halfway`,
+  // when given, is called once halfway through the records, inside the transaction (a test
+  // kills the process there).
+  std::int64_t ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags,
+                      const std::function<void()>& halfway = {});
 
   // Runs matching the filter, oldest first (report timestamp, then id).
   std::vector<RunInfo> runs(const RunFilter& filter);

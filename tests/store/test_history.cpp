@@ -75,9 +75,9 @@ TEST_P(HistoryTest, PooledBaselineHoldsTheNewestRunMedians) {
     const LoadedReport report = synthetic_run(run, median);
     store->ingest(report.context, report.results, {{"branch", main ? "main" : "dev"}, {"commit", commit_label(run)}});
   }
-  const LoadedReport baseline = read_baseline("db:" + db().url() + (db().url().find('?') == std::string::npos ? "?" : "&") +
-                                                  "branch=main&last=4",
-                                              machine_context(99));
+  const LoadedReport baseline = Baseline::open("db:" + db().url() + (db().url().find('?') == std::string::npos ? "?" : "&") +
+                                               "branch=main&last=4")
+                                     .report_for(machine_context(99));
   ASSERT_EQ(baseline.results.size(), 2u);
   const ResultRecord& sum = baseline.results[0];
   EXPECT_EQ(sum.spec.id(), sum_case().id());
@@ -88,7 +88,7 @@ TEST_P(HistoryTest, PooledBaselineHoldsTheNewestRunMedians) {
 
   // No run of another machine: refused with the machine named.
   try {
-    read_baseline("db:" + db().url(), machine_context(99, "NVIDIA A100"));
+    Baseline::open("db:" + db().url()).report_for(machine_context(99, "NVIDIA A100"));
     FAIL() << "pooled runs of another machine";
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("NVIDIA A100"), std::string::npos) << error.what();
@@ -112,7 +112,7 @@ TEST_P(HistoryTest, DriftBetweenRunsIsBaselineSpreadNotARegression) {
   };
   const auto judge = [&](double level) {
     const LoadedReport current = synthetic_run(50, level);
-    return sum_verdict(compare_reports(read_baseline(baseline_spec, current.context), current, {}));
+    return sum_verdict(compare_reports(Baseline::open(baseline_spec).report_for(current.context), current, {}));
   };
   // Another slow process, as two of the last ten were: same. Beyond every recent run: slower.
   const CaseComparison slow_process = judge(1.07e-3);

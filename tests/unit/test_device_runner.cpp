@@ -124,7 +124,7 @@ TEST_F(DeviceRunnerTest, ConcurrentWorkersRunEachCaseOnEveryDeviceTogether) {
   journal.await_all_devices = true;
   journal.devices = devices.size();
   int case_starts = 0;
-  options.before_case = [&] { ++case_starts; };
+  options.hooks.before_case = [&] { ++case_starts; };
   const auto results = run_plan_on_devices(plan, backends, factory, options, devices, DeviceSchedule::concurrent);
 
   EXPECT_TRUE(journal.all_met) << "a device worker waited in vain for the others inside a case";
@@ -158,7 +158,7 @@ TEST_F(DeviceRunnerTest, ConcurrentWorkersRunEachCaseOnEveryDeviceTogether) {
 TEST_F(DeviceRunnerTest, SerialRunsOneDeviceAfterTheOther) {
   const std::vector<int> devices = {1, 0};
   int case_starts = 0;
-  options.before_case = [&] { ++case_starts; };
+  options.hooks.before_case = [&] { ++case_starts; };
   const auto results = run_plan_on_devices(plan, backends, factory, options, devices, DeviceSchedule::serial);
   ASSERT_EQ(results.size(), 9u);
   EXPECT_EQ(results[1].gpu.ordinal, 1);
@@ -183,7 +183,7 @@ TEST_F(DeviceRunnerTest, OneDeviceIsThePlainRunner) {
 
 TEST_F(DeviceRunnerTest, AFailingWorkerStopsTheOthersAndItsErrorSurfaces) {
   std::atomic<int> starts{0};
-  options.before_case = [&] {
+  options.hooks.before_case = [&] {
     if (++starts == 5) throw std::runtime_error("MPI_Barrier failed: connection lost");
   };
   try {

@@ -7,8 +7,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "config/test_knobs.hpp"
 #include "measure/runner.hpp"
 #include "model/problem.hpp"
 
@@ -22,6 +25,8 @@ struct Script {
   std::atomic<int> runs{0};  // read by the telemetry sampler's thread too
   int flushes = 0;
   bool flushes_cache = false;  // the case evicts a cache, as a GPU case does
+  bool transfers = false;      // the case has upload and download phases, as a GPU case does
+  int uploads = 0, downloads = 0;
   bool corrupt_output = false;
   bool throw_in_prepare = false;
   bool supported = true;
@@ -80,6 +85,9 @@ class ScriptedPrepared final : public Prepared {
     }
   }
   void flush_cache() override { ++script_.flushes; }
+  bool has_transfers() const override { return script_.transfers; }
+  void upload() override { ++script_.uploads; }
+  void download() override { ++script_.downloads; }
   bool has_cache_flush() const override { return script_.flushes_cache; }
   std::unique_ptr<TelemetrySource> telemetry_source() override {
     return script_.telemetry ? std::make_unique<ScriptedSource>(script_) : nullptr;
@@ -145,13 +153,21 @@ TEST_F(RunnerTest, OkCaseKeepsEverySampleAndDerivesThroughput) {
   EXPECT_TRUE(record.verification.passed);
   EXPECT_EQ(record.timer, "scripted");
   EXPECT_EQ(record.warmup, 2);
-  EXPECT_EQ(script.flushes, 11);  // L2 flushed before every sample by default, and once in warm-up
+  EXPECT_EQ(script.flushes, 0);  // a case that evicts no cache is never asked to
 }
 
-// Under GPUBENCH_TEST_SLOWDOWN every timed launch runs the op that many times, whatever the
-// backend. (ctest runs each test in a process of its own: the factor is read once.)
-TEST_F(RunnerTest, TheTestSlowdownRunsTheOpThatManyTimesPerLaunch) {
-  ASSERT_EQ(setenv("GPUBENCH_TEST_SLOWDOWN", "3", 1), 0);
+TEST_F(RunnerTest, ACaseWithoutAnL2ModeIsNeverFlushed) {
+  script.flushes_cache = true;
+  spec.l2.reset();  // a CPU case
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(script.flushes, 0);
+  EXPECT_EQ(record.batch, 1);  // 1 ms launches need no batch
+}
+
+// The test slowdown (config/test_knobs.hpp) wraps each prepared case: every timed launch runs
+// the op that many times, whatever the backend, and the runner's own loop is unchanged.
+TEST_F(RunnerTest, TheSlowdownHookRunsTheOpThatManyTimesPerLaunch) {
+  options.hooks.wrap_prepared = slowdown_hook(3);
   const ResultRecord record = run_case(spec, problem, backend, options);
   ASSERT_EQ(record.status, Status::ok) << record.reason;
   EXPECT_EQ(record.batch, 1);
@@ -231,6 +247,56 @@ TEST_F(RunnerTest, WarmL2KeepsBatchingACaseThatCouldFlush) {
   EXPECT_EQ(record.batch, 20);
   EXPECT_EQ(script.flushes, 0);
   EXPECT_EQ(record.timing_note, "");
+}
+
+// End to end: upload, op and download each a phase of every sample, never batched, from a
+// flushed cache; the sample is their sum (here the op alone takes time).
+TEST_F(RunnerTest, EndToEndTimesEachPhaseAndSumsThem) {
+  script.seconds_per_run = 1e-6;
+  script.transfers = true;
+  script.flushes_cache = true;
+  spec.timing = TimingMode::e2e;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_EQ(record.status, Status::ok) << record.reason;
+  EXPECT_EQ(record.batch, 1);
+  ASSERT_EQ(record.phases.size(), 3u);
+  EXPECT_EQ(record.phases[0].kind, PhaseKind::h2d);
+  EXPECT_EQ(record.phases[1].kind, PhaseKind::op);
+  EXPECT_EQ(record.phases[2].kind, PhaseKind::d2h);
+  for (const Phase& phase : record.phases) EXPECT_EQ(phase.samples_s.size(), record.samples_s.size());
+  EXPECT_DOUBLE_EQ(record.phases[0].stats.median, 0);
+  EXPECT_DOUBLE_EQ(record.phases[1].stats.median, 1e-6);
+  EXPECT_DOUBLE_EQ(record.stats.median, 1e-6);
+  EXPECT_EQ(script.uploads, script.runs.load());
+  EXPECT_EQ(script.downloads, script.runs.load());
+  EXPECT_EQ(script.flushes, static_cast<int>(record.samples_s.size()) + 1);  // and once in warm-up
+  EXPECT_EQ(record.timing_note, "");  // the cold-launch note is the kernel timing's
+}
+
+// The runner formats nothing: it tells its observer the run's start, each case as it starts
+// (the case runs done of all, over every pass) and the end.
+TEST_F(RunnerTest, TheObserverHearsEveryCaseOfEveryPass) {
+  struct Recorder final : RunObserver {
+    std::vector<std::string> events;
+    void run_started() override { events.push_back("start"); }
+    void case_started(const CaseStart& start) override {
+      events.push_back(std::to_string(start.done) + "/" + std::to_string(start.total) + " pass " + std::to_string(start.pass + 1) +
+                       "/" + std::to_string(start.passes) + " " + start.spec.id());
+    }
+    void run_finished() override { events.push_back("end"); }
+  } recorder;
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(std::make_unique<ScriptedBackend>(script));
+  Plan plan;
+  spec.shape = elementwise_shape(100);
+  plan.cases = {spec, spec};
+  plan.cases[1].shape = elementwise_shape(200);
+  options.repetitions = 2;
+  options.observer = &recorder;
+  run_plan(plan, backends, options);
+  EXPECT_EQ(recorder.events,
+            (std::vector<std::string>{"start", "0/4 pass 1/2 sqrt/scripted/f32/100", "1/4 pass 1/2 sqrt/scripted/f32/200",
+                                      "2/4 pass 2/2 sqrt/scripted/f32/100", "3/4 pass 2/2 sqrt/scripted/f32/200", "end"}));
 }
 
 TEST_F(RunnerTest, CasesWithoutTelemetryCarryNone) {

@@ -6,8 +6,9 @@
 #include <atomic>
 #include <cmath>
 
+#include "cli/progress.hpp"
+#include "config/run_config.hpp"
 #include "measure/context.hpp"
-#include "measure/progress.hpp"
 #include "measure/telemetry_sampler.hpp"
 #include "model/result.hpp"
 #include "model/telemetry.hpp"

@@ -1,26 +1,8 @@
-#include "measure/progress.hpp"
+#include "cli/progress.hpp"
 
 #include <cmath>
 
-#include "base/errors.hpp"
-
 namespace gpb {
-
-ProgressMode parse_progress_mode(std::string_view text) {
-  if (text == "never") return ProgressMode::never;
-  if (text == "always") return ProgressMode::always;
-  if (text == "auto") return ProgressMode::auto_detect;
-  throw UsageError("--progress must be always, never or auto, not '" + std::string(text) + "'");
-}
-
-bool progress_wanted(ProgressMode mode, bool quiet, bool stderr_is_terminal) {
-  switch (mode) {
-    case ProgressMode::never: return false;
-    case ProgressMode::always: return true;
-    case ProgressMode::auto_detect: return stderr_is_terminal && !quiet;
-  }
-  return false;
-}
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "-";
@@ -39,6 +21,14 @@ std::string progress_text(std::size_t done, std::size_t total, double elapsed_s,
          format_duration(eta) + "] " + current;
 }
 
+void ProgressLine::case_started(const CaseStart& start) {
+  const std::string current = start.passes > 1 ? "pass " + std::to_string(start.pass + 1) + "/" +
+                                                     std::to_string(start.passes) + ": " + start.spec.id()
+                                               : start.spec.id();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  show(progress_text(start.done, start.total, elapsed, current));
+}
+
 void ProgressLine::show(const std::string& text) {
   if (terminal_)
     std::fprintf(out_, "\r\033[K%s", text.c_str());
@@ -47,7 +37,9 @@ void ProgressLine::show(const std::string& text) {
   std::fflush(out_);
 }
 
-void ProgressLine::clear() {
+void ProgressLine::run_started() { start_ = std::chrono::steady_clock::now(); }
+
+void ProgressLine::run_finished() {
   if (!terminal_) return;
   std::fprintf(out_, "\r\033[K");
   std::fflush(out_);
