@@ -15,6 +15,7 @@
 #include "cpu_backend/cpu_backends.hpp"
 #include "cpu_backend/eigen_types.hpp"
 #include "cpu_backend/threading.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {
@@ -136,18 +137,11 @@ class OpenBlasBackend final : public Backend {
   Availability availability() const override { return {}; }
 
   Support supports(Op op, DType dtype) const override {
-    switch (op) {
-      case Op::matmul:
-        return matmul_support(dtype);
-      case Op::sin:
-        return {false, "openblas provides no sin kernel (BLAS has no elementwise transcendental); use eigen"};
-      case Op::sqrt:
-        return {false, "openblas provides no sqrt kernel (BLAS has no elementwise math); use eigen"};
-      case Op::sum:
-        return {false, "openblas provides no plain sum (BLAS asum is the sum of |x|, not the sum of x); use eigen"};
-      case Op::spmv:
-        return {false, "openblas has no sparse routines (no CSR spmv); use eigen"};
-    }
+    if (op == Op::matmul) return matmul_support(dtype);
+    if (op_def(op).elementwise)
+      return {false, "openblas provides no " + to_string(op) + " kernel (BLAS has no elementwise math); use eigen"};
+    if (op == Op::sum) return {false, "openblas provides no plain sum (BLAS asum is the sum of |x|, not the sum of x); use eigen"};
+    if (op == Op::spmv) return {false, "openblas has no sparse routines (no CSR spmv); use eigen"};
     return no_kernel_for(name(), op);
   }
 

@@ -12,10 +12,11 @@
 
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/cuda_types.cuh"
+#include "gpu_backend/elementwise_functions.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
-#include "kernels/elementwise.cuh"
 #include "kernels/numeric.cuh"
+#include "model/op_table.hpp"
 
 namespace gpb::cuda {
 namespace {
@@ -125,37 +126,28 @@ class CubSpmvCase final : public GpuPrepared {
 class CubBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
+  // Every elementwise op through DeviceTransform with its device function.
   Support supports(Op op, DType dtype) const override {
-    switch (op) {
-      case Op::sin:
-      case Op::sqrt:
-      case Op::sum:
-        return {};
-      case Op::spmv:
-        if (dtype_info(dtype).accumulation != dtype)
-          return {false, "cub's segmented-reduction SpMV sums in the element type, and a " + to_string(dtype) +
-                             " sum needs f32 accumulation; use cusparse"};
-        return {};
-      case Op::matmul:
-        return {false, "CUB has no dense matrix product; use cublas or cuda"};
+    if (op_def(op).elementwise || op == Op::sum) return {};
+    if (op == Op::spmv) {
+      if (dtype_info(dtype).accumulation != dtype)
+        return {false, "cub's segmented-reduction SpMV sums in the element type, and a " + to_string(dtype) +
+                           " sum needs f32 accumulation; use cusparse"};
+      return {};
     }
+    if (op == Op::matmul) return {false, "CUB has no dense matrix product; use cublas or cuda"};
     return no_kernel_for(name(), op);
   }
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);
-      switch (problem.op) {
-        case Op::sin:
-          return std::make_unique<CubTransformCase<T, kernels::SinFn>>(problem, settings);
-        case Op::sqrt:
-          return std::make_unique<CubTransformCase<T, kernels::SqrtFn>>(problem, settings);
-        case Op::sum:
-          return std::make_unique<CubSumCase<T>>(problem, settings);
-        case Op::spmv:
-          if constexpr (!kComputedWider<T>) return std::make_unique<CubSpmvCase<T>>(problem, settings);
-          break;
-        case Op::matmul:
-          break;
+      if (op_def(problem.op).elementwise)
+        return with_elementwise_function(problem.op, [&](auto function) -> std::unique_ptr<Prepared> {
+          return std::make_unique<CubTransformCase<T, decltype(function)>>(problem, settings);
+        });
+      if (problem.op == Op::sum) return std::make_unique<CubSumCase<T>>(problem, settings);
+      if constexpr (!kComputedWider<T>) {
+        if (problem.op == Op::spmv) return std::make_unique<CubSpmvCase<T>>(problem, settings);
       }
       throw std::invalid_argument("cub backend: unsupported op " + to_string(problem.op));
     });

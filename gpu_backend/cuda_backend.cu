@@ -10,6 +10,7 @@
 #include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/cuda_gemm.cuh"
 #include "gpu_backend/cuda_types.cuh"
+#include "gpu_backend/elementwise_functions.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/elementwise.cuh"
@@ -356,19 +357,16 @@ class CudaKernelsBackend final : public GpuBackend {
   std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings& settings) override {
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       using T = decltype(tag);
-      switch (problem.op) {
-        case Op::sin:
-          return std::make_unique<ElementwiseCase<T, kernels::SinFn>>(problem, settings);
-        case Op::sqrt:
-          return std::make_unique<ElementwiseCase<T, kernels::SqrtFn>>(problem, settings);
-        case Op::sum:
-          return std::make_unique<SumCase<T>>(problem, settings);
-        case Op::matmul:
-          return make_cuda_gemm_case(problem, settings);
-        case Op::spmv:
-          if (kComputedWider<T> && settings.spmv_kernel == SpmvKernelChoice::merge_path)
-            throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
-          return std::make_unique<SpmvCase<T>>(problem, settings);
+      if (op_def(problem.op).elementwise)
+        return with_elementwise_function(problem.op, [&](auto function) -> std::unique_ptr<Prepared> {
+          return std::make_unique<ElementwiseCase<T, decltype(function)>>(problem, settings);
+        });
+      if (problem.op == Op::sum) return std::make_unique<SumCase<T>>(problem, settings);
+      if (problem.op == Op::matmul) return make_cuda_gemm_case(problem, settings);
+      if (problem.op == Op::spmv) {
+        if (kComputedWider<T> && settings.spmv_kernel == SpmvKernelChoice::merge_path)
+          throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
+        return std::make_unique<SpmvCase<T>>(problem, settings);
       }
       throw std::logic_error("cuda backend: no kernel for " + to_string(problem.op) + " " + to_string(problem.dtype));
     });

@@ -180,7 +180,7 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   // Generated matrices are checked and matrix files read (and cached) now, so that a bad
   // one is a usage error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases) {
-    if (spec.op != Op::spmv || spec.shape.pattern == SpmvPattern::file) continue;
+    if (shape_kind(spec.op) != ShapeKind::sparse_matrix || spec.shape.pattern == SpmvPattern::file) continue;
     try {
       validate_generated_size(spec.shape.rows, spec.shape.nnz_per_row, spec.shape.pattern);
     } catch (const UsageError& error) {

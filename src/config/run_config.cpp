@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "analysis/compare.hpp"
@@ -52,11 +53,12 @@ std::int64_t parse_nnz_per_row(const std::string& text) {
 }
 
 
-// "sin,sqrt,sum" for the help text: the names the op and dtype tables hold.
+// "sin,sqrt,sum" for the help text, "matmul or spmv" for a message: the names the op and
+// dtype tables hold.
 template <class Value>
-std::string names_of(const std::vector<Value>& values) {
+std::string names_of(const std::vector<Value>& values, const char* separator = ",") {
   std::string names;
-  for (const Value value : values) names += (names.empty() ? "" : ",") + to_string(value);
+  for (const Value value : values) names += (names.empty() ? "" : separator) + to_string(value);
   return names;
 }
 
@@ -189,22 +191,38 @@ std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
   return {group};
 }
 
-// A flag changes what runs or is refused; it is never silently ignored.
+// A flag changes what runs or is refused; it is never silently ignored. Which ops and dtypes
+// a flag applies to is the op and dtype tables' to say: the ops of a shape kind, the ops and
+// dtypes --tf32 applies to.
 void RunCommandLine::refuse_flags_without_effect(const RunOptions& options) const {
-  const auto has = [&](Op op) { return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end(); };
   const auto refuse_if_given = [&](const char* flag, const std::string& why) {
     if (given(flag)) throw UsageError(std::string(flag) + " " + why);
   };
-  if (!has(Op::matmul)) {
-    refuse_if_given("--shape", "applies to matmul, and no --op is matmul");
-    refuse_if_given("--tf32", "applies to matmul, and no --op is matmul");
+  // "applies to matmul, and no --op is matmul", from the ops the rule holds for.
+  const auto refuse_without_op = [&](const char* flag, const std::function<bool(Op)>& applies) {
+    if (std::any_of(options.ops.begin(), options.ops.end(), applies)) return;
+    std::vector<Op> ops = all_ops();
+    ops.erase(std::remove_if(ops.begin(), ops.end(), [&](Op op) { return !applies(op); }), ops.end());
+    const std::string names = names_of(ops, " or ");
+    refuse_if_given(flag, "applies to " + names + ", and no --op is " + (ops.size() == 1 ? names : "one of them"));
+  };
+  const auto of_kind = [](ShapeKind kind) { return [kind](Op op) { return shape_kind(op) == kind; }; };
+  refuse_without_op("--shape", of_kind(ShapeKind::dense_matrix));
+  const auto tf32_op = [](Op op) { return op_def(op).accepts_tf32; };
+  refuse_without_op("--tf32", tf32_op);
+  const auto tf32_dtype = [](DType dtype) { return dtype_info(dtype).tf32_eligible; };
+  if (std::none_of(options.dtypes.begin(), options.dtypes.end(), tf32_dtype)) {
+    std::vector<DType> dtypes = all_dtypes();
+    dtypes.erase(std::remove_if(dtypes.begin(), dtypes.end(), [&](DType dtype) { return !tf32_dtype(dtype); }), dtypes.end());
+    std::vector<Op> ops = all_ops();
+    ops.erase(std::remove_if(ops.begin(), ops.end(), [&](Op op) { return !tf32_op(op); }), ops.end());
+    refuse_if_given("--tf32", "applies to " + names_of(dtypes, " or ") + " " + names_of(ops, " or ") + ", and no --dtype is " +
+                                  names_of(dtypes, " or "));
   }
-  if (std::find(options.dtypes.begin(), options.dtypes.end(), DType::f32) == options.dtypes.end())
-    refuse_if_given("--tf32", "applies to f32 matmul, and no --dtype is f32");
   if (!options.backends.empty() && std::none_of(options.backends.begin(), options.backends.end(), takes_tf32))
     refuse_if_given("--tf32", "applies to a backend with a TF32 path (cublas), and no --backend is one");
   for (const char* flag : {"--rows", "--nnz-per-row", "--pattern", "--matrix"}) {
-    if (!has(Op::spmv)) refuse_if_given(flag, "applies to spmv, and no --op is spmv");
+    refuse_without_op(flag, of_kind(ShapeKind::sparse_matrix));
     if (flag != std::string("--matrix") && given("--matrix"))
       refuse_if_given(flag, "does not apply with --matrix: the file is the matrix");
   }

@@ -96,10 +96,17 @@ Shape parse_matmul_shape(const std::string& text) {
 
 bool sizes_apply(const RunOptions& options) {
   for (Op op : options.ops) {
-    if (op == Op::matmul ? options.matmul_shapes.empty()
-                         : op != Op::spmv || (options.matrix_path.empty() && options.spmv_rows == 0 &&
-                                              (options.ops.size() == 1 || options.sizes.size() > 1)))
-      return true;
+    switch (shape_kind(op)) {
+      case ShapeKind::elements:
+        return true;
+      case ShapeKind::dense_matrix:
+        if (options.matmul_shapes.empty()) return true;
+        break;
+      case ShapeKind::sparse_matrix:
+        if (options.matrix_path.empty() && options.spmv_rows == 0 && (options.ops.size() == 1 || options.sizes.size() > 1))
+          return true;
+        break;
+    }
   }
   return false;
 }

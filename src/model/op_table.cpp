@@ -95,6 +95,7 @@ decltype(OpDef::references) elementwise_references(Function function, double flo
 
 OpDef elementwise_op(std::string name, std::string description, std::string listed_distribution) {
   OpDef def = named_op(std::move(name), std::move(description), std::move(listed_distribution), ShapeKind::elements);
+  def.elementwise = true;
   def.shows_flop_rate = false;
   def.bytes = [](const Shape& shape, DType dtype) { return 2 * as_double(shape.n) * element_bytes(dtype); };
   def.flops = [](const Shape& shape) { return as_double(shape.n); };

@@ -51,6 +51,10 @@ struct OpDef {
   bool shows_bandwidth = true;
   bool shows_flop_rate = true;
   bool accepts_tf32 = false;  // --tf32 applies (to dtypes that are tf32_eligible)
+  // y = f(x), entry by entry: backends run every elementwise op through one kernel with the
+  // op's function (eigen's per-block loop, gpu_backend/elementwise_functions.cuh on the GPU),
+  // and a backend without such a kernel (openblas) refuses them all alike.
+  bool elementwise = false;
   // The output is stored in the dtype's accumulation type rather than the dtype: sum, whose
   // result outgrows f16 (largest 65504) at about 2^17 inputs of uniform[0,1).
   bool output_in_accumulation_type = false;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "model/op_table.hpp"
+
 namespace gpb::report_model {
 namespace {
 
@@ -46,9 +48,9 @@ std::string flagged_cell(const ResultRecord& record) {
 
 std::string efficiency_cell(const ResultRecord& record) {
   const TelemetrySummary& t = *record.telemetry;
-  // As in the results table: GB/s means nothing for matmul, a flop rate nothing for the
-  // elementwise ops and sum.
-  const bool flops = record.spec.op == Op::matmul || record.spec.op == Op::spmv;
+  // Per flop where the op table shows a flop rate (a matmul's bytes say nothing, an
+  // elementwise op's "flops" are a convention), else per byte.
+  const bool flops = op_def(record.spec.op).shows_flop_rate;
   const double value = flops ? t.gflops_per_j : t.gb_per_j;
   if (!(value > 0) || !std::isfinite(value)) return "-";
   return format_significant(value, 3) + (flops ? " GFLOP/J" : " GB/J");
