@@ -103,8 +103,13 @@ class Backend {
 Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name);
 
 // All backends known to this build, CPU first; GPU backends appear even when they
-// cannot run (their availability says why).
+// cannot run (their availability says why); then those register_backend added.
 std::vector<std::unique_ptr<Backend>> make_all_backends();
+
+// Adds a backend defined outside the core (a test's) to every later make_all_backends, so
+// that the plan, `gpubench list` and the runner find it by name as they find the built-in
+// ones. std::invalid_argument when its name is taken.
+void register_backend(std::function<std::unique_ptr<Backend>()> factory);
 
 // Provided by cpu_backend/ and by gpu_backend/ (or its stand-in when built without CUDA).
 void append_cpu_backends(std::vector<std::unique_ptr<Backend>>& out);

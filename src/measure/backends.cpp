@@ -1,6 +1,22 @@
 #include "measure/backend.hpp"
 
+#include <mutex>
+#include <stdexcept>
+
 namespace gpb {
+namespace {
+
+struct Registered {
+  std::mutex mutex;
+  std::vector<std::function<std::unique_ptr<Backend>()>> factories;
+};
+
+Registered& registered() {
+  static Registered backends;
+  return backends;
+}
+
+}  // namespace
 
 Support no_kernel_for(const std::string& backend, Op op) {
   return {false, backend + " has no " + to_string(op) + " kernel"};
@@ -19,7 +35,17 @@ std::vector<std::unique_ptr<Backend>> make_all_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
   append_cpu_backends(backends);
   append_gpu_backends(backends);
+  std::lock_guard<std::mutex> lock(registered().mutex);
+  for (const auto& factory : registered().factories) backends.push_back(factory());
   return backends;
+}
+
+void register_backend(std::function<std::unique_ptr<Backend>()> factory) {
+  const std::string name = factory()->name();
+  for (const auto& backend : make_all_backends())
+    if (backend->name() == name) throw std::invalid_argument("a backend named '" + name + "' exists already");
+  std::lock_guard<std::mutex> lock(registered().mutex);
+  registered().factories.push_back(std::move(factory));
 }
 
 }  // namespace gpb

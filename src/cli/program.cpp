@@ -1,0 +1,119 @@
+// gpubench command line: binds argv to the commands' options and dispatches to the one given
+// (each command is a file of cli/: run, list, info, compare, history, report, merge).
+#include "cli/program.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "base/build_info.hpp"
+#include "base/interrupt.hpp"
+#include "cli/compare.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/history.hpp"
+#include "cli/info.hpp"
+#include "cli/list.hpp"
+#include "cli/merge.hpp"
+#include "cli/report.hpp"
+#include "cli/run.hpp"
+#include "config/run_config.hpp"
+
+namespace gpb {
+namespace {
+
+int dispatch(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"gpubench: benchmark array operations on the CPU and the GPU side by side"};
+  app.set_version_flag("--version", std::string("gpubench ") + build_info::version + " (" + build_info::git_sha + ", " +
+                                        build_info::build_type + (build_info::have_cuda ? ", CUDA" : ", no CUDA") + ")");
+  app.require_subcommand(1);
+
+  CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
+  const RunCommandLine run(*run_app);
+
+  CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
+
+  std::string info_format = "console";
+  CLI::App* info_app = app.add_subcommand("info", "The system context that goes into reports");
+  info_app->add_option("--format", info_format, "console or json");
+
+  CompareCli compare;
+  CLI::App* compare_app = app.add_subcommand("compare", "Compare two JSON reports: verdict per case, exit 1 on regression");
+  compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON), or db:URL[?key=value&last=N] (the history)")
+      ->required();
+  compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
+  compare_app->add_option("--format", compare.format, "console, markdown or json");
+  compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)")
+      ->type_name("PERCENT");
+  compare_app->add_option("--alpha", compare.options.alpha,
+                          "Significance level of the rank test (default 0.001): a change is a verdict only below it")
+      ->type_name("P");
+  compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
+  compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
+  compare_app->add_option("--match-devices", compare.match_devices,
+                          "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
+  compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,
+                        "Compare reports of interrupted runs (the cases they finished)");
+
+  const HistoryCommand history = add_history_command(app);
+
+  ReportCli report;
+  CLI::App* report_app = app.add_subcommand(
+      "report", "Re-render a JSON report: results, CPU-versus-GPU speed-up and crossover sizes; --html writes a self-contained page");
+  report_app->add_option("report", report.path, "Report (JSON) from gpubench run --out")->required();
+  report_app->add_option("--html", report.html, "Also write an HTML report with plots to this file");
+  report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout)");
+  report_app->add_option("--relative-to", report.relative_to, "Add a speed-up column against this backend");
+  report_app->add_option("--fail-on-outlier", report.fail_on_outlier_percent,
+                         "Exit 1 when a GPU is slower than the fleet median by more than this percentage on a case (or failed one)");
+
+  std::vector<std::string> merge_paths;
+  std::string merge_out;
+  CLI::App* merge_app = app.add_subcommand("merge", "Join the JSON reports of a run's ranks into one report, for the fleet view");
+  merge_app->add_option("reports", merge_paths, "Reports (JSON), e.g. fleet-*.json")->required();
+  merge_app->add_option("--out", merge_out, "The merged report (.json)")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gpubench: error: " << e.what() << " (see gpubench --help)\n";
+    return kExitUsage;
+  }
+
+  if (run_app->parsed()) return command_run(run, args);
+  if (history.app->parsed()) return run_history_command(history);
+  if (list_app->parsed()) return command_list(std::cout);
+  if (info_app->parsed()) return command_info(info_format, args);
+  if (compare_app->parsed()) return command_compare(compare);
+  if (report_app->parsed()) {
+    report.gate_on_outliers = report_app->get_option("--fail-on-outlier")->count() > 0;
+    return command_report(report);
+  }
+  if (merge_app->parsed()) return command_merge(merge_paths, merge_out);
+  return kExitUsage;
+}
+
+}  // namespace
+
+int run_program(int argc, char** argv) {
+  try {
+    const int exit_code = dispatch(argc, argv);
+    // A command other than run finishes what it was doing first (it is short) and then
+    // reports the signal in its exit code.
+    return interrupt_requested() ? interrupted_exit_code() : exit_code;
+  } catch (const UsageError& error) {
+    std::cerr << "gpubench: error: " << error.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& error) {
+    std::cerr << "gpubench: error: " << error.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gpb
+
