@@ -12,7 +12,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <ostream>
 #include <set>
@@ -25,6 +24,7 @@
 #include "measure/gemm_dispatch.hpp"
 #include "model/problem.hpp"
 #include "model/verify.hpp"
+#include "same_bits.hpp"
 
 namespace gpb {
 namespace {
@@ -197,12 +197,7 @@ TEST(CudaGemmPaths, SplitResultsAreDeterministic) {
       EXPECT_NE(prepared->details().find("split_k="), std::string::npos);
       prepared->run();
       prepared->synchronize();
-      const HostArray first = prepared->result();
-      for (int repeat = 0; repeat < 3; ++repeat) prepared->run();
-      prepared->synchronize();
-      const HostArray again = prepared->result();
-      ASSERT_EQ(first.bytes(), again.bytes());
-      EXPECT_EQ(std::memcmp(first.raw(), again.raw(), first.bytes()), 0);
+      expect_same_bits_on_rerun(*prepared, prepared->result(), 3, "split-k");
     }
   }
 }

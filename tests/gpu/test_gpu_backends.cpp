@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -32,6 +31,7 @@
 #include "base/random.hpp"
 #include "measure/runner.hpp"
 #include "model/verify.hpp"
+#include "same_bits.hpp"
 
 namespace gpb {
 namespace {
@@ -567,10 +567,7 @@ TEST(GpuBackends, CudaSumIsDeterministic) {
   for (const std::string name : {"cuda", "cub"}) {
     auto prepared = backend_named(name).prepare(problem, BackendSettings{});
     prepared->run();
-    const HostArray first = prepared->result();
-    for (int repeat = 0; repeat < 3; ++repeat) prepared->run();
-    const HostArray again = prepared->result();
-    EXPECT_EQ(first.as<float>(), again.as<float>()) << name;
+    expect_same_bits_on_rerun(*prepared, prepared->result(), 3, name);
   }
 }
 
@@ -582,16 +579,7 @@ TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
     auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
     ASSERT_NE(prepared->details().find("kernel=csr_merge_path"), std::string::npos) << prepared->details();
     prepared->run();
-    const HostArray first = prepared->result();
-    for (int repeat = 0; repeat < 3; ++repeat) {
-      prepared->flush_cache();
-      prepared->run();
-      const HostArray again = prepared->result();
-      if (dtype == DType::f32)
-        EXPECT_EQ(first.as<float>(), again.as<float>());
-      else
-        EXPECT_EQ(first.as<double>(), again.as<double>());
-    }
+    expect_same_bits_on_rerun(*prepared, prepared->result(), 3, to_string(dtype));
   }
 }
 
@@ -611,15 +599,7 @@ TEST(GpuBackends, CudaSpmvLongCarryRunsAreDeterministic) {
     prepared->run();
     const HostArray first = prepared->result();
     EXPECT_TRUE(verify(problem, first).passed);
-    for (int repeat = 0; repeat < 3; ++repeat) {
-      prepared->flush_cache();
-      prepared->run();
-      const HostArray again = prepared->result();
-      if (dtype == DType::f32)
-        EXPECT_EQ(first.as<float>(), again.as<float>());
-      else
-        EXPECT_EQ(first.as<double>(), again.as<double>());
-    }
+    expect_same_bits_on_rerun(*prepared, first, 3, to_string(dtype));
   }
 }
 
@@ -641,17 +621,10 @@ TEST(GpuBackends, CudaSmallSumsAreVerifiedAndRepeatable) {
       EXPECT_NE(prepared->details().find("kernel=one_launch_block_reduce"), std::string::npos) << prepared->details();
       prepared->run();
       const HostArray first = prepared->result();
+      ASSERT_EQ(first.dtype(), dtype_info(dtype).accumulation) << to_string(dtype);
       const Verification verification = verify(problem, first);
       EXPECT_TRUE(verification.passed) << to_string(dtype) << " n=" << n << ": " << describe(verification);
-      for (int repeat = 0; repeat < 2; ++repeat) {
-        prepared->run();
-        const HostArray again = prepared->result();
-        ASSERT_EQ(again.dtype(), dtype_info(dtype).accumulation) << to_string(dtype);
-        if (again.dtype() == DType::f64)
-          EXPECT_EQ(first.as<double>(), again.as<double>()) << "n=" << n;
-        else
-          EXPECT_EQ(first.as<float>(), again.as<float>()) << to_string(dtype) << " n=" << n;
-      }
+      expect_same_bits_on_rerun(*prepared, first, 2, to_string(dtype) + " n=" + std::to_string(n));
     }
 }
 
@@ -693,11 +666,6 @@ TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
   const std::string banded_details = backend.prepare(banded, BackendSettings{})->details();
   EXPECT_NE(banded_details.find("kernel=csr_vector"), std::string::npos) << banded_details;
   EXPECT_NE(banded_details.find("loads=scalar"), std::string::npos) << banded_details;
-}
-
-// The same output bytes, whatever the dtype.
-bool same_bits(const HostArray& a, const HostArray& b) {
-  return a.dtype() == b.dtype() && a.bytes() == b.bytes() && std::memcmp(a.raw(), b.raw(), a.bytes()) == 0;
 }
 
 // The kernel the automatic rule picks for the few-rows matrices on an H100 or H200 (132 SMs
@@ -762,11 +730,7 @@ TEST_P(CudaFewRowsSpmvCase, RunsTheKernelTheRuleNamesVerifiedAndRepeatable) {
   const Verification verification = verify(problem, first);
   EXPECT_TRUE(verification.checked);
   EXPECT_TRUE(verification.passed) << describe(verification) << "; details: " << details;
-  for (int repeat = 0; repeat < 2; ++repeat) {
-    prepared->flush_cache();
-    prepared->run();
-    EXPECT_TRUE(same_bits(first, prepared->result())) << "run " << repeat + 2 << " differs; details: " << details;
-  }
+  expect_same_bits_on_rerun(*prepared, first, 2, "details: " + details);
 }
 
 INSTANTIATE_TEST_SUITE_P(FewRowsSpmv, CudaFewRowsSpmvCase, ::testing::ValuesIn(fewrows_spmv_cases()),
