@@ -36,4 +36,32 @@ __device__ __forceinline__ void wait_for_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
+// The multi-stage pipeline over a block's `k_stages` stages in kStages shared-memory
+// buffers. start_copy_pipeline puts the first kStages - 1 stages in flight; before computing
+// on each stage s, advance_copy_pipeline waits until it has landed and starts stage
+// s + kStages - 1 in the buffer stage s - 1 used, and returns stage s's buffer. Every step
+// commits a group, empty or not, so that "stage s has landed" is always "at most
+// kStages - 2 groups pending". copy(stage, buffer) starts a stage's copies into a buffer.
+// Every thread of the block calls both.
+template <int kStages, class Copy>
+__device__ __forceinline__ void start_copy_pipeline(int k_stages, Copy&& copy) {
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_stages) copy(s, s);
+    commit_copies();
+  }
+}
+
+template <int kStages, class Copy>
+__device__ __forceinline__ int advance_copy_pipeline(int s, int k_stages, Copy&& copy) {
+  wait_for_copies<kStages - 2>();
+  // Every thread's copies of stage s are now visible to all, and every warp is done with
+  // stage s - 1, whose buffer the copy below overwrites.
+  __syncthreads();
+  const int ahead = s + kStages - 1;
+  if (ahead < k_stages) copy(ahead, ahead % kStages);
+  commit_copies();
+  return s % kStages;
+}
+
 }  // namespace gpb::kernels

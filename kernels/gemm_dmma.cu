@@ -192,29 +192,16 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
   double acc[kFragmentsM][kFragmentsN][kCRegisters] = {};
 
   const int k_stages = (k_end - k_begin + Tile::kBlockK - 1) / Tile::kBlockK;
-  // Prologue: the first kStages - 1 stages in flight. Every iteration commits a group, empty
-  // or not, so that "stage s has landed" is always "at most kStages - 2 groups pending".
-#pragma unroll
-  for (int s = 0; s < Tile::kStages - 1; ++s) {
-    if (s < k_stages)
-      copy_stage<kShape, kVectorized>(stages + s * kStageDoubles, m, n, k, k_end, a, b, m0, n0,
-                                      k_begin + s * Tile::kBlockK);
-    commit_copies();
-  }
-
+  const auto copy = [&](int s, int buffer) {
+    copy_stage<kShape, kVectorized>(stages + buffer * kStageDoubles, m, n, k, k_end, a, b, m0, n0,
+                                    k_begin + s * Tile::kBlockK);
+  };
+  start_copy_pipeline<Tile::kStages>(k_stages, copy);
   for (int s = 0; s < k_stages; ++s) {
-    wait_for_copies<Tile::kStages - 2>();
-    // Every thread's copies of stage s are now visible to all, and every warp is done with
-    // stage s - 1, whose buffer the copy below overwrites.
-    __syncthreads();
-    const int ahead = s + Tile::kStages - 1;
-    if (ahead < k_stages)
-      copy_stage<kShape, kVectorized>(stages + (ahead % Tile::kStages) * kStageDoubles, m, n, k, k_end, a, b, m0, n0,
-                                      k_begin + ahead * Tile::kBlockK);
-    commit_copies();
+    const int buffer = advance_copy_pipeline<Tile::kStages>(s, k_stages, copy);
     if (!has_output) continue;
 
-    const double* stage = stages + (s % Tile::kStages) * kStageDoubles;
+    const double* stage = stages + buffer * kStageDoubles;
 #pragma unroll
     for (int kk = 0; kk < Tile::kBlockK; kk += Shape::kK) {
       // All of the warp's B fragments for this step, then one A fragment at a time: with

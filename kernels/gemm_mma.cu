@@ -212,28 +212,15 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   float acc[kFragmentsM][kFragmentsN][4] = {};
 
   const int k_stages = (k_end - k_begin + Tile::kBlockK - 1) / Tile::kBlockK;
-  // Prologue: the first kStages - 1 stages in flight. Every iteration commits a group, empty
-  // or not, so that "stage s has landed" is always "at most kStages - 2 groups pending".
-#pragma unroll
-  for (int s = 0; s < Tile::kStages - 1; ++s) {
-    if (s < k_stages)
-      copy_stage(stages + s * kStageElements, m, n, k_end, lda, ldb, a, b, m0, n0, k_begin + s * Tile::kBlockK);
-    commit_copies();
-  }
-
+  const auto copy = [&](int s, int buffer) {
+    copy_stage(stages + buffer * kStageElements, m, n, k_end, lda, ldb, a, b, m0, n0, k_begin + s * Tile::kBlockK);
+  };
+  start_copy_pipeline<Tile::kStages>(k_stages, copy);
   for (int s = 0; s < k_stages; ++s) {
-    wait_for_copies<Tile::kStages - 2>();
-    // Every thread's copies of stage s are now visible to all, and every warp is done with
-    // stage s - 1, whose buffer the copy below overwrites.
-    __syncthreads();
-    const int ahead = s + Tile::kStages - 1;
-    if (ahead < k_stages)
-      copy_stage(stages + (ahead % Tile::kStages) * kStageElements, m, n, k_end, lda, ldb, a, b, m0, n0,
-                 k_begin + ahead * Tile::kBlockK);
-    commit_copies();
+    const int buffer = advance_copy_pipeline<Tile::kStages>(s, k_stages, copy);
     if (!has_output) continue;
 
-    const T* a_slice = stages + (s % Tile::kStages) * kStageElements;
+    const T* a_slice = stages + buffer * kStageElements;
     const T* b_slice = a_slice + kAStageElements;
 #pragma unroll
     for (int step = 0; step < Tile::kBlockK / Tile::kMmaK; ++step) {
