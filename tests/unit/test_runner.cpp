@@ -140,6 +140,21 @@ struct RunnerTest : ::testing::Test {
     options.stopping.min_time_s = 0;
     options.stopping.max_time_s = 5;
   }
+
+  // What run_plan takes: the scripted backend alone.
+  std::vector<std::unique_ptr<Backend>> scripted_backends() {
+    std::vector<std::unique_ptr<Backend>> backends;
+    backends.push_back(std::make_unique<ScriptedBackend>(script));
+    return backends;
+  }
+  // The case at two sizes, 100 and 200 elements.
+  Plan two_sizes() {
+    Plan plan;
+    spec.shape = elementwise_shape(100);
+    plan.cases = {spec, spec};
+    plan.cases[1].shape = elementwise_shape(200);
+    return plan;
+  }
 };
 
 TEST_F(RunnerTest, OkCaseKeepsEverySampleAndDerivesThroughput) {
@@ -285,15 +300,10 @@ TEST_F(RunnerTest, TheObserverHearsEveryCaseOfEveryPass) {
     }
     void run_finished() override { events.push_back("end"); }
   } recorder;
-  std::vector<std::unique_ptr<Backend>> backends;
-  backends.push_back(std::make_unique<ScriptedBackend>(script));
-  Plan plan;
-  spec.shape = elementwise_shape(100);
-  plan.cases = {spec, spec};
-  plan.cases[1].shape = elementwise_shape(200);
+  auto backends = scripted_backends();
   options.repetitions = 2;
   options.observer = &recorder;
-  run_plan(plan, backends, options);
+  run_plan(two_sizes(), backends, options);
   EXPECT_EQ(recorder.events,
             (std::vector<std::string>{"start", "0/4 pass 1/2 sqrt/scripted/f32/100", "1/4 pass 1/2 sqrt/scripted/f32/200",
                                       "2/4 pass 2/2 sqrt/scripted/f32/100", "3/4 pass 2/2 sqrt/scripted/f32/200", "end"}));
@@ -369,13 +379,8 @@ TEST_F(RunnerTest, SoakRunsTheCaseUntimedBeforeMeasuring) {
 }
 
 TEST_F(RunnerTest, RunPlanBuildsEachProblemOnceAndKeepsOrder) {
-  std::vector<std::unique_ptr<Backend>> backends;
-  backends.push_back(std::make_unique<ScriptedBackend>(script));
-  Plan plan;
-  spec.shape = elementwise_shape(100);
-  plan.cases = {spec, spec};
-  plan.cases[1].shape = elementwise_shape(200);
-  const auto results = run_plan(plan, backends, options);
+  auto backends = scripted_backends();
+  const auto results = run_plan(two_sizes(), backends, options);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].spec.shape.n, 100);
   EXPECT_EQ(results[1].spec.shape.n, 200);
@@ -453,8 +458,7 @@ TEST(MergePasses, AFailedPassDecides) {
 }
 
 TEST_F(RunnerTest, RepetitionsSplitTheBudgetAndMergeSamples) {
-  std::vector<std::unique_ptr<Backend>> backends;
-  backends.push_back(std::make_unique<ScriptedBackend>(script));
+  auto backends = scripted_backends();
   Plan plan;
   plan.cases = {spec};
   options.repetitions = 3;
