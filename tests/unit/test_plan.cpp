@@ -154,6 +154,30 @@ TEST(ExpandCases, SpmvKernelTagsTheCudaSpmvCasesOnly) {
   EXPECT_EQ(expand_cases(options, {"cuda"})[0].id(), "spmv/cuda/f32/256x256/16/random");
 }
 
+// --l2 is the GPU backends' setting: nothing flushes a CPU backend's caches, so its cases
+// have no L2 mode and --l2 warm leaves their ids as they are.
+TEST(ExpandCases, OnlyGpuCasesTakeTheL2Mode) {
+  RunOptions options;
+  options.ops = {Op::sum};
+  options.sizes = {4096};
+  options.l2 = L2Mode::warm;
+  const auto cases = expand_cases(options, {"eigen", "openblas", "cuda", "cub"});
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_FALSE(cases[0].l2.has_value());
+  EXPECT_EQ(cases[0].id(), "sum/eigen/f32/4096");
+  EXPECT_FALSE(cases[1].l2.has_value());
+  EXPECT_EQ(cases[1].id(), "sum/openblas/f32/4096");
+  EXPECT_EQ(cases[2].l2, L2Mode::warm);
+  EXPECT_EQ(cases[2].id(), "sum/cuda/f32/4096/l2warm");
+  EXPECT_EQ(cases[3].l2, L2Mode::warm);
+  EXPECT_EQ(cases[3].id(), "sum/cub/f32/4096/l2warm");
+  options.l2 = L2Mode::flush;
+  const auto flushed = expand_cases(options, {"eigen", "cuda"});
+  EXPECT_FALSE(flushed[0].l2.has_value());
+  EXPECT_EQ(flushed[1].l2, L2Mode::flush);
+  EXPECT_EQ(flushed[1].id(), "sum/cuda/f32/4096");
+}
+
 TEST(ExpandCases, EachSpmvPatternIsACaseWithItsColumns) {
   RunOptions options;
   options.ops = {Op::spmv};
