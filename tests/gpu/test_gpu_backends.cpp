@@ -761,6 +761,29 @@ TEST(GpuBackends, CublasTf32IsVerifiedAtTf32Precision) {
   EXPECT_TRUE(verify(f64_problem, f64_prepared->result()).passed);
 }
 
+// Small GEMMs of random shape in every dtype, on both GEMM backends, verify at the bound of
+// f32 accumulation (cuBLAS's 16-bit split-k partials reduced in the output type failed it at
+// bf16 9x72x14, which is kept as a named case). Seeded: a failure names its shape.
+TEST(GpuBackends, SmallGemmsOfRandomShapeVerifyOnBothBackends) {
+  std::vector<Shape> shapes{matmul_shape(9, 72, 14)};
+  SplitMix64 rng(20261125);
+  const auto side = [&rng] { return static_cast<std::int64_t>(1 + rng.next() % 300); };
+  while (shapes.size() < 24) shapes.push_back(matmul_shape(side(), side(), side()));
+  for (const char* name : {"cuda", "cublas"}) {
+    Backend& backend = backend_named(name);
+    SKIP_UNLESS_AVAILABLE(backend);
+    for (DType dtype : {DType::f32, DType::f64, DType::f16, DType::bf16})
+      for (const Shape& shape : shapes) {
+        const Problem problem = make_problem(Op::matmul, dtype, shape, kSeed);
+        auto prepared = backend.prepare(problem, BackendSettings{});
+        prepared->run();
+        const Verification verification = verify(problem, prepared->result(), prepared->unit_roundoff_override());
+        EXPECT_TRUE(verification.passed) << name << " " << to_string(dtype) << " " << shape.m << "x" << shape.n << "x"
+                                         << shape.k << ": " << describe(verification) << "; " << prepared->details();
+      }
+  }
+}
+
 // The custom GEMM has no TF32 path: its f32 case says so, runs plain FP32 and is verified at
 // f32 precision; the plan gives it no tf32 tag (tests/unit/test_plan.cpp).
 TEST(GpuBackends, CustomF32GemmSaysItHasNoTf32Path) {
