@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <tuple>
 
@@ -185,5 +186,32 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
 void write_file_atomic(const std::string& path, const std::string& content) { write_files_atomic({{path, content}}); }
 
 void check_report_destination(const std::string& path) { destination_of(path); }
+
+namespace {
+
+// Whether two paths name one file: the same path once links and relative spellings are
+// resolved (also for a file that does not exist yet), or the same device and inode.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  const auto resolved = [](const std::string& path) {
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(fs::path(path), error);
+    return error ? fs::absolute(fs::path(path), error).lexically_normal() : canonical;
+  };
+  if (resolved(a) == resolved(b)) return true;
+  struct stat first {}, second {};
+  return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 && first.st_dev == second.st_dev &&
+         first.st_ino == second.st_ino;
+}
+
+}  // namespace
+
+void refuse_outputs_over_inputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs) {
+  for (const NamedFile& output : outputs)
+    for (const NamedFile& input : inputs)
+      if (!output.path.empty() && !input.path.empty() && same_file(output.path, input.path))
+        throw UsageError(output.what + " '" + output.path + "' is " + input.what + " ('" + input.path +
+                         "'), an input of this command: refusing to write over it");
+}
 
 }  // namespace gpb

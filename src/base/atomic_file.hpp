@@ -27,4 +27,18 @@ void write_files_atomic(const std::vector<OutputFile>& files);
 // directory, device or fifo (also behind symbolic links). For checking outputs before a run.
 void check_report_destination(const std::string& path);
 
+// A file a command reads or writes, named as the user named it: what it is ("--out", "the
+// suite of --config") and the path given.
+struct NamedFile {
+  std::string what;
+  std::string path;
+};
+
+// No command writes over one of its inputs: throws a UsageError naming both when an output
+// is the same file as an input -- the same path once links and relative spellings
+// ("./x.json", "dir/../x.json") are resolved, or the same file under two names (a hard
+// link). Every command calls it with everything it reads and writes, before it measures or
+// writes anything.
+void refuse_outputs_over_inputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs);
+
 }  // namespace gpb

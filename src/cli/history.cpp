@@ -83,6 +83,7 @@ std::vector<history::CaseHistory> load_matching(store::ResultStore& store, const
 }
 
 int command_ingest(const HistoryCli& cli) {
+  refuse_outputs_over_inputs({{"the database of --db", store::database_file(cli.db)}}, {{"the report", cli.report}});
   const store::Tags tags = store::parse_tags(cli.tags);
   const LoadedReport report = read_json_report(cli.report);
   const auto store = store::ResultStore::open(store::parse_database_url(cli.db), store::OpenMode::write);
@@ -100,6 +101,7 @@ int command_list(const HistoryCli& cli) {
 }
 
 int command_show(const HistoryCli& cli) {
+  refuse_outputs_over_inputs({{"--html", cli.html}}, {{"the database of --db", store::database_file(cli.db)}});
   const history::HistoryQuery query = history_query(cli);
   const auto store = open_for_reading(cli);
   const auto histories = load_matching(*store, query);
@@ -110,6 +112,7 @@ int command_show(const HistoryCli& cli) {
 
 int command_export(const HistoryCli& cli) {
   if (cli.format != "csv" && cli.format != "json") throw UsageError("history export --format takes csv or json, not '" + cli.format + "'");
+  refuse_outputs_over_inputs({{"--out", cli.out}}, {{"the database of --db", store::database_file(cli.db)}});
   const store::RunFilter filter = run_filter(cli);
   const auto store = open_for_reading(cli);
   const auto runs = store->runs(filter);

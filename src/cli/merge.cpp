@@ -14,6 +14,9 @@ namespace gpb {
 int command_merge(const std::vector<std::string>& paths, const std::string& out) {
   if (paths.size() < 2) throw UsageError("merge needs at least two reports");
   if (report_format_for_path(out) != ReportFormat::json) throw UsageError("merge --out '" + out + "': the merged report is JSON (.json)");
+  std::vector<NamedFile> inputs;
+  for (const auto& path : paths) inputs.push_back({"a report to merge", path});
+  refuse_outputs_over_inputs({{"--out", out}}, inputs);
   std::vector<NamedReport> reports;
   for (const auto& path : paths) reports.push_back({path, read_json_report(path)});
   const LoadedReport merged = merge_reports(std::move(reports));

@@ -16,6 +16,7 @@ namespace gpb {
 
 int command_report(const ReportCli& cli) {
   const ReportFormat format = parse_report_format(cli.format);
+  refuse_outputs_over_inputs({{"--html", cli.html}}, {{"the report", cli.path}});
   const LoadedReport report = read_json_report(cli.path);
   ReportOptions options;
   if (!cli.relative_to.empty()) {

@@ -75,6 +75,30 @@ void check_writable(const std::string& path) {
   if (::access(directory.c_str(), W_OK | X_OK) != 0) throw cannot_write(std::strerror(errno));
 }
 
+// A run writes its report files and its database: none of them may be one of the files it
+// reads (the suite, matrices, a baseline report or history database), nor a report file its
+// database. Checked before the database is opened, which creates a SQLite file.
+void refuse_writing_inputs(const RunConfig& config, const std::string& baseline, const std::string& db) {
+  std::vector<NamedFile> inputs;
+  if (!config.suite_path.empty()) inputs.push_back({"the suite of --config", config.suite_path});
+  for (const auto& group : config.groups)
+    if (!group.options.matrix_path.empty()) inputs.push_back({"the matrix file", group.options.matrix_path});
+  const bool history_baseline = store::is_history_baseline(baseline);
+  if (!baseline.empty() && !history_baseline) inputs.push_back({"the --baseline report", baseline});
+  // The history a run is compared with may be the store it is kept in (pooled before it is stored).
+  const NamedFile database{"the database of --db", store::database_file(db)};
+  refuse_outputs_over_inputs({database}, inputs);
+  if (history_baseline) {
+    const store::DatabaseUrl history = store::parse_history_baseline(baseline).database;
+    if (history.engine == store::Engine::sqlite) inputs.push_back({"the --baseline database", history.target});
+  }
+  std::vector<NamedFile> outputs;
+  for (const auto& output : config.outputs)
+    if (!output.path.empty()) outputs.push_back({"--out", output.path});
+  inputs.push_back(database);
+  refuse_outputs_over_inputs(outputs, inputs);
+}
+
 }  // namespace
 
 double parse_threshold_flag(const std::string& flag, const std::string& text) {
@@ -323,6 +347,7 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   if (db_.empty() && !config.tags.empty()) throw UsageError("--tag needs --db (the database that stores the run)");
   // An MPI run's merged report is rank 0's to store; a bad database is a usage error on every rank.
   const store::DatabaseUrl database = db_.empty() ? store::DatabaseUrl{} : store::parse_database_url(db_);
+  refuse_writing_inputs(config, baseline_, db_);
   if (!db_.empty() && (!place.rank_zero_writes || place.launch.rank == 0))
     config.store = store::ResultStore::open(database, store::OpenMode::write);
   config.test_slowdown = test_slowdown_factor();

@@ -75,6 +75,12 @@ DatabaseUrl parse_database_url(const std::string& text) {
   return url;
 }
 
+std::string database_file(const std::string& url) {
+  if (url.empty()) return "";
+  const DatabaseUrl database = parse_database_url(url);
+  return database.engine == Engine::sqlite ? database.target : "";
+}
+
 bool is_history_baseline(const std::string& baseline) { return starts_with(baseline, kHistoryBaselinePrefix); }
 
 HistoryBaselineSpec parse_history_baseline(const std::string& baseline) {

@@ -32,6 +32,10 @@ struct HistoryBaselineSpec {
 };
 
 inline constexpr const char* kHistoryBaselinePrefix = "db:";
+// The SQLite file a --db value names, for the check that no command writes over one of its
+// inputs; "" for PostgreSQL (no local file) and for "".
+std::string database_file(const std::string& url);
+
 bool is_history_baseline(const std::string& baseline);  // starts with "db:"
 HistoryBaselineSpec parse_history_baseline(const std::string& baseline);
 

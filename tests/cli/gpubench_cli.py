@@ -19,8 +19,9 @@ LAUNCHER_PREFIXES = ("SLURM_", "SLURMD_", "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCAL
 SANITIZED = os.environ.get("GPUBENCH_SANITIZED") == "1"
 
 
-def gpubench(*args, timeout=300, env=None):
-    """Runs gpubench with args; returns the CompletedProcess (stdout/stderr as text)."""
+def gpubench(*args, timeout=300, env=None, cwd=None):
+    """Runs gpubench with args (in cwd, when given); returns the CompletedProcess (stdout/stderr
+    as text)."""
     if not GPUBENCH:
         raise RuntimeError("GPUBENCH is not set; run these tests through ctest")
     # A launcher the tests themselves run under (srun, mpirun) must not make gpubench a rank.
@@ -29,7 +30,7 @@ def gpubench(*args, timeout=300, env=None):
     if env:
         full_env.update(env)
     return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout, env=full_env,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def run_json(*args, **kwargs):
@@ -72,6 +73,15 @@ class CliTestCase(unittest.TestCase):
         lines = [line for line in process.stderr.splitlines() if line.strip()]
         self.assertEqual(len(lines), 1, f"expected one error line, got:\n{process.stderr}")
         self.assertIn("error", lines[0])
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0])
+
+    def assertNoHistory(self, process, *fragments):
+        """Exit 5 with one line: nothing stored to compare with yet."""
+        self.assertEqual(process.returncode, 5, f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}")
+        lines = [line for line in process.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, f"expected one line, got:\n{process.stderr}")
+        self.assertTrue(lines[0].startswith("gpubench: no history yet: "), lines[0])
         for fragment in fragments:
             self.assertIn(fragment, lines[0])
 
