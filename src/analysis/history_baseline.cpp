@@ -17,7 +17,7 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
   filter.exact_machine = true;
   const auto runs = store.runs(filter);
   if (runs.empty())
-    throw UsageError("baseline '" + spec.database.shown + "': no stored run on this machine (" + filter.machine + ")" +
+    throw NoHistoryError("database '" + spec.database.shown + "' holds no stored run on this machine (" + filter.machine + ")" +
                      (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
   const store::RunInfo& newest = runs.back();
 
@@ -68,11 +68,15 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
 
 }  // namespace
 
-Baseline Baseline::open(const std::string& baseline) {
+Baseline Baseline::open(const std::string& baseline, bool history_may_be_missing) {
   Baseline opened;
   if (store::is_history_baseline(baseline)) {
     opened.history_ = store::parse_history_baseline(baseline);
-    opened.store_ = store::ResultStore::open(opened.history_.database, store::OpenMode::read);
+    try {
+      opened.store_ = store::ResultStore::open(opened.history_.database, store::OpenMode::read);
+    } catch (const NoHistoryError&) {
+      if (!history_may_be_missing) throw;
+    }
   } else {
     opened.file_ = read_json_report(baseline);
   }
@@ -80,7 +84,10 @@ Baseline Baseline::open(const std::string& baseline) {
 }
 
 LoadedReport Baseline::report_for(const Context& current) const {
-  return file_ ? *file_ : pooled_baseline(history_, *store_, current);
+  if (file_) return *file_;
+  // A history missing when opened may exist now; if not, opening says so.
+  const auto store = store_ ? store_ : store::ResultStore::open(history_.database, store::OpenMode::read);
+  return pooled_baseline(history_, *store, current);
 }
 
 }  // namespace gpb

@@ -29,11 +29,14 @@ class ResultStore;
 // checked to hold a history) then and pooled for the current report's machine when compared.
 class Baseline {
  public:
-  // UsageError when the file cannot be read or the database holds no history.
-  static Baseline open(const std::string& baseline);
+  // UsageError when the file cannot be read; NoHistoryError when the database does not exist
+  // yet, is empty or holds no gpubench schema, unless `history_may_be_missing` (a run, which
+  // measures and stores first): report_for says it then.
+  static Baseline open(const std::string& baseline, bool history_may_be_missing = false);
 
   // The report to compare against: the file's, or the history pooled for `current`'s machine
-  // (UsageError when the store holds no run of that machine).
+  // (NoHistoryError when the store holds no history yet, or no run of that machine with the
+  // tags asked for).
   LoadedReport report_for(const Context& current) const;
 
   // The file's report, known before anything is measured; null for a history.

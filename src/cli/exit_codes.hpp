@@ -7,5 +7,6 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitOutlier = 1;  // report --fail-on-outlier found one
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCaseFailed = 3;
+inline constexpr int kExitNoHistory = 5;  // a history baseline or command found nothing stored yet
 
 }  // namespace gpb

@@ -106,6 +106,9 @@ int run_program(int argc, char** argv) {
     // A command other than run finishes what it was doing first (it is short) and then
     // reports the signal in its exit code.
     return interrupt_requested() ? interrupted_exit_code() : exit_code;
+  } catch (const NoHistoryError& error) {
+    std::cerr << "gpubench: no history yet: " << error.what() << "\n";
+    return kExitNoHistory;
   } catch (const UsageError& error) {
     std::cerr << "gpubench: error: " << error.what() << "\n";
     return kExitUsage;

@@ -110,15 +110,23 @@ void mark_interrupted(Context& context, std::size_t finished, std::size_t planne
                           std::to_string(planned) + " cases finished; the others are not in this report");
 }
 
-// 3 when a case failed, else the baseline's verdict (1 on a regression), else 0.
+// 3 when a case failed, else the baseline's verdict (1 on a regression; 5 when a history
+// baseline has no run to compare with yet), else 0.
 int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
   if (config.baseline) {
     // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
-    const LoadedReport baseline = config.baseline->report_for(context);
+    std::optional<LoadedReport> baseline;
+    try {
+      baseline = config.baseline->report_for(context);
+    } catch (const NoHistoryError& error) {
+      // The run still stands (and is stored): only the comparison has nothing to go on.
+      std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";
+      return exit_code == kExitOk ? kExitNoHistory : exit_code;
+    }
     const int verdict =
-        compare_with_baseline(baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
+        compare_with_baseline(*baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;
   }
   return exit_code;

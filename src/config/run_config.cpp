@@ -332,7 +332,9 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   config.outputs = outputs(place, config.devices);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
   if (!baseline_.empty()) {
-    config.baseline = Baseline::open(baseline_);  // a history is pooled after measuring, for this machine
+    // A history is pooled after measuring, for this machine; one that does not exist yet is
+    // said then, after the run is measured and stored.
+    config.baseline = Baseline::open(baseline_, true);
     if (const LoadedReport* file = config.baseline->file()) require_complete_report(*file, "baseline", allow_interrupted_);
   }
   config.allow_interrupted = allow_interrupted_;

@@ -93,7 +93,7 @@ std::unique_ptr<ResultStore> ResultStore::open(const DatabaseUrl& url, OpenMode 
   auto connection = url.engine == Engine::postgresql ? open_postgres(url.target, url.shown)
                                                      : open_sqlite(url.target, mode == OpenMode::write, url.shown);
   if (mode == OpenMode::read && schema_version(*connection) == 0)
-    throw StoreError("database '" + url.shown + "' holds no gpubench history (no schema_version table); store a run first");
+    throw NoHistoryError("database '" + url.shown + "' holds no gpubench history yet (no run stored)");
   apply_migrations(*connection, history_migrations(), url.shown);
   return std::make_unique<ResultStore>(std::move(connection), url.shown);
 }

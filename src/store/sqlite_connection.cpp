@@ -36,7 +36,7 @@ class SqliteConnection final : public SqlConnection {
     db_.reset(raw);  // a handle comes back even on failure, and must be closed
     if (rc != SQLITE_OK) {
       if (!create && (rc & 0xff) == SQLITE_CANTOPEN)
-        throw StoreError("database '" + shown_ + "': no such SQLite file (store a run first)");
+        throw NoHistoryError("database '" + shown_ + "' does not exist yet (no run stored)");
       throw StoreError("cannot open database '" + shown_ + "': " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
     }
     check(sqlite3_extended_result_codes(db_.get(), 1), "enabling extended result codes");

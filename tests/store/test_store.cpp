@@ -216,10 +216,10 @@ TEST_P(StoreTest, ReadingNeedsAHistory) {
   try {
     db().open(OpenMode::read);
     FAIL() << "read a database without a history";
-  } catch (const StoreError& error) {
+  } catch (const NoHistoryError& error) {
     const std::string message = error.what();
-    EXPECT_TRUE(message.find("no such SQLite file") != std::string::npos ||
-                message.find("holds no gpubench history") != std::string::npos)
+    EXPECT_TRUE(message.find("does not exist yet") != std::string::npos ||
+                message.find("holds no gpubench history yet") != std::string::npos)
         << message;
   }
   db().open(OpenMode::write);
