@@ -7,16 +7,38 @@
 
 namespace gpb::cuda {
 
+namespace {
+
+// What is missing, from what cudaGetDeviceCount returned and the versions of the driver
+// (0: none installed) and of this build's runtime. Without libcuda.so.1 the runtime answers
+// "driver version is insufficient"; the driver version tells the two apart.
+std::string unavailability_reason(cudaError_t status, int driver_version, int runtime_version) {
+  if (driver_version <= 0) return "no NVIDIA driver (libcuda.so.1 is not installed)";
+  const std::string driver = "CUDA " + cuda_version_text(driver_version);
+  if (status == cudaErrorInsufficientDriver || driver_version < runtime_version)
+    return "the NVIDIA driver is too old: it supports " + driver + ", this build needs CUDA " +
+           cuda_version_text(runtime_version);
+  if (status == cudaSuccess || status == cudaErrorNoDevice)
+    return "no CUDA device (the NVIDIA driver, " + driver + ", sees no GPU)";
+  return std::string("no usable CUDA device: ") + cudaGetErrorString(status) + " (NVIDIA driver " + driver + ")";
+}
+
+}  // namespace
+
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
 Availability device_availability() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    static_cast<void>(cudaGetLastError());
-    if (status == cudaErrorNoDevice) return {false, "no CUDA device"};
-    return {false, std::string("no usable CUDA device: ") + cudaGetErrorString(status)};
-  }
-  if (count == 0) return {false, "no CUDA device"};
-  return {};
+  if (status == cudaSuccess && count > 0) return {};
+  static_cast<void>(cudaGetLastError());
+  int driver = 0, runtime = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  static_cast<void>(cudaGetLastError());
+  return {false, unavailability_reason(status, driver, runtime)};
 }
 
 void select_device(int ordinal) {

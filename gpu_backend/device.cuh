@@ -2,14 +2,18 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "measure/backend.hpp"
 
 namespace gpb::cuda {
 
-// Available when cudaGetDeviceCount finds at least one device; otherwise the reason
-// ("no CUDA device", or the runtime's error text, e.g. for a missing driver).
+// Available when cudaGetDeviceCount finds at least one device; otherwise what is missing:
+// the driver, a device, or a driver new enough for this build's runtime.
 Availability device_availability();
+
+// "13.0": CUDA encodes versions as 1000 * major + 10 * minor.
+std::string cuda_version_text(int version);
 
 // Makes `ordinal` the calling thread's current device; throws a message that names the
 // ordinal and the devices present when it does not exist.

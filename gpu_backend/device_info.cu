@@ -13,11 +13,6 @@
 namespace gpb {
 namespace {
 
-// CUDA encodes versions as 1000 * major + 10 * minor.
-std::string cuda_version_text(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 template <class GetProperty>
 std::string library_version_text(GetProperty get_property) {
   int major = 0, minor = 0, patch = 0;
@@ -77,7 +72,7 @@ GpuInfo describe_device(int ordinal, const std::string& driver, const std::strin
 void append_gpu_context(Context& context) {
   int runtime = 0;
   GPB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  const std::string runtime_text = cuda_version_text(runtime);
+  const std::string runtime_text = cuda::cuda_version_text(runtime);
   context.libraries["cuda_runtime"] = runtime_text;
   context.libraries["cublas"] = library_version_text([](libraryPropertyType type, int* value) {
     GPB_CUBLAS_CHECK(cublasGetProperty(type, value));
@@ -98,7 +93,7 @@ void append_gpu_context(Context& context) {
   int count = 0;
   GPB_CUDA_CHECK(cudaGetDeviceCount(&count));
   for (int ordinal = 0; ordinal < count; ++ordinal)
-    context.gpus.push_back(describe_device(ordinal, "CUDA " + cuda_version_text(driver), runtime_text));
+    context.gpus.push_back(describe_device(ordinal, "CUDA " + cuda::cuda_version_text(driver), runtime_text));
 }
 
 int visible_gpu_count() {

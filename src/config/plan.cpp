@@ -75,12 +75,15 @@ std::vector<std::string> choose_backends(const RunOptions& options, std::vector<
   if (!options.backends.empty()) {
     for (const auto& name : options.backends) {
       const Availability availability = find_backend(backends, name).availability();
+      const Backend& backend = find_backend(backends, name);
       if (availability.available)
         names.push_back(name);
       else if (unavailable_is_error)
         throw UsageError("backend '" + name + "' is unavailable: " + availability.reason);
       else
-        add_note(plan, "backend " + name + " skipped: " + availability.reason);
+        // The GPU backends share one reason (the device's): said once, not once per backend.
+        add_note(plan, backend.kind() == DeviceKind::gpu ? "GPU backends unavailable: " + availability.reason
+                                                         : "backend " + name + " skipped: " + availability.reason);
     }
     return names;
   }
@@ -130,6 +133,61 @@ double count_cases(const RunOptions& options, const std::vector<std::string>& na
   return count;
 }
 
+// Why the GPU backends cannot run here; empty when they can.
+std::string gpu_unavailable_reason(std::vector<std::unique_ptr<Backend>>& backends) {
+  for (auto& backend : backends)
+    if (backend->kind() == DeviceKind::gpu) {
+      const Availability availability = backend->availability();
+      if (!availability.available) return availability.reason;
+    }
+  return "";
+}
+
+// Why a case of the plan would be skipped; empty when it can be measured.
+std::string skip_reason(const CaseSpec& spec, std::vector<std::unique_ptr<Backend>>& backends) {
+  Backend& backend = find_backend(backends, spec.backend);
+  const Availability availability = backend.availability();
+  if (!availability.available) return availability.reason;
+  return backend.supports(spec.op, spec.dtype).reason;
+}
+
+// The flags about GPUs apply or are refused: --require-gpu needs GPU cases that can run,
+// --device and --devices-serial need GPU cases and GPUs to run them on.
+void check_gpu_flags(const RunConfig& config, const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends) {
+  const bool gpu_cases = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const CaseSpec& spec) {
+    return find_backend(backends, spec.backend).kind() == DeviceKind::gpu && skip_reason(spec, backends).empty();
+  });
+  const std::string unavailable = gpu_unavailable_reason(backends);
+  const RunSettings& settings = config.settings;
+  if (settings.require_gpu) {
+    if (!unavailable.empty()) throw UsageError("--require-gpu: the GPU backends are unavailable: " + unavailable);
+    if (!gpu_cases) throw UsageError("--require-gpu: no case of this run runs on a GPU backend");
+  }
+  for (const auto& [given, flag] : {std::pair<bool, std::string>{!settings.device.empty(), "--device " + settings.device},
+                                    {settings.devices_serial, "--devices-serial"}}) {
+    if (!given) continue;
+    if (!unavailable.empty()) throw UsageError(flag + " applies to GPUs, and there is none to run on: " + unavailable);
+    if (!gpu_cases) throw UsageError(flag + " applies to GPU cases, and this run has none");
+  }
+  if (settings.devices_serial && config.devices.devices.size() < 2)
+    throw UsageError("--devices-serial applies to several GPUs (--device all or a list), and this run uses one");
+}
+
+// A run measures something or is refused: a plan whose every case would be skipped is a
+// usage error naming why, as a suite with nothing to run is.
+void require_something_to_measure(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::string> reasons;
+  for (const auto& spec : plan.cases) {
+    const std::string reason = skip_reason(spec, backends);
+    if (reason.empty()) return;
+    if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+  }
+  std::string why;
+  for (std::size_t i = 0; i < reasons.size() && i < 3; ++i) why += (i ? "; " : "") + reasons[i];
+  if (reasons.size() > 3) why += "; and " + std::to_string(reasons.size() - 3) + " other reasons";
+  throw UsageError("nothing to measure: every case would be skipped (" + why + ")");
+}
+
 // Each case runs once: compare matches cases by id and refuses a report that lists one twice.
 void refuse_duplicates(const std::vector<CaseSpec>& cases) {
   std::set<std::string> ids;
@@ -175,8 +233,10 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   }
   if (config.threshold) plan.thresholds["*"] = *config.threshold;
   if (config.relative_to) find_backend(backends, *config.relative_to);
-  if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
+  if (plan.cases.empty()) throw UsageError("nothing to measure: no available backend implements the requested ops and dtypes");
   refuse_duplicates(plan.cases);
+  check_gpu_flags(config, plan, backends);
+  require_something_to_measure(plan, backends);
   // Generated matrices are checked and matrix files read (and cached) now, so that a bad
   // one is a usage error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases) {

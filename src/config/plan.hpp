@@ -34,8 +34,10 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
 // its reason); with none named, every available backend that implements the op and dtype
 // runs. Everything that can fail before measuring fails here, as a UsageError: more than
 // kMaxCases cases (counted before they are built), a case asked for twice, nothing to run,
-// an unknown or unavailable named backend, a generated matrix that cannot be built, inputs
-// that do not fit in memory, an unreadable matrix file, an unknown --relative-to backend.
+// every case skipped (nothing to measure), an unknown or unavailable named backend, GPU flags
+// without GPU cases or GPUs to run them (--require-gpu, --device, --devices-serial), a
+// generated matrix that cannot be built, inputs that do not fit in memory, an unreadable
+// matrix file, an unknown --relative-to backend.
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends);
 
 // Refuses plans whose host inputs cannot fit in this machine's memory (UsageError naming

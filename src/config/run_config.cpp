@@ -283,7 +283,7 @@ std::vector<SuiteGroup> RunCommandLine::filtered_suite_groups(const Suite& suite
     if (!options.dtypes.empty() && !options.timings.empty() && (backends.empty() || !options.backends.empty()))
       groups.push_back(std::move(group));
   }
-  if (groups.empty()) throw UsageError("nothing to run: no group of the suite has the --dtype, --timing and --backend given");
+  if (groups.empty()) throw UsageError("nothing to measure: no group of the suite has the --dtype, --timing and --backend given");
   return groups;
 }
 

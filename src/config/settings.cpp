@@ -128,6 +128,9 @@ const std::vector<SettingSpec>& setting_table() {
                         "the local rank's)")),
       not_recorded(SettingSpec{"devices_serial", "--devices-serial", nullptr, &RunSettings::devices_serial, false,
                                "With several GPUs: one after the other, not all at once"}),
+      not_recorded(SettingSpec{"require_gpu", "--require-gpu", "require_gpu", &RunSettings::require_gpu, false,
+                               "Refuse to run (exit 2) unless the GPU backends the run names are available and "
+                               "some case runs on a GPU: a GPU gate never turns into a CPU one"}),
       SettingSpec{"profile", "--profile", nullptr, &RunSettings::profile, false,
                   "Profiler session: few warm-ups and samples, capture range around measuring"},
       with_open_min(real("throttle_threshold", "--throttle-threshold", "throttle_threshold",

@@ -32,6 +32,7 @@ struct RunSettings {
   // launcher (fleet/launcher.hpp chooses).
   std::string device;
   bool devices_serial = false;  // with several GPUs: one after the other
+  bool require_gpu = false;     // refuse the run unless GPU cases can run
   bool profile = false;
   double throttle_threshold = 0;  // fraction of the maximum SM clock
   bool discard_throttled = false;

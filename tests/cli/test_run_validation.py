@@ -172,7 +172,7 @@ class RunValidationTests(CliTestCase):
         process, report = run_json("--config", suite, "--backend", "openblas", *FAST)
         self.assertOk(process)
         self.assertEqual([r["id"] for r in report["results"]], ["matmul/openblas/f32/16x16x16"])
-        self.refused("--config", suite, "--dtype", "f64", "--op", "matmul", *SLOW, fragments=("nothing to run",))
+        self.refused("--config", suite, "--dtype", "f64", "--op", "matmul", *SLOW, fragments=("nothing to measure",))
 
     def test_flags_that_would_be_ignored_are_refused(self):
         matrix = write_file(self.dir, "m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n")
