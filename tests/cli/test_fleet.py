@@ -80,11 +80,11 @@ class FleetTests(CliTestCase):
         self.assertEqual((rank[0]["rank"], rank[0]["local_rank"], rank[0]["world_size"]), (3, 1, 4))
         self.assertEqual((rank[0]["host"], rank[0]["node"]), ("node-x", "3"))
         self.assertEqual(rank[0]["devices"], [1], "the local rank's GPU")
-        # --device wins over the local rank.
+        # --device (which wins over the local rank: tests/unit/test_launcher.cpp) applies to GPU
+        # cases, and these CPU cases have no GPU to run on: refused, not ignored.
         process = gpubench("run", *SUITE, "--quiet", "--device", "0", "--out", os.path.join(self.dir, "d-{rank}.json"),
                            env=slurm(3, 1, "node-x", tasks=4))
-        self.assertOk(process)
-        self.assertEqual(load(os.path.join(self.dir, "d-3.json"))["context"]["ranks"][0]["devices"], [0])
+        self.assertUsageError(process, "--device 0")
 
     def test_ranks_must_not_share_an_out_path(self):
         process = gpubench("run", *SUITE, "--out", os.path.join(self.dir, "fleet-{host}.json"), env=slurm(1, 0, "node-b"))
@@ -102,15 +102,12 @@ class FleetTests(CliTestCase):
         self.assertEqual(rank[0]["launcher"], "")
         self.assertEqual((rank[0]["rank"], rank[0]["world_size"], rank[0]["devices"]), (0, 1, [0]))
 
-    def test_device_lists_run_cpu_cases_once(self):
+    def test_device_flags_without_gpus_are_refused(self):
+        # Several GPUs running CPU cases once: tests/gpu/test_multi_device.cpp, on a machine with GPUs.
         out = os.path.join(self.dir, "r.json")
-        self.assertOk(gpubench("run", *SUITE, "--quiet", "--device", "0,1", "--out", out))
-        report = load(out)
-        self.assertEqual(report["context"]["ranks"][0]["devices"], [0, 1])
-        self.assertEqual(report["context"]["ranks"][0]["device_schedule"], "concurrent")
-        ids = [r["id"] for r in report["results"]]
-        self.assertEqual(len(ids), len(set(ids)), "CPU cases run once whatever the GPUs")
-        self.assertOk(gpubench("run", *SUITE, "--quiet", "--device", "all", "--devices-serial", "--out", out))
+        for flags in (["--device", "0,1"], ["--device", "all", "--devices-serial"]):
+            self.assertUsageError(gpubench("run", *SUITE, "--quiet", *flags, "--out", out), flags[1])
+        self.assertFalse(os.path.exists(out))
         for bad in ("0,0", "gpu1", "-1"):
             self.assertUsageError(gpubench("run", *SUITE, "--device", bad), "--device")
 

@@ -64,10 +64,10 @@ class MpiTests(CliTestCase):
         self.assertIn("**Fleet view.**", process.stdout)
 
     def test_mpi_build_refuses_ranks_that_planned_differently(self):
-        # Every rank takes its own --device: rank 0 one GPU, rank 1 two. Their plans differ in GPU count.
+        # Rank 1 makes two passes over the plan, rank 0 one: their runs differ.
         script = os.path.join(self.dir, "rank.sh")
         with open(script, "w", encoding="utf-8") as handle:
-            handle.write('#!/bin/sh\nif [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then set -- "$@" --device 0,1; fi\nexec "$@"\n')
+            handle.write('#!/bin/sh\nif [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then set -- "$@" --repetitions 2; fi\nexec "$@"\n')
         os.chmod(script, 0o755)
         process = mpirun(script, MPI_PROGRAM, "run", *SUITE, "--out", os.path.join(self.dir, "x.json"))
         self.assertEqual(process.returncode, 2, process.stdout + process.stderr)
