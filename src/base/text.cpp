@@ -1,6 +1,7 @@
 #include "base/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -86,6 +87,59 @@ std::string format_short(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2g", value);
   return text;
+}
+
+namespace {
+
+// Optimal string alignment distance over lower-cased letters.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string nearest_word(const std::string& given, const std::vector<std::string>& candidates) {
+  // Longer words take more slips; anything further is a different word, not a typo.
+  const std::size_t allowed = std::max<std::size_t>(1, given.size() / 3);
+  std::string nearest;
+  std::size_t best = allowed + 1;
+  for (const auto& candidate : candidates) {
+    const std::size_t distance = edit_distance(given, candidate);
+    if (distance < best) {
+      best = distance;
+      nearest = candidate;
+    }
+  }
+  return nearest;
+}
+
+std::string join_words(const std::vector<std::string>& words, const std::string& last_separator) {
+  std::string joined;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    joined += (i == 0 ? "" : i + 1 == words.size() ? last_separator : ", ") + words[i];
+  return joined;
+}
+
+std::string unknown_word_message(const std::string& what, const std::string& given, const std::vector<std::string>& accepted,
+                                 const std::vector<std::string>& other_spellings) {
+  std::vector<std::string> spellings = accepted;
+  spellings.insert(spellings.end(), other_spellings.begin(), other_spellings.end());
+  const std::string nearest = nearest_word(given, spellings);
+  std::string listed;
+  for (const auto& word : accepted) listed += (listed.empty() ? "" : ", ") + word;
+  return "unknown " + what + " '" + given + "' (" + (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") +
+         "expected one of: " + listed + ")";
 }
 
 }  // namespace gpb

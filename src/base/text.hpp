@@ -21,4 +21,18 @@ std::string format_rate(double value, const char* unit);  // "123 GB/s", "1.23 T
 std::string format_percent(double fraction, const char* printf_format);
 std::string format_short(double value);  // two significant digits: "0.0022", "3.1e-05"
 
+// The candidate nearest `given` by edit distance (insertions, deletions, substitutions and
+// swaps of neighbours; letters compared without case, so "F32" finds "f32"), or "" when none
+// is near enough to be a likely typo: one edit, or up to a third of the word's length.
+std::string nearest_word(const std::string& given, const std::vector<std::string>& candidates);
+
+// "unknown op 'sine' (did you mean 'sin'? expected one of: sin, sqrt, sum)": the message
+// for a word that is none of the accepted ones, with the nearest of them (or of the other
+// spellings also accepted, such as aliases) where one is near.
+std::string unknown_word_message(const std::string& what, const std::string& given, const std::vector<std::string>& accepted,
+                                 const std::vector<std::string>& other_spellings = {});
+
+// "a, b and c"
+std::string join_words(const std::vector<std::string>& words, const std::string& last_separator = " and ");
+
 }  // namespace gpb

@@ -33,6 +33,9 @@ std::int64_t parse_size(const std::string& raw) {
     shift = 20;
   } else if (suffix.size() == 1 && (suffix[0] == 'G' || suffix[0] == 'g')) {
     shift = 30;
+  } else if (suffix[0] == 'x' || suffix[0] == 'X') {
+    throw UsageError("size '" + text + "' is a shape, and a size is one number (matmul's square n); a matmul shape "
+                     "goes in --shape MxNxK (C is MxN, inner K: --shape 4096x4096x4096), a matrix's rows in --rows");
   } else {
     throw UsageError("malformed size '" + text + "' (suffixes are K, M, G = 2^10, 2^20, 2^30)");
   }
@@ -43,7 +46,13 @@ std::int64_t parse_size(const std::string& raw) {
 
 std::vector<std::int64_t> parse_size_list(const std::string& text) {
   std::vector<std::int64_t> sizes;
-  for (const auto& item : split_list(text)) {
+  const auto items = split_list(text);
+  // "1,000": a thousands separator, which reads as the list 1 and 000.
+  for (std::size_t i = 1; i < items.size(); ++i)
+    if (items[i].size() > 1 && items[i][0] == '0' && std::isdigit(static_cast<unsigned char>(items[i][1])))
+      throw UsageError("size list '" + text + "': a comma separates the sizes of a list, so this reads as " +
+                       join_words(items) + "; write the number without commas (1000), or with a suffix (1K = 1024)");
+  for (const auto& item : items) {
     const auto dots = item.find("..");
     if (dots == std::string::npos) {
       sizes.push_back(parse_size(item));

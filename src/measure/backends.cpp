@@ -3,6 +3,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "base/text.hpp"
+
 namespace gpb {
 namespace {
 
@@ -23,12 +25,12 @@ Support no_kernel_for(const std::string& backend, Op op) {
 }
 
 Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name) {
-  std::string known;
+  std::vector<std::string> known;
   for (auto& backend : backends) {
     if (backend->name() == name) return *backend;
-    known += (known.empty() ? "" : ", ") + backend->name();
+    known.push_back(backend->name());
   }
-  throw UsageError("unknown backend '" + name + "' (expected one of: " + known + ")");
+  throw UsageError(unknown_word_message("backend", name, known));
 }
 
 std::vector<std::unique_ptr<Backend>> make_all_backends() {

@@ -15,6 +15,7 @@ enum class DType { f32, f64, f16, bf16 };
 struct DTypeInfo {
   DType dtype;
   const char* name;      // "f32": the CLI, the case id, every report
+  const char* aliases;   // other spellings --dtype and suites accept, as NumPy, PyTorch and CUDA write them
   std::size_t size;      // bytes per element
   double unit_roundoff;  // u = 2^-p for a p-bit significand: the bound on one rounding's relative error
   DType accumulation;    // what backends sum in for it (sums, dot products); verification's bound follows it
@@ -27,12 +28,12 @@ struct DTypeInfo {
 
 // Indexed by the DType enumerator.
 inline constexpr DTypeInfo kDTypeTable[] = {
-    {DType::f32, "f32", 4, 0x1p-24, DType::f32, true, 0x1p-149},
-    {DType::f64, "f64", 8, 0x1p-53, DType::f64, false, 0x1p-1074},
+    {DType::f32, "f32", "float32 fp32 single", 4, 0x1p-24, DType::f32, true, 0x1p-149},
+    {DType::f64, "f64", "float64 fp64 double", 8, 0x1p-53, DType::f64, false, 0x1p-1074},
     // The 16-bit formats are storage formats: every backend computes and sums them in f32
     // (tensor cores accumulate in f32), and rounds only the stored results to 16 bits.
-    {DType::f16, "f16", 2, 0x1p-11, DType::f32, false, 0x1p-24},
-    {DType::bf16, "bf16", 2, 0x1p-8, DType::f32, false, 0x1p-133},
+    {DType::f16, "f16", "float16 fp16 half", 2, 0x1p-11, DType::f32, false, 0x1p-24},
+    {DType::bf16, "bf16", "bfloat16", 2, 0x1p-8, DType::f32, false, 0x1p-133},
 };
 
 template <class... T>

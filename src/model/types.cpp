@@ -1,5 +1,7 @@
 #include "model/types.hpp"
 
+#include "base/text.hpp"
+
 namespace gpb {
 namespace {
 
@@ -31,13 +33,12 @@ std::string name_of(const Table& table, E value) {
 
 template <class Table>
 auto parse_name(const Table& table, std::string_view text, const char* what) {
-  std::string accepted;
+  std::vector<std::string> accepted;
   for (const auto& entry : table) {
     if (text == entry.name) return entry.value;
-    accepted += accepted.empty() ? "" : ", ";
-    accepted += entry.name;
+    accepted.push_back(entry.name);
   }
-  throw UsageError("unknown " + std::string(what) + " '" + std::string(text) + "' (expected one of: " + accepted + ")");
+  throw UsageError(unknown_word_message(what, std::string(text), accepted));
 }
 
 // The op names as the op table holds them now (registered ops included).
@@ -48,12 +49,6 @@ struct OpName {
 std::vector<OpName> op_names() {
   std::vector<OpName> names;
   for (Op op : all_ops()) names.push_back({op, to_string(op)});
-  return names;
-}
-
-std::vector<Names<DType>> dtype_names() {
-  std::vector<Names<DType>> names;
-  for (const DTypeInfo& info : kDTypeTable) names.push_back({info.dtype, info.name});
   return names;
 }
 
@@ -77,7 +72,18 @@ std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" 
 std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
 
 Op parse_op(std::string_view text) { return parse_name(op_names(), text, "op"); }
-DType parse_dtype(std::string_view text) { return parse_name(dtype_names(), text, "dtype"); }
+DType parse_dtype(std::string_view text) {
+  std::vector<std::string> names, aliases;
+  for (const DTypeInfo& info : kDTypeTable) {
+    if (text == info.name) return info.dtype;
+    names.push_back(info.name);
+    for (auto& alias : split_list(info.aliases, ' ')) {
+      if (text == alias) return info.dtype;
+      aliases.push_back(std::move(alias));
+    }
+  }
+  throw UsageError(unknown_word_message("dtype", std::string(text), names, aliases));
+}
 TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }
 L2Mode parse_l2_mode(std::string_view text) { return parse_name(kL2Modes, text, "L2 mode"); }
 SpmvPattern parse_pattern(std::string_view text) {

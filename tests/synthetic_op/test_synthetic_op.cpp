@@ -281,7 +281,7 @@ TEST(SyntheticOp, TheRegistryKnowsItByName) {
     parse_op("negat");
     ADD_FAILURE() << "negat parsed";
   } catch (const UsageError& error) {
-    EXPECT_STREQ(error.what(), "unknown op 'negat' (expected one of: sin, sqrt, sum, matmul, spmv, negate)");
+    EXPECT_STREQ(error.what(), "unknown op 'negat' (did you mean 'negate'? expected one of: sin, sqrt, sum, matmul, spmv, negate)");
   }
 }
 

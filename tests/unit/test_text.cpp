@@ -1,0 +1,151 @@
+// The "did you mean" rule (nearest_word) on named examples, on seeded random typos of the
+// words the command line takes, and at the extremes; the messages built on it; the hints for
+// sizes written as shapes or with thousands separators; the dtype aliases.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "base/random.hpp"
+#include "base/text.hpp"
+#include "config/run_options.hpp"
+#include "model/types.hpp"
+#include "usage_error_of.hpp"
+
+namespace gpb {
+namespace {
+
+using testing::usage_error_of;
+
+// The words a user types most: commands, options, ops, backends, dtypes and patterns.
+const std::vector<std::string> kVocabulary = {
+    "run",       "list",     "info",      "compare",  "history",  "report",  "merge",   "completion", "ingest",
+    "show",      "export",   "check",     "--size",   "--shape",  "--rows",  "--op",    "--backend",  "--dtype",
+    "--timing",  "--config", "--out",     "--format", "--quiet",  "--seed",  "--db",    "--tag",      "--threshold",
+    "--baseline", "sin",     "sqrt",      "sum",      "matmul",   "spmv",    "eigen",   "openblas",   "cuda",
+    "cublas",    "cub",      "cusparse",  "f32",      "f64",      "f16",     "bf16",    "random",     "banded",
+    "powerlaw",  "skew",     "short",     "blockdiag", "wide",    "tall",    "longtail"};
+
+// The optimal string alignment distance, written out plainly for the test.
+std::size_t reference_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1, 0));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const char x = static_cast<char>(std::tolower(a[i - 1])), y = static_cast<char>(std::tolower(b[j - 1]));
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x == y ? 0 : 1)});
+      if (i > 1 && j > 1 && x == std::tolower(b[j - 2]) && std::tolower(a[i - 2]) == y) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// One random slip: a letter dropped, doubled, replaced, or two neighbours swapped.
+std::string typo(const std::string& word, SplitMix64& rng) {
+  std::string typed = word;
+  const std::size_t at = uniform_index(rng.next(), word.size());
+  const char letter = static_cast<char>('a' + uniform_index(rng.next(), 26));
+  switch (uniform_index(rng.next(), 4)) {
+    case 0:
+      typed.erase(at, 1);
+      break;
+    case 1:
+      typed.insert(at, 1, typed[at]);
+      break;
+    case 2:
+      typed[at] = letter;
+      break;
+    default:
+      if (at + 1 < typed.size()) std::swap(typed[at], typed[at + 1]);
+  }
+  return typed;
+}
+
+TEST(NearestWord, NamedExamples) {
+  EXPECT_EQ(nearest_word("runn", kVocabulary), "run");
+  EXPECT_EQ(nearest_word("--sizes", kVocabulary), "--size");
+  EXPECT_EQ(nearest_word("sine", kVocabulary), "sin");
+  EXPECT_EQ(nearest_word("spvm", kVocabulary), "spmv");
+  EXPECT_EQ(nearest_word("cubla", kVocabulary), "cublas");
+  EXPECT_EQ(nearest_word("powerlow", kVocabulary), "powerlaw");
+  EXPECT_EQ(nearest_word("F32", kVocabulary), "f32");  // case alone
+  EXPECT_EQ(nearest_word("hsitory", kVocabulary), "history");
+  EXPECT_EQ(nearest_word("transpose", kVocabulary), "");  // a different word, not a typo
+  EXPECT_EQ(nearest_word("xyz", kVocabulary), "");
+}
+
+TEST(NearestWord, Extremes) {
+  EXPECT_EQ(nearest_word("", kVocabulary), "");
+  EXPECT_EQ(nearest_word("run", {}), "");
+  EXPECT_EQ(nearest_word("a", {"b"}), "b");  // one edit is always allowed
+  EXPECT_EQ(nearest_word("a", {"bcd"}), "");
+  EXPECT_EQ(nearest_word(std::string(300, 'x'), {std::string(299, 'x')}), std::string(299, 'x'));
+  EXPECT_EQ(nearest_word("run", {"run"}), "run");
+  EXPECT_EQ(nearest_word("sum", {"sin", "sum"}), "sum");  // the exact word wins over a near one
+}
+
+// Any single slip in a word of three or more letters finds a word that far from it or
+// nearer (often the word itself), and never one further than the slip.
+TEST(NearestWord, SeededRandomTypos) {
+  SplitMix64 rng(20241125);
+  std::size_t found_original = 0, trials = 0;
+  for (int round = 0; round < 4000; ++round) {
+    const std::string& word = kVocabulary[uniform_index(rng.next(), kVocabulary.size())];
+    const std::string typed = typo(word, rng);
+    if (typed == word) continue;
+    ++trials;
+    const std::string nearest = nearest_word(typed, kVocabulary);
+    ASSERT_FALSE(nearest.empty()) << word << " -> " << typed;
+    EXPECT_LE(reference_distance(typed, nearest), reference_distance(typed, word)) << typed;
+    for (const auto& other : kVocabulary) EXPECT_GE(reference_distance(typed, other), reference_distance(typed, nearest)) << typed;
+    found_original += nearest == word;
+  }
+  // Most slips lead back to the word typed (ties go to the earlier word of the list).
+  EXPECT_GT(found_original, trials * 8 / 10) << found_original << " of " << trials;
+}
+
+// Random strings far from every word are not taken for typos.
+TEST(NearestWord, SeededRandomStrangersFindNothing) {
+  SplitMix64 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string stranger(6 + uniform_index(rng.next(), 6), ' ');
+    for (char& c : stranger) c = static_cast<char>('0' + uniform_index(rng.next(), 10));
+    EXPECT_EQ(nearest_word(stranger, kVocabulary), "") << stranger;
+  }
+}
+
+TEST(UnknownWordMessage, ListsAndSuggests) {
+  EXPECT_EQ(unknown_word_message("op", "sine", {"sin", "sqrt", "sum"}),
+            "unknown op 'sine' (did you mean 'sin'? expected one of: sin, sqrt, sum)");
+  EXPECT_EQ(unknown_word_message("op", "transpose", {"sin", "sqrt", "sum"}),
+            "unknown op 'transpose' (expected one of: sin, sqrt, sum)");
+  EXPECT_EQ(unknown_word_message("dtype", "flaot32", {"f32"}, {"float32"}),
+            "unknown dtype 'flaot32' (did you mean 'float32'? expected one of: f32)");
+  EXPECT_EQ(join_words({"a", "b", "c"}), "a, b and c");
+  EXPECT_EQ(join_words({"a"}), "a");
+  EXPECT_EQ(join_words({}), "");
+}
+
+TEST(DTypeAliases, TheEcosystemsSpellings) {
+  for (const char* alias : {"float32", "fp32", "single"}) EXPECT_EQ(parse_dtype(alias), DType::f32) << alias;
+  for (const char* alias : {"float64", "fp64", "double"}) EXPECT_EQ(parse_dtype(alias), DType::f64) << alias;
+  for (const char* alias : {"float16", "fp16", "half"}) EXPECT_EQ(parse_dtype(alias), DType::f16) << alias;
+  EXPECT_EQ(parse_dtype("bfloat16"), DType::bf16);
+  EXPECT_EQ(usage_error_of([] { parse_dtype("bfloat61"); }),
+            "unknown dtype 'bfloat61' (did you mean 'bfloat16'? expected one of: f32, f64, f16, bf16)");
+}
+
+TEST(SizeHints, ShapesAndThousandsSeparators) {
+  EXPECT_NE(usage_error_of([] { parse_size("4096x4096"); }).find("--shape MxNxK"), std::string::npos);
+  EXPECT_NE(usage_error_of([] { parse_size("64X64"); }).find("is a shape"), std::string::npos);
+  for (const char* separated : {"1,000", "4,096", "1,000,000", "2,048"}) {
+    const std::string message = usage_error_of([&] { parse_size_list(separated); });
+    EXPECT_NE(message.find("a comma separates the sizes of a list"), std::string::npos) << message;
+  }
+  EXPECT_EQ(parse_size_list("16,256"), (std::vector<std::int64_t>{16, 256}));
+  EXPECT_EQ(parse_size_list("1K,2K"), (std::vector<std::int64_t>{1024, 2048}));
+}
+
+}  // namespace
+}  // namespace gpb
