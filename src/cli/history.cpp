@@ -136,14 +136,13 @@ int command_export(const HistoryCli& cli) {
   return 0;
 }
 
-int command_check(const HistoryCli& cli) {
-  const ReportFormat format = parse_report_format(cli.format.empty() ? "console" : cli.format);
-  if (format != ReportFormat::console && format != ReportFormat::markdown)
-    throw UsageError("history check --format takes console or markdown");
+int command_check(const HistoryCli& cli, bool colour) {
+  const ReportFormat format =
+      parse_report_format(cli.format.empty() ? "console" : cli.format, {ReportFormat::console, ReportFormat::markdown});
   const history::HistoryQuery query = history_query(cli);
   const auto store = open_for_reading(cli);
   const auto histories = load_matching(*store, query);
-  std::cout << render_history_check(histories, format) << std::flush;
+  std::cout << render_history_check(histories, format, colour) << std::flush;
   const bool regressed = std::any_of(histories.begin(), histories.end(),
                                      [](const history::CaseHistory& h) { return history::newest_regression(h).has_value(); });
   return regressed ? 1 : 0;
@@ -186,13 +185,13 @@ HistoryCommand add_history_command(CLI::App& app) {
   return {history, cli};
 }
 
-int run_history_command(const HistoryCommand& command) {
+int run_history_command(const HistoryCommand& command, bool colour) {
   const HistoryCli& cli = *command.options;
   if (cli.ingest->parsed()) return command_ingest(cli);
   if (cli.list->parsed()) return command_list(cli);
   if (cli.show->parsed()) return command_show(cli);
   if (cli.export_->parsed()) return command_export(cli);
-  if (cli.check->parsed()) return command_check(cli);
+  if (cli.check->parsed()) return command_check(cli, colour);
   throw UsageError("history needs a subcommand: ingest, list, show, export or check");
 }
 

@@ -21,6 +21,7 @@ HistoryCommand add_history_command(CLI::App& app);
 
 // Runs the parsed history subcommand; returns the exit code (history check: 1 when a case's
 // newest runs are slower since a change point). UsageError for bad input (exit 2).
-int run_history_command(const HistoryCommand& command);
+// `colour`: history check colours its verdict (stdout is a terminal, or --color always).
+int run_history_command(const HistoryCommand& command, bool colour);
 
 }  // namespace gpb

@@ -10,9 +10,9 @@
 namespace gpb {
 
 int command_info(const std::string& format_name, const std::vector<std::string>& argv) {
-  const ReportFormat format = parse_report_format(format_name);
-  if (format != ReportFormat::console && format != ReportFormat::json) throw UsageError("info --format takes console or json");
-  std::cout << render_report(format, collect_context(argv, usable_cores()), {}) << std::flush;
+  const ReportFormat format = parse_report_format(format_name, {ReportFormat::console, ReportFormat::json});
+  const Context context = collect_context(argv, usable_cores());
+  std::cout << (format == ReportFormat::json ? render_report(format, context, {}) : render_context_console(context)) << std::flush;
   return kExitOk;
 }
 

@@ -1,14 +1,21 @@
 // gpubench command line: binds argv to the commands' options and dispatches to the one given
-// (each command is a file of cli/: run, list, info, compare, history, report, merge).
+// (each command is a file of cli/: run, list, info, compare, history, report, merge), and says
+// what went wrong in one line (JSON with --format json) with the exit code for it.
 #include "cli/program.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "base/build_info.hpp"
 #include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "cli/compare.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help.hpp"
 #include "cli/history.hpp"
 #include "cli/info.hpp"
 #include "cli/list.hpp"
@@ -16,21 +23,76 @@
 #include "cli/report.hpp"
 #include "cli/run.hpp"
 #include "config/run_config.hpp"
+#include "report/report_model.hpp"
 
 namespace gpb {
 namespace {
 
-int dispatch(int argc, char** argv) {
-  const std::vector<std::string> args(argv, argv + argc);
-  CLI::App app{"gpubench: benchmark array operations on the CPU and the GPU side by side"};
+// --color auto: on a terminal, unless NO_COLOR is set (https://no-color.org) or TERM is dumb.
+bool colour_for(const std::string& mode, int fd) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto") throw UsageError("--color: " + unknown_word_message("mode", mode, {"auto", "always", "never"}));
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return isatty(fd) && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
+}
+
+// Errors go out as JSON when the command line asks for JSON output, for tools that parse them.
+bool wants_json(const std::vector<std::string>& args) {
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--format=json" || (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json")) return true;
+  return false;
+}
+
+// The --color the command line gives (or "auto"), read before parsing: an error in parsing is
+// coloured as asked too.
+std::string colour_mode(const std::vector<std::string>& args) {
+  std::string mode = "auto";
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--color" && i + 1 < args.size()) mode = args[i + 1];
+    if (args[i].rfind("--color=", 0) == 0) mode = args[i].substr(8);
+  }
+  return mode == "always" || mode == "never" ? mode : "auto";
+}
+
+// One line on stderr: "gpubench: error: ..." (the kind, coloured on a terminal), or a JSON object.
+int report_error(const std::vector<std::string>& args, const std::string& kind, const std::string& message, int exit_code) {
+  if (wants_json(args)) {
+    const nlohmann::ordered_json error = {{"error", {{"kind", kind}, {"message", message}, {"exit_code", exit_code}}}};
+    std::cerr << error.dump() << "\n";
+    return exit_code;
+  }
+  const std::string label = kind == "no_history" ? "no history yet" : "error";
+  const bool colour = colour_for(colour_mode(args), STDERR_FILENO);
+  std::cerr << "gpubench: "
+            << report_model::painted(label + ":", kind == "no_history" ? report_model::Paint::warning
+                                                                        : report_model::Paint::failure,
+                                     colour)
+            << " " << message << "\n";
+  return exit_code;
+}
+
+int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
+  CLI::App app{"gpubench: how fast is an array operation on this machine's CPU and GPU, and is it faster or slower "
+               "than last time?",
+               "gpubench"};
+  use_wrapped_help(app);
+  app.fallthrough();  // --color after the command too
   app.set_version_flag("--version", std::string("gpubench ") + build_info::version + " (" + build_info::git_sha + ", " +
                                         build_info::build_type + (build_info::have_cuda ? ", CUDA" : ", no CUDA") + ")");
   app.require_subcommand(1);
+  std::string colour = "auto";
+  app.add_option("--color", colour, "Colour for verdicts and failures: auto (a terminal, unless NO_COLOR is set), always "
+                                    "or never")
+      ->type_name("WHEN");
 
   CLI::App* run_app = app.add_subcommand("run", "Run benchmark cases (the default suite when no --op or --config is given)");
   const RunCommandLine run(*run_app);
 
+  std::string list_format = "console";
   CLI::App* list_app = app.add_subcommand("list", "Ops, backends, availability and supported op/dtype pairs");
+  list_app->add_option("--format", list_format, "console or json");
 
   std::string info_format = "console";
   CLI::App* info_app = app.add_subcommand("info", "The system context that goes into reports");
@@ -41,7 +103,7 @@ int dispatch(int argc, char** argv) {
   compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON), or db:URL[?key=value&last=N] (the history)")
       ->required();
   compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
-  compare_app->add_option("--format", compare.format, "console, markdown or json");
+  compare_app->add_option("--format", compare.format, "console, markdown or json (default console)");
   compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)")
       ->type_name("PERCENT");
   compare_app->add_option("--alpha", compare.options.alpha,
@@ -50,7 +112,7 @@ int dispatch(int argc, char** argv) {
   compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
   compare_app->add_option("--match-devices", compare.match_devices,
-                          "Pair records of several GPUs by uuid (the same GPU) or ordinal (rank and GPU ordinal)");
+                          "Pair records of several GPUs by uuid (the same GPU; the default) or ordinal (rank and GPU ordinal)");
   compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,
                         "Compare reports of interrupted runs (the cases they finished)");
 
@@ -61,16 +123,23 @@ int dispatch(int argc, char** argv) {
       "report", "Re-render a JSON report: results, CPU-versus-GPU speed-up and crossover sizes; --html writes a self-contained page");
   report_app->add_option("report", report.path, "Report (JSON) from gpubench run --out")->required();
   report_app->add_option("--html", report.html, "Also write an HTML report with plots to this file");
-  report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout)");
+  report_app->add_option("--format", report.format, "console, json, csv or markdown (on stdout; default console)");
   report_app->add_option("--relative-to", report.relative_to, "Add a speed-up column against this backend");
   report_app->add_option("--fail-on-outlier", report.fail_on_outlier_percent,
-                         "Exit 1 when a GPU is slower than the fleet median by more than this percentage on a case (or failed one)");
+                         "Exit 1 when a GPU is slower than the fleet median by more than this percentage on a case (or failed one)")
+      ->type_name("PERCENT");
 
   std::vector<std::string> merge_paths;
   std::string merge_out;
   CLI::App* merge_app = app.add_subcommand("merge", "Join the JSON reports of a run's ranks into one report, for the fleet view");
   merge_app->add_option("reports", merge_paths, "Reports (JSON), e.g. fleet-*.json")->required();
   merge_app->add_option("--out", merge_out, "The merged report (.json)")->required();
+
+  std::string shell;
+  CLI::App* completion_app = app.add_subcommand("completion", "Print the shell completion script (bash or zsh)");
+  completion_app->add_option("shell", shell, "bash or zsh")->required();
+
+  describe_commands(app);
 
   try {
     app.parse(argc, argv);
@@ -81,42 +150,44 @@ int dispatch(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpubench: error: " << e.what() << " (see gpubench --help)\n";
-    return kExitUsage;
+    const std::string mistyped = mistyped_word_message(app, args);
+    throw UsageError((mistyped.empty() ? std::string(e.what()) : mistyped) + " (see " + command_path(app, args) + " --help)");
   }
 
-  if (run_app->parsed()) return command_run(run, args);
-  if (history.app->parsed()) return run_history_command(history);
-  if (list_app->parsed()) return command_list(std::cout);
+  const bool colour_out = colour_for(colour, STDOUT_FILENO);
+  if (run_app->parsed()) return command_run(run, args, colour_out);
+  if (history.app->parsed()) return run_history_command(history, colour_out);
+  if (list_app->parsed()) return command_list(list_format, std::cout);
   if (info_app->parsed()) return command_info(info_format, args);
-  if (compare_app->parsed()) return command_compare(compare);
+  if (compare_app->parsed()) return command_compare(compare, colour_out);
   if (report_app->parsed()) {
     report.gate_on_outliers = report_app->get_option("--fail-on-outlier")->count() > 0;
-    return command_report(report);
+    return command_report(report, colour_out);
   }
   if (merge_app->parsed()) return command_merge(merge_paths, merge_out);
+  if (completion_app->parsed()) {
+    std::cout << completion_script(app, shell);
+    return kExitOk;
+  }
   return kExitUsage;
 }
 
 }  // namespace
 
 int run_program(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
   try {
-    const int exit_code = dispatch(argc, argv);
+    const int exit_code = dispatch(argc, argv, args);
     // A command other than run finishes what it was doing first (it is short) and then
     // reports the signal in its exit code.
     return interrupt_requested() ? interrupted_exit_code() : exit_code;
   } catch (const NoHistoryError& error) {
-    std::cerr << "gpubench: no history yet: " << error.what() << "\n";
-    return kExitNoHistory;
+    return report_error(args, "no_history", error.what(), kExitNoHistory);
   } catch (const UsageError& error) {
-    std::cerr << "gpubench: error: " << error.what() << "\n";
-    return kExitUsage;
+    return report_error(args, "usage", error.what(), kExitUsage);
   } catch (const std::exception& error) {
-    std::cerr << "gpubench: error: " << error.what() << "\n";
-    return 1;
+    return report_error(args, "failure", error.what(), 1);
   }
 }
 
 }  // namespace gpb
-

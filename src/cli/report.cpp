@@ -14,11 +14,12 @@
 
 namespace gpb {
 
-int command_report(const ReportCli& cli) {
+int command_report(const ReportCli& cli, bool colour) {
   const ReportFormat format = parse_report_format(cli.format);
   refuse_outputs_over_inputs({{"--html", cli.html}}, {{"the report", cli.path}});
   const LoadedReport report = read_json_report(cli.path);
   ReportOptions options;
+  options.colour = colour;
   if (!cli.relative_to.empty()) {
     const bool present = std::any_of(report.results.begin(), report.results.end(),
                                      [&](const ResultRecord& record) { return record.spec.backend == cli.relative_to; });

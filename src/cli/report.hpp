@@ -12,6 +12,7 @@ struct ReportCli {
   bool gate_on_outliers = false;  // --fail-on-outlier given
 };
 
-int command_report(const ReportCli& cli);
+// `colour`: the console report colours failures (stdout is a terminal, or --color always).
+int command_report(const ReportCli& cli, bool colour);
 
 }  // namespace gpb

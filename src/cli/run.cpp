@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "analysis/fleet.hpp"
@@ -25,6 +27,7 @@
 #include "measure/runner.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
+#include "report/report_model.hpp"
 
 namespace gpb {
 namespace {
@@ -85,7 +88,7 @@ void add_telemetry_notes(const Plan& plan, std::vector<std::unique_ptr<Backend>>
   for (const auto& note : notes) std::cerr << "gpubench: " << note << "\n";
 }
 
-void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
+void write_reports(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results, bool colour) {
   ReportOptions options;
   options.relative_to = config.relative_to;
   // The files as one set (written under one lock, renamed together), then the terminal.
@@ -93,6 +96,7 @@ void write_reports(const RunConfig& config, const Context& context, const std::v
   for (const auto& output : config.outputs)
     if (!output.path.empty()) files.push_back({output.path, render_report(output.format, context, results, options)});
   write_files_atomic(files);
+  options.colour = colour;
   for (const auto& output : config.outputs)
     if (output.path.empty()) std::cout << render_report(output.format, context, results, options) << std::flush;
 }
@@ -112,7 +116,7 @@ void mark_interrupted(Context& context, std::size_t finished, std::size_t planne
 
 // 3 when a case failed, else the baseline's verdict (1 on a regression; 5 when a history
 // baseline has no run to compare with yet), else 0.
-int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results) {
+int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results, bool colour) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
   if (config.baseline) {
@@ -126,7 +130,8 @@ int run_exit_code(const RunConfig& config, const Context& context, const std::ve
       return exit_code == kExitOk ? kExitNoHistory : exit_code;
     }
     const int verdict =
-        compare_with_baseline(*baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
+        compare_with_baseline(*baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr,
+                              colour);
     if (exit_code == kExitOk) exit_code = verdict;
   }
   return exit_code;
@@ -148,9 +153,64 @@ Context run_context(const RunConfig& config, const Plan& plan, const std::vector
   return context;
 }
 
+// `run --dry-run`: the plan as it would run -- each case, or why it would be skipped -- and the
+// time measuring would take: every case samples for at least --min-time and at most
+// --max-time in all (split over --repetitions), plus any --soak per pass, on each GPU in
+// turn with --devices-serial. Warm-ups, inputs and a sample longer than --max-time come on
+// top. JSON with --format json.
+void print_plan(const RunConfig& config, const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends) {
+  struct PlannedCase {
+    std::string id, backend, device, skipped;
+  };
+  std::vector<PlannedCase> cases;
+  double least = 0, most = 0;
+  const RunSettings& settings = config.settings;
+  for (const auto& spec : plan.cases) {
+    Backend& backend = find_backend(backends, spec.backend);
+    const Support support = backend.supports(spec.op, spec.dtype);
+    cases.push_back({spec.id(), spec.backend, to_string(backend.kind()), support.supported ? "" : support.reason});
+    if (!support.supported) continue;
+    const bool gpu = backend.kind() == DeviceKind::gpu;
+    const double turns = gpu && settings.devices_serial ? static_cast<double>(config.devices.devices.size()) : 1.0;
+    const double soak = gpu ? settings.soak_s * static_cast<double>(settings.repetitions) : 0.0;
+    least += turns * (settings.min_time_s + soak);
+    most += turns * (settings.max_time_s + soak);
+  }
+  const auto measured = std::count_if(cases.begin(), cases.end(), [](const PlannedCase& c) { return c.skipped.empty(); });
+  const bool json = std::any_of(config.outputs.begin(), config.outputs.end(),
+                                [](const ReportOutput& output) { return output.path.empty() && output.format == ReportFormat::json; });
+  if (json) {
+    nlohmann::ordered_json document = {{"cases", nlohmann::ordered_json::array()},
+                                       {"notes", plan.notes},
+                                       {"estimate_s", {{"least", least}, {"most", most}}}};
+    for (const auto& c : cases)
+      document["cases"].push_back({{"id", c.id}, {"backend", c.backend}, {"device", c.device},
+                                   {"skipped", c.skipped.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.skipped)}});
+    std::cout << document.dump(2) << "\n";
+    return;
+  }
+  std::cout << "Plan: " << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ", " << measured << " to measure, "
+            << cases.size() - static_cast<std::size_t>(measured) << " skipped";
+  if (settings.repetitions > 1) std::cout << ", in " << settings.repetitions << " passes";
+  std::cout << "\n";
+  constexpr std::size_t kWidth = 80, kUnlimited = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : cases) {
+    report_model::append_console_line(std::cout, "  " + c.id + " (" + c.device + ")");
+    if (!c.skipped.empty()) report_model::append_wrapped(std::cout, "    ", 6, "skipped: " + c.skipped, kWidth - 6, kUnlimited);
+  }
+  for (const auto& note : plan.notes) report_model::append_wrapped(std::cout, "note: ", 6, note, kWidth - 6, kUnlimited);
+  std::string time = "Time measuring: " + format_duration(least) + " to " + format_duration(most) +
+                     " (minutes:seconds: each case at least --min-time " + format_seconds(settings.min_time_s) +
+                     " and at most --max-time " + format_seconds(settings.max_time_s) + " in all";
+  if (settings.soak_s > 0) time += ", and --soak per pass on the GPU";
+  time += "), plus warm-ups and building inputs. Nothing was measured (--dry-run).";
+  report_model::append_wrapped(std::cout, "", 0, time, kWidth, kUnlimited);
+  std::cout << std::flush;
+}
+
 // Every usage error surfaces in resolve(), build_plan() or check_baseline(), before anything
 // is measured, so a long run never ends in one.
-int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv, ProcessGroup& processes) {
+int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv, ProcessGroup& processes, bool colour) {
   const RunConfig config = cli.resolve(place_process(processes.rank(), processes.size()));
   const std::vector<int>& devices = config.devices.devices;
   if (processes.size() > 1 && devices.size() > 1 && device_schedule(config) == DeviceSchedule::concurrent &&
@@ -165,6 +225,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
   if (processes.size() > 1) {
     require_same_plan(plan, config, runner, processes);
     runner.hooks.before_case = [&processes] { processes.barrier(); };
+  }
+  if (config.dry_run) {
+    if (processes.rank() == 0) print_plan(config, plan, backends);
+    return kExitOk;
   }
   Context context = run_context(config, plan, argv, processes.rank() == 0);
   nvtx::initialize();
@@ -182,10 +246,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
     context = std::move(merged.context);
     results = std::move(merged.results);
   }
-  write_reports(config, context, results);
+  write_reports(config, context, results, colour);
   int exit_code = interrupted_exit_code();
   if (!context.interrupted) {
-    exit_code = run_exit_code(config, context, results);
+    exit_code = run_exit_code(config, context, results, colour);
     if (config.store) store_run(*config.store, config.tags, context, results);  // after compare: a db baseline pools earlier runs only
   }
   return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;
@@ -195,10 +259,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
 
 // Runs in this build's process group; an error on one rank of several ends them all, as the
 // others may be waiting for it at a barrier.
-int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv) {
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, bool colour) {
   const std::unique_ptr<ProcessGroup> group = join_process_group();
   try {
-    return run_in_group(cli, argv, *group);
+    return run_in_group(cli, argv, *group, colour);
   } catch (const std::exception& error) {
     if (group->size() == 1) throw;
     std::cerr << "gpubench: error: rank " << group->rank() << ": " << error.what() << "\n" << std::flush;

@@ -12,6 +12,7 @@ namespace gpb {
 // Runs in this build's process group; returns the exit code: 3 when a case failed, else the
 // baseline's verdict, else 0; 130 or 143 after SIGINT or SIGTERM. An error on one rank of
 // several ends them all. The run is stored where --db says, after it is compared.
-int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv);
+// `colour`: the terminal's console report and comparison colour failures and verdicts.
+int command_run(const RunCommandLine& cli, const std::vector<std::string>& argv, bool colour);
 
 }  // namespace gpb

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/system.hpp"
+#include "base/text.hpp"
 #include "config/run_config.hpp"
 #include "measure/backend.hpp"
 #include "measure/gpu_backend_list.hpp"
@@ -60,6 +61,14 @@ std::vector<Shape> shapes_for(Op op, const RunOptions& options) {
       break;
   }
   return shapes;
+}
+
+// "16M", "1024": a default size as the size syntax writes it (suffixes from M up).
+std::string size_text(std::int64_t size) {
+  for (const auto& [shift, suffix] : {std::pair<int, const char*>{30, "G"}, {20, "M"}})
+    if (size >= (std::int64_t{1} << shift) && size % (std::int64_t{1} << shift) == 0)
+      return std::to_string(size >> shift) + suffix;
+  return std::to_string(size);
 }
 
 void add_note(Plan& plan, const std::string& note) {
@@ -198,6 +207,21 @@ void refuse_duplicates(const std::vector<CaseSpec>& cases) {
 }
 
 }  // namespace
+
+std::string default_sizes_text() {
+  std::string text;
+  for (ShapeKind kind : {ShapeKind::elements, ShapeKind::dense_matrix, ShapeKind::sparse_matrix}) {
+    std::vector<std::string> ops;
+    for (Op op : all_ops())
+      if (shape_kind(op) == kind) ops.push_back(to_string(op));
+    if (ops.empty()) continue;
+    const std::string size = kind == ShapeKind::elements       ? size_text(kDefaultElements) + " elements"
+                             : kind == ShapeKind::dense_matrix ? size_text(kDefaultMatmul) + " (square)"
+                                                               : size_text(kDefaultSpmvRows) + " rows";
+    text += (text.empty() ? "" : ", ") + join_words(ops) + " " + size;
+  }
+  return text;
+}
 
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends) {
   struct Group {

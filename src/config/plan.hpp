@@ -26,6 +26,10 @@ struct RunConfig;
 // ops it is a footprint in elements (matmul n = sqrt(size), spmv rows = size/nnz_per_row).
 // `runs`, when given, says whether a backend runs an op and dtype; the cases it refuses are
 // left out.
+// The sizes of that default, as help shows them: "sin, sqrt and sum 16M elements, matmul
+// 1024 (square), spmv 1M rows".
+std::string default_sizes_text();
+
 std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<std::string>& backend_names,
                                    const std::function<bool(const std::string&, Op, DType)>& runs = {});
 

@@ -53,10 +53,10 @@ std::int64_t parse_nnz_per_row(const std::string& text) {
 }
 
 
-// "sin,sqrt,sum" for the help text, "matmul or spmv" for a message: the names the op and
+// "sin, sqrt, sum" for the help text, "matmul or spmv" for a message: the names the op and
 // dtype tables hold.
 template <class Value>
-std::string names_of(const std::vector<Value>& values, const char* separator = ",") {
+std::string names_of(const std::vector<Value>& values, const char* separator = ", ") {
   std::string names;
   for (const Value value : values) names += (names.empty() ? "" : separator) + to_string(value);
   return names;
@@ -133,7 +133,9 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--op", ops_, "Ops: " + names_of(all_ops()))->delimiter(',');
   run.add_option("--backend", backends_, "Backends (default: all available)")->delimiter(',');
   run.add_option("--dtype", dtypes_, names_of(all_dtypes()) + " (default f32)")->delimiter(',');
-  run.add_option("--size", sizes_, "Sizes: 4096, 16M, 1M,16M, 1K..256M:x4 (n; matmul: square n; spmv: rows)");
+  run.add_option("--size", sizes_,
+                 "Sizes: 4096, 16M (K, M, G: powers of two), a list 1M,16M, a range 1K..256M:x4 (x2 unless a step is "
+                 "given); n, matmul's square n, spmv's rows (defaults below)");
   run.add_option("--shape", shapes_, "matmul shape MxNxK (C is MxN, inner K)")->delimiter(',');
   run.add_option("--rows", rows_, "spmv: rows (square matrix)");
   run.add_option("--nnz-per-row", nnz_per_row_, "spmv: nonzeros per row (mean for powerlaw; default 16)")->type_name("INT");
@@ -163,6 +165,9 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--format", format_, "The terminal's report: console, json, csv or markdown");
   run.add_option("--out", outs_, "Write a report file (format from the extension: .json .csv .md .txt); {rank}, {host} and {device} expand");
   run.add_flag("--quiet", quiet_, "No progress, and no report on the terminal when --out writes files");
+  run.add_flag("--dry-run", dry_run_,
+               "Print the plan (the cases, the skipped ones with their reasons, an estimate of the time) and measure "
+               "nothing");
   run.add_option("--progress", progress_, "Progress line on stderr: always, never or auto (a terminal, not --quiet)");
   run.add_option("--baseline", baseline_,
                  "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
@@ -344,13 +349,15 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   config.allow_machine_mismatch = allow_machine_mismatch_;
   if (!relative_to_.empty()) config.relative_to = relative_to_;
   config.quiet = quiet_;
+  config.dry_run = dry_run_;
   config.progress = parse_progress_mode(progress_);
   config.tags = store::parse_tags(tags_);
   if (db_.empty() && !config.tags.empty()) throw UsageError("--tag needs --db (the database that stores the run)");
   // An MPI run's merged report is rank 0's to store; a bad database is a usage error on every rank.
   const store::DatabaseUrl database = db_.empty() ? store::DatabaseUrl{} : store::parse_database_url(db_);
   refuse_writing_inputs(config, baseline_, db_);
-  if (!db_.empty() && (!place.rank_zero_writes || place.launch.rank == 0))
+  // A dry run checks the URL and the tags, and opens nothing.
+  if (!db_.empty() && !dry_run_ && (!place.rank_zero_writes || place.launch.rank == 0))
     config.store = store::ResultStore::open(database, store::OpenMode::write);
   config.test_slowdown = test_slowdown_factor();
   return config;

@@ -67,6 +67,7 @@ struct RunConfig {
   bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
   std::optional<std::string> relative_to;
   bool quiet = false;
+  bool dry_run = false;  // print the plan and measure nothing
   ProcessPlace place;    // this process's rank and host ({rank} and {host} in the --out paths)
   DeviceChoice devices;  // the GPUs its GPU cases run on ({device})
   ProgressMode progress = ProgressMode::auto_detect;
@@ -101,7 +102,7 @@ class RunCommandLine {
   std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_, db_;
   std::vector<std::string> tags_;
   std::string progress_ = "auto";
-  bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
+  bool tf32_ = false, quiet_ = false, dry_run_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
 
 // A threshold flag's percent as a fraction, held to compare's rule (require_threshold).

@@ -23,9 +23,10 @@ struct GpuBackendEntry {
 
 inline constexpr GpuBackendEntry kGpuBackends[] = {
     {GpuBackendKind::cuda, "cuda",
-     "gpubench's own CUDA kernels: vectorised elementwise, one-launch reduction, tiled GEMM (f64 on "
-     "FP64 tensor cores, DMMA, from sm_80), CSR vector/scalar/merge-path SpMV; f16/bf16 computed in "
-     "f32, their GEMM on tensor cores (WMMA)",
+     "gpubench's own CUDA kernels: vectorised elementwise, one-launch reduction, tiled GEMM (f32 on the "
+     "CUDA cores; f64 on the FP64 tensor cores, DMMA, from sm_80; f16/bf16 on the tensor cores with f32 "
+     "accumulation: wgmma with TMA on sm_90, mma.sync from sm_80, WMMA otherwise), CSR "
+     "vector/scalar/merge-path SpMV; f16/bf16 elementwise ops computed in f32",
      true, false},
     {GpuBackendKind::cublas, "cublas", "cuBLAS GEMM (cublasGemmEx; TF32 tensor cores with --tf32)", false, true},
     {GpuBackendKind::cub, "cub",

@@ -36,7 +36,16 @@ std::string format_ratio(const CaseComparison& c) {
 
 std::string optional_seconds(const std::optional<double>& seconds) { return seconds ? format_seconds(*seconds) : "-"; }
 
-report_model::Table comparison_table(const Comparison& comparison) {
+// Regressions red, speed-ups green, a doubt (noise, another machine's clocks) yellow.
+std::string verdict_cell(const CaseComparison& c, bool colour) {
+  using report_model::Paint;
+  const bool regressed = c.verdict == Verdict::slower || c.verdict == Verdict::failed || c.verdict == Verdict::missing;
+  const Paint paint = regressed ? Paint::failure : c.verdict == Verdict::faster ? Paint::success : Paint::warning;
+  const bool plain = !regressed && c.verdict != Verdict::faster && !c.noisy && c.telemetry_difference.empty();
+  return report_model::painted(c.label(), paint, colour && !plain);
+}
+
+report_model::Table comparison_table(const Comparison& comparison, bool colour) {
   report_model::Table table;
   table.columns = {{"case", Align::left},
                    {"baseline", Align::right},
@@ -51,16 +60,18 @@ report_model::Table comparison_table(const Comparison& comparison) {
     report_model::Row row;
     row.cells = {c.device.empty() ? c.id : c.id + " on " + c.device, optional_seconds(c.baseline_median_s),
                  optional_seconds(c.current_median_s), format_ratio(c),
-                 c.p_value ? format_short(*c.p_value) : "-", format_percent(c.threshold, "%g%%"), c.label(), c.note};
+                 c.p_value ? format_short(*c.p_value) : "-", format_percent(c.threshold, "%g%%"), verdict_cell(c, colour),
+                 c.note};
     table.rows.push_back(std::move(row));
   }
   return table;
 }
 
-std::string render_console_table(const Comparison& comparison) {
+std::string render_console_table(const Comparison& comparison, bool colour) {
   std::ostringstream out;
-  report_model::append_console_table(out, comparison_table(comparison));
-  out << '\n' << outcome(comparison) << ": " << verdict_counts(comparison) << '\n';
+  report_model::append_console_table(out, comparison_table(comparison, colour));
+  const auto paint = comparison.passed() ? report_model::Paint::success : report_model::Paint::failure;
+  out << '\n' << report_model::painted(outcome(comparison), paint, colour) << ": " << verdict_counts(comparison) << '\n';
   return out.str();
 }
 
@@ -79,7 +90,7 @@ std::string render_markdown_table(const Comparison& comparison) {
     out << "> **Cross-machine comparison:** " << escape_markdown(comparison.machine_mismatch) << "\n\n";
   for (const std::string& warning : comparison.warnings) out << "> **Warning:** " << escape_markdown(warning) << "\n";
   if (!comparison.warnings.empty()) out << "\n";
-  report_model::append_markdown_table(out, comparison_table(comparison));
+  report_model::append_markdown_table(out, comparison_table(comparison, false));
   return out.str();
 }
 
@@ -141,8 +152,8 @@ std::string render_json_document(const Comparison& comparison) {
 
 }  // namespace
 
-std::string render_comparison(const Comparison& comparison, ReportFormat format) {
-  if (format == ReportFormat::console) return render_console_table(comparison);
+std::string render_comparison(const Comparison& comparison, ReportFormat format, bool colour) {
+  if (format == ReportFormat::console) return render_console_table(comparison, colour);
   if (format == ReportFormat::markdown) return render_markdown_table(comparison);
   if (format == ReportFormat::json) return render_json_document(comparison);
   throw UsageError("compare writes console, markdown or json output, not " + to_string(format));

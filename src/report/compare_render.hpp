@@ -10,7 +10,8 @@
 namespace gpb {
 
 // Console table (sorted, with a summary line), Markdown (for job summaries) or JSON.
-// CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr.
-std::string render_comparison(const Comparison& comparison, ReportFormat format);
+// CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr,
+// and colours the verdicts and the outcome when `colour`.
+std::string render_comparison(const Comparison& comparison, ReportFormat format, bool colour = false);
 
 }  // namespace gpb

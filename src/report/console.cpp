@@ -27,10 +27,13 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   out << '\n';
   const std::size_t table_width = report_model::append_console_table(out, report_model::results_table(results, options));
   out << '\n';
-  append_console_line(out, report_model::summary_line(results));
+  const auto failures = report_model::failure_lines(results);
+  append_console_line(out, report_model::painted(report_model::summary_line(results), report_model::Paint::failure,
+                                                 options.colour && !failures.empty()));
   const std::size_t failure_width = std::max(table_width, kMinFailureWidth) - 4;
-  for (const auto& failure : report_model::failure_lines(results))
-    report_model::append_wrapped(out, "  ", 4, "failed: " + failure, failure_width, std::numeric_limits<std::size_t>::max());
+  for (const auto& failure : failures)
+    report_model::append_wrapped(out, "  ", 4, report_model::painted("failed:", report_model::Paint::failure, options.colour) + " " + failure,
+                                 failure_width, std::numeric_limits<std::size_t>::max());
   const report_model::Table telemetry = report_model::telemetry_table(results);
   if (!telemetry.rows.empty()) {
     out << "\nGPU telemetry while measuring:\n";
@@ -40,6 +43,43 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
     report_model::append_wrapped(out, "note: ", 6, footnote, failure_width, std::numeric_limits<std::size_t>::max());
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) out << '\n' << render_fleet_console(fleet);
+  return out.str();
+}
+
+std::string render_context_console(const Context& context) {
+  constexpr std::size_t kNameWidth = 12, kWidth = 80;
+  std::ostringstream out;
+  const auto fact = [&](const std::string& name, const std::string& text) {
+    if (text.empty()) return;
+    std::string first = name;
+    first.resize(kNameWidth, ' ');
+    report_model::append_wrapped(out, first, kNameWidth, text, kWidth - kNameWidth, std::numeric_limits<std::size_t>::max());
+  };
+  const auto joined = [](const std::vector<std::string>& parts) {
+    std::string text;
+    for (const auto& part : parts)
+      if (!part.empty()) text += (text.empty() ? "" : ", ") + part;
+    return text;
+  };
+  fact("gpubench", joined({context.tool_version, context.git_sha.empty() ? "" : "git " + context.git_sha,
+                           context.build_type.empty() ? "" : context.build_type + " build", context.compiler}));
+  fact("host", joined({context.hostname, context.os}));
+  fact("CPU", joined({context.cpu_model, context.cpu_cores > 0 ? std::to_string(context.cpu_cores) + " cores" : ""}));
+  fact("memory", context.memory_gib > 0 ? format_significant(context.memory_gib, 3) + " GiB" : "");
+  std::vector<std::string> libraries;
+  for (const auto& [name, version] : context.libraries) libraries.push_back(name + " " + version);
+  fact("libraries", joined(libraries));
+  for (const auto& gpu : context.gpus) {
+    const auto number = [](double value, const char* unit) { return value > 0 ? format_significant(value, 3) + unit : ""; };
+    fact("GPU " + std::to_string(gpu.ordinal),
+         joined({gpu.name, gpu.compute_capability.empty() ? "" : "compute " + gpu.compute_capability,
+                 gpu.sm_count > 0 ? std::to_string(gpu.sm_count) + " SMs" : "", number(gpu.memory_gib, " GiB"),
+                 number(gpu.l2_mib, " MiB L2"), number(gpu.theoretical_bandwidth_gbps, " GB/s peak"),
+                 gpu.driver_version.empty() ? "" : "driver " + gpu.driver_version,
+                 gpu.runtime_version.empty() ? "" : "CUDA runtime " + gpu.runtime_version, gpu.ecc ? "ECC on" : "ECC off",
+                 gpu.uuid, gpu.pci_bus_id.empty() ? "" : "PCI " + gpu.pci_bus_id}));
+  }
+  for (const auto& note : report_model::summarize_context(context).notes) fact("note", note);
   return out.str();
 }
 

@@ -35,14 +35,14 @@ std::string to_string(ReportFormat format) {
   return "?";
 }
 
-ReportFormat parse_report_format(std::string_view text) {
-  std::string accepted;
+ReportFormat parse_report_format(std::string_view text, const std::vector<ReportFormat>& accepted) {
+  std::vector<std::string> names;
   for (const auto& entry : kFormatNames) {
+    if (std::find(accepted.begin(), accepted.end(), entry.format) == accepted.end()) continue;
     if (text == entry.name) return entry.format;
-    accepted += accepted.empty() ? "" : ", ";
-    accepted += entry.name;
+    names.push_back(entry.name);
   }
-  throw UsageError("unknown report format '" + std::string(text) + "' (expected one of: " + accepted + ")");
+  throw UsageError(unknown_word_message("report format", std::string(text), names));
 }
 
 ReportFormat report_format_for_path(const std::string& path) {

@@ -31,7 +31,8 @@ std::string render_histories_html(const std::vector<history::CaseHistory>& histo
 
 // `history check`: one line (console) or table row (Markdown) per case whose newest segment
 // is slower, naming the run that starts it, then the verdict. Console or Markdown.
-std::string render_history_check(const std::vector<history::CaseHistory>& histories, ReportFormat format);
+std::string render_history_check(const std::vector<history::CaseHistory>& histories, ReportFormat format,
+                                 bool colour = false);
 
 // One row per stored result with its run's columns (tags as "key=value;key=value").
 std::string render_history_csv(const std::vector<store::RunInfo>& runs, const std::vector<store::StoredResult>& results);

@@ -106,7 +106,7 @@ std::string render_histories_console(const std::vector<history::CaseHistory>& hi
   return out.str();
 }
 
-std::string render_history_check(const std::vector<history::CaseHistory>& histories, ReportFormat format) {
+std::string render_history_check(const std::vector<history::CaseHistory>& histories, ReportFormat format, bool colour) {
   std::vector<history::Regression> regressions;
   for (const auto& history : histories)
     if (const auto regression = history::newest_regression(history)) regressions.push_back(*regression);
@@ -128,12 +128,14 @@ std::string render_history_check(const std::vector<history::CaseHistory>& histor
   }
   if (format != ReportFormat::console) throw UsageError("history check writes console or markdown output, not " + to_string(format));
   for (const auto& r : regressions)
-    out << "slower: " << r.history->case_id << " on " << r.history->machine << ": " << format_change(r.change.change) << " (threshold "
+    out << report_model::painted("slower:", report_model::Paint::failure, colour) << " " << r.history->case_id << " on " << r.history->machine << ": " << format_change(r.change.change) << " (threshold "
         << format_threshold(r.history->threshold) << ") since " << describe_run(r.first().run) << ": "
         << r.after->end - r.after->begin << " runs at " << format_seconds(r.after->median) << " after "
         << r.before->end - r.before->begin << " at " << format_seconds(r.before->median) << " (" << p_value(r.change.p_value)
         << ")\n";
-  out << verdict_line(histories.size(), regressions.size()) << "\n";
+  out << report_model::painted(verdict_line(histories.size(), regressions.size()),
+                               regressions.empty() ? report_model::Paint::success : report_model::Paint::failure, colour)
+      << "\n";
   return out.str();
 }
 

@@ -15,7 +15,10 @@ namespace gpb {
 enum class ReportFormat { console, json, csv, markdown };
 
 std::string to_string(ReportFormat format);
-ReportFormat parse_report_format(std::string_view text);  // throws UsageError
+inline const std::vector<ReportFormat> kAllReportFormats = {ReportFormat::console, ReportFormat::json, ReportFormat::csv,
+                                                          ReportFormat::markdown};
+// One of the formats a command accepts; UsageError listing those (and the nearest) otherwise.
+ReportFormat parse_report_format(std::string_view text, const std::vector<ReportFormat>& accepted = kAllReportFormats);
 // ".json" -> json, ".csv" -> csv, ".md"/".markdown" -> markdown, ".txt" -> console;
 // anything else is a UsageError naming the path.
 ReportFormat report_format_for_path(const std::string& path);
@@ -26,6 +29,8 @@ struct ReportOptions {
   std::optional<std::string> relative_to;
   // The fleet view's outlier threshold, for reports that span several GPUs or ranks.
   double outlier_threshold = kDefaultOutlierThreshold;
+  // The console report colours failures (ANSI), for a terminal.
+  bool colour = false;
 };
 
 std::string render_console(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
@@ -38,6 +43,9 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
 // A self-contained HTML page (inline SVG plots, nothing fetched): the context, the
 // CPU-versus-GPU speed-up summary, plots per op/dtype and every result.
 std::string render_html(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options = {});
+// The context alone, for a terminal (`gpubench info`): the tool and its build, the host, CPU,
+// memory, libraries, every GPU and the notes, wrapped within 80 columns.
+std::string render_context_console(const Context& context);
 std::string render_report(ReportFormat format, const Context& context, const std::vector<ResultRecord>& results,
                           const ReportOptions& options = {});
 

@@ -37,9 +37,9 @@ std::string format_error(double value) {
 
 // A failure's error and tolerance are in the failure list under the table; keeping them
 // out of the cell keeps the widest table (every optional column) within 120 columns.
-std::string verification_cell(const Verification& verification) {
+std::string verification_cell(const Verification& verification, bool colour) {
   if (!verification.checked) return "-";
-  return verification.passed ? "ok" : "FAIL";
+  return verification.passed ? "ok" : painted("FAIL", Paint::failure, colour);
 }
 
 std::string rate_cell(bool meaningful, double giga_per_second) {
@@ -205,11 +205,12 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
                                          rate_cell(op.shows_bandwidth || record.roofline.bound == Bound::memory, record.gbps), rate_cell(op.shows_flop_rate, record.gflops),
                                          roofline_cell(record.roofline)});
       if (options.relative_to) row.cells.push_back(speedup_cell(record, results, *options.relative_to));
-      row.cells.push_back(verification_cell(record.verification));
+      row.cells.push_back(verification_cell(record.verification, options.colour));
       if (show_phases) row.cells.push_back(phases_cell(record));
     } else {
       row.cells.resize(table.columns.size());
       row.message = single_line(to_string(record.status) + (record.reason.empty() ? "" : ": " + record.reason));
+      if (record.status == Status::failed) row.message = painted(row.message, Paint::failure, options.colour);
     }
     table.rows.push_back(std::move(row));
   }
@@ -217,8 +218,24 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
 }
 
 std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {  // a colour: ESC [ ... m
+      const auto end = text.find('m', i);
+      if (end != std::string::npos) {
+        i = end;
+        continue;
+      }
+    }
+    width += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  }
+  return width;
+}
+
+std::string painted(const std::string& text, Paint paint, bool colour) {
+  if (!colour || text.empty()) return text;
+  const char* code = paint == Paint::failure ? "\x1b[1;31m" : paint == Paint::warning ? "\x1b[33m" : "\x1b[32m";
+  return code + text + "\x1b[0m";
 }
 
 std::string escape_markdown(const std::string& text) {

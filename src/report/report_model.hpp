@@ -62,8 +62,14 @@ struct Table {
   std::vector<Row> rows;
 };
 
-// Terminal columns taken by UTF-8 text without wide characters ("±" is one).
+// Terminal columns taken by UTF-8 text without wide characters ("±" is one); ANSI colour
+// sequences take none.
 std::size_t display_width(const std::string& text);
+
+// What a colour says on the terminal: a failure or regression, a doubt, a pass.
+enum class Paint { failure, warning, success };
+// The text in that colour (ANSI) when `colour`, else as it is.
+std::string painted(const std::string& text, Paint paint, bool colour);
 
 // A line for the terminal, without trailing blanks.
 void append_console_line(std::ostream& out, std::string line);

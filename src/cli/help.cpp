@@ -1,0 +1,475 @@
+#include "cli/help.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "base/errors.hpp"
+#include "base/text.hpp"
+#include "cli/exit_codes.hpp"
+#include "config/plan.hpp"
+#include "measure/backend.hpp"
+#include "model/types.hpp"
+#include "report/report.hpp"
+
+namespace gpb {
+namespace {
+
+// The left column of option and command lists; longer names put their text on the next line.
+constexpr std::size_t kNameColumn = 30;
+
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// Fills `text` into lines of at most `width` columns (a longer word gets a line of its own).
+std::vector<std::string> fill(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (const auto& word : words_of(text)) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// "  NAME   text that wraps
+//           under itself"
+std::string two_columns(const std::string& name, const std::string& text) {
+  std::string out = "  " + name;
+  const auto lines = fill(text, kHelpWidth - kNameColumn);
+  if (lines.empty()) return out + "\n";
+  if (out.size() + 1 > kNameColumn) out += "\n" + std::string(kNameColumn, ' ');
+  else out += std::string(kNameColumn - out.size(), ' ');
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? std::string(kNameColumn, ' ') : "") + lines[i] + "\n";
+  return out;
+}
+
+class WrappedHelp final : public CLI::Formatter {
+ public:
+  std::string make_option(const CLI::Option* option, bool positional) const override {
+    return two_columns(make_option_name(option, positional) + make_option_opts(option), make_option_desc(option));
+  }
+  std::string make_subcommand(const CLI::App* command) const override {
+    return two_columns(command->get_display_name(), command->get_description());
+  }
+  std::string make_description(const CLI::App* app) const override {
+    const std::string description = app->get_description();
+    return description.empty() ? "" : wrap_paragraphs(description) + "\n";
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    const std::string footer = app->get_footer();
+    return footer.empty() ? "" : wrap_paragraphs(footer);
+  }
+};
+
+// ---- what each command's help says beyond its options ----
+
+std::string names(const std::vector<std::string>& words) { return join_words(words, ", "); }
+
+// Each value's name: ops, dtypes, patterns, report formats.
+template <class Value>
+std::vector<std::string> names_of(const std::vector<Value>& values) {
+  std::vector<std::string> names;
+  for (const Value value : values) names.push_back(to_string(value));
+  return names;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& backend : make_all_backends()) names.push_back(backend->name());
+  return names;
+}
+
+std::string exit_code(int code, const std::string& meaning) { return "  " + std::to_string(code) + "  " + meaning + "\n"; }
+
+std::string run_footer() {
+  return "Examples:\n"
+         "  gpubench run --op matmul --size 4096\n"
+         "  gpubench run --op sin,sqrt,sum --size 1M,16M --dtype f32,f64 --backend eigen\n"
+         "  gpubench run --op spmv --rows 1M --nnz-per-row 16 --pattern random,powerlaw\n"
+         "  gpubench run --op sum --size 1K..256M:x4 --out sweep.json --dry-run\n"
+         "  gpubench run --config configs/ci.json --require-gpu --out current.json\n"
+         "\n"
+         "Without --op or --config, the default suite runs (configs/default.json). "
+         "Ops: " + names(names_of(all_ops())) + ". Dtypes: " + names(names_of(all_dtypes())) +
+         " (also float32, fp32, float64, double, float16, half, bfloat16). Backends: " + names(backend_names()) +
+         "; `gpubench list` shows which run here.\n"
+         "\n"
+         "Sizes: 4096; suffixes K, M, G (powers of two: 4K = 4096); lists 1M,16M (a comma separates sizes, so "
+         "write 1000, not 1,000); ranges 1K..256M:x4 (geometric) or 1K..8K:+1K (arithmetic), x2 when no step "
+         "is given. A size is each op's natural one: n elements, matmul's square n (other shapes: --shape "
+         "MxNxK), spmv's rows. Without --size: " + default_sizes_text() + ".\n"
+         "\n"
+         "Exit codes:\n" +
+         exit_code(kExitOk, "every case ran and verified") +
+         exit_code(1, "--baseline: the comparison found a regression") +
+         exit_code(kExitUsage, "usage error, found before anything is measured; no report written") +
+         exit_code(kExitCaseFailed, "a case failed (an error, or a result that did not verify)") +
+         exit_code(kExitNoHistory, "--baseline db:...: no stored run to compare with yet") +
+         "  130, 143  stopped by SIGINT, SIGTERM (the reports hold the finished cases)\n";
+}
+
+std::string compare_footer() {
+  return "Examples:\n"
+         "  gpubench compare baseline.json current.json\n"
+         "  gpubench compare baseline.json current.json --format markdown > comparison.md\n"
+         "  gpubench compare \"db:gpubench.db?branch=main&last=10\" current.json\n"
+         "\n"
+         "A case is slower or faster only when its median moved beyond the threshold (5% unless the suite "
+         "says otherwise) and the raw samples show it (docs/ci.md).\n"
+         "\n"
+         "Exit codes:\n" +
+         exit_code(kExitOk, "nothing regressed") + exit_code(1, "a case is slower, failed, or missing") +
+         exit_code(kExitUsage, "unreadable or mismatched input, reports of different machines") +
+         exit_code(kExitNoHistory, "a db: baseline holds no run of this machine yet");
+}
+
+std::string report_footer() {
+  return "Examples:\n"
+         "  gpubench report sweep.json\n"
+         "  gpubench report sweep.json --html sweep.html --relative-to eigen\n"
+         "  gpubench report fleet.json --fail-on-outlier 5\n"
+         "\n"
+         "Exit codes:\n" +
+         exit_code(kExitOk, "rendered") + exit_code(kExitOutlier, "--fail-on-outlier: a GPU is an outlier") +
+         exit_code(kExitUsage, "unreadable report or bad option");
+}
+
+std::string history_footer() {
+  return "Examples:\n"
+         "  gpubench run --config configs/ci.json --db gpubench.db --tag branch=main\n"
+         "  gpubench history list --tag branch=main\n"
+         "  gpubench history show --case sum/eigen/f32/4194304 --html trend.html\n"
+         "  gpubench history check --tag branch=main\n"
+         "\n"
+         "--db takes a SQLite file (default gpubench.db), sqlite:PATH, or postgresql://user@host/dbname "
+         "(docs/history.md).\n"
+         "\n"
+         "Exit codes:\n" +
+         exit_code(kExitOk, "done (check: no case got slower)") +
+         exit_code(1, "check: a case's newest runs got slower since a change point") +
+         exit_code(kExitUsage, "usage error, or a database that cannot be read") +
+         exit_code(kExitNoHistory, "the database holds no history yet");
+}
+
+std::string main_footer() {
+  return "Run `gpubench COMMAND --help` for a command's options, examples and exit codes.\n"
+         "\n"
+         "Shell completion: source <(gpubench completion bash) (zsh: gpubench completion zsh). "
+         "Colour on a terminal unless NO_COLOR is set or --color never; errors are one line on stderr, "
+         "JSON with --format json.";
+}
+
+// ---- completion: which values an option takes ----
+
+struct ValueWords {
+  const char* command;  // "run", "history export"; "" for every command
+  const char* option;   // "--op", or a positional's name
+  std::function<std::vector<std::string>()> words;  // empty: file names
+};
+
+const std::vector<ValueWords>& value_words() {
+  static const std::vector<ValueWords> table = {
+      {"", "--op", [] { return names_of(all_ops()); }},
+      {"", "--backend", backend_names},
+      {"", "--relative-to", backend_names},
+      {"", "--dtype", [] { return names_of(all_dtypes()); }},
+      {"", "--pattern", [] { return names_of(generated_patterns()); }},
+      {"", "--timing", [] { return std::vector<std::string>{to_string(TimingMode::kernel), to_string(TimingMode::e2e)}; }},
+      {"", "--l2", [] { return std::vector<std::string>{to_string(L2Mode::flush), to_string(L2Mode::warm)}; }},
+      {"", "--spmv-kernel",
+       [] {
+         return std::vector<std::string>{to_string(SpmvKernelChoice::automatic), to_string(SpmvKernelChoice::row_split),
+                                         to_string(SpmvKernelChoice::merge_path)};
+       }},
+      {"", "--progress", [] { return std::vector<std::string>{"auto", "always", "never"}; }},
+      {"", "--color", [] { return std::vector<std::string>{"auto", "always", "never"}; }},
+      {"", "--match-devices", [] { return std::vector<std::string>{"uuid", "ordinal"}; }},
+      {"", "--device", [] { return std::vector<std::string>{"all", "0", "1"}; }},
+      {"run", "--format", [] { return names_of(kAllReportFormats); }},
+      {"report", "--format", [] { return names_of(kAllReportFormats); }},
+      {"compare", "--format",
+       [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::markdown, ReportFormat::json}); }},
+      {"info", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::json}); }},
+      {"list", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::json}); }},
+      {"history export", "--format", [] { return std::vector<std::string>{"csv", "json"}; }},
+      {"history check", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::markdown}); }},
+      {"completion", "shell", [] { return std::vector<std::string>{"bash", "zsh"}; }},
+      {"", "--config", {}},
+      {"", "--out", {}},
+      {"", "--matrix", {}},
+      {"", "--html", {}},
+      {"", "--db", {}},
+      {"", "--baseline", {}},
+      {"compare", "baseline", {}},
+      {"compare", "current", {}},
+      {"report", "report", {}},
+      {"merge", "reports", {}},
+      {"history ingest", "report", {}},
+  };
+  return table;
+}
+
+std::string path_of(const CLI::App* command) {
+  std::vector<std::string> names;
+  for (; command && command->get_parent(); command = command->get_parent()) names.insert(names.begin(), command->get_name());
+  std::string path;
+  for (const auto& name : names) path += (path.empty() ? "" : " ") + name;
+  return path;
+}
+
+const ValueWords* completion_of(const std::string& path, const std::string& option) {
+  for (const auto& entry : value_words())
+    if (option == entry.option && (std::string(entry.command).empty() || path == entry.command)) return &entry;
+  return nullptr;
+}
+
+std::vector<const CLI::App*> subcommands_of(const CLI::App& app) {
+  std::vector<const CLI::App*> commands;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(command);
+  return commands;
+}
+
+// The options a command takes on its command line: its own, and its parents' where it lets
+// them through (--color), by every name ("--size", "-h").
+std::vector<std::pair<std::string, const CLI::Option*>> options_of(const CLI::App& command) {
+  std::vector<std::pair<std::string, const CLI::Option*>> options;
+  for (const CLI::App* app = &command; app; app = app->get_parent()) {
+    for (const CLI::Option* option : app->get_options()) {
+      for (const auto& name : option->get_lnames()) options.emplace_back("--" + name, option);
+      for (const auto& name : option->get_snames()) options.emplace_back("-" + name, option);
+    }
+    if (!app->get_fallthrough()) break;
+  }
+  return options;
+}
+
+std::vector<std::string> long_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const auto& entry : options_of(command)) names.push_back(entry.first);
+  return names;
+}
+
+const CLI::App* find_subcommand(const CLI::App& command, const std::string& name) {
+  for (const CLI::App* sub : subcommands_of(command))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+// The command the arguments reach, up to the first argument that is no option or command of
+// it where one was expected.
+struct Walk {
+  const CLI::App* command;
+  std::string unknown;  // the mistyped word, if any
+  bool unknown_is_option = false;
+};
+
+Walk walk(const CLI::App& app, const std::vector<std::string>& args) {
+  Walk walk{&app, "", false};
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") break;
+    if (arg.size() > 1 && arg[0] == '-' && !(std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.')) {
+      const std::string name = arg.substr(0, arg.find('='));
+      const auto options = options_of(*walk.command);
+      const auto known = std::find_if(options.begin(), options.end(), [&](const auto& entry) { return entry.first == name; });
+      if (known == options.end()) {
+        walk.unknown = name;
+        walk.unknown_is_option = true;
+        break;
+      }
+      if (known->second->get_type_size() != 0 && name.size() == arg.size()) ++i;  // its value, which is no command
+      continue;
+    }
+    if (const CLI::App* sub = find_subcommand(*walk.command, arg)) {
+      walk.command = sub;
+      continue;
+    }
+    // A word where a command must come: the first one that is not a command is mistyped.
+    if (walk.command->get_require_subcommand_min() > 0) {
+      walk.unknown = arg;
+      break;
+    }
+  }
+  return walk;
+}
+
+std::string shown_path(const CLI::App* command) {
+  const std::string path = path_of(command);
+  return "gpubench" + (path.empty() ? "" : " " + path);
+}
+
+// ---- the bash script ----
+
+std::string spaced(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+void append_bash_cases(std::ostringstream& out, const CLI::App& command) {
+  const std::string path = path_of(&command);
+  std::vector<std::string> words, value_options, positional_words;
+  for (const CLI::App* sub : subcommands_of(command)) words.push_back(sub->get_name());
+  bool file_positionals = false;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_positional() && option->get_lnames().empty() && option->get_snames().empty()) {
+      if (const ValueWords* completion = completion_of(path, option->get_name())) {
+        if (completion->words) {
+          const auto offered = completion->words();
+          positional_words.insert(positional_words.end(), offered.begin(), offered.end());
+        } else {
+          file_positionals = true;
+        }
+      }
+    }
+  }
+  for (const auto& [name, option] : options_of(command)) {
+    if (name.rfind("--", 0) != 0) continue;
+    words.push_back(name);
+    if (option->get_type_size() != 0) value_options.push_back(name);
+  }
+  out << "    \"" << path << "\") words=\"" << spaced(words) << "\"; values=\" " << spaced(value_options)
+      << " \"; arguments=\"" << spaced(positional_words) << "\"; files=" << (file_positionals ? 1 : 0) << " ;;\n";
+}
+
+void append_value_cases(std::ostringstream& out, const CLI::App& command) {
+  const std::string path = path_of(&command);
+  for (const auto& entry : options_of(command)) {
+    const ValueWords* completion = completion_of(path, entry.first);
+    if (!completion || entry.first.rfind("--", 0) != 0) continue;
+    out << "    \"" << path << "|" << entry.first << "\") ";
+    if (completion->words)
+      out << "_gpubench_words \"" << spaced(completion->words()) << "\"; return ;;\n";
+    else
+      out << "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+  }
+  for (const CLI::App* sub : subcommands_of(command)) append_value_cases(out, *sub);
+}
+
+void for_each_command(const CLI::App& app, const std::function<void(const CLI::App&)>& visit) {
+  visit(app);
+  for (const CLI::App* sub : subcommands_of(app)) for_each_command(*sub, visit);
+}
+
+std::string bash_function(const CLI::App& app) {
+  std::vector<std::string> command_words;
+  for_each_command(app, [&](const CLI::App& command) {
+    if (command.get_parent()) command_words.push_back(path_of(command.get_parent()) + "/" + command.get_name());
+  });
+  std::ostringstream out;
+  out << "# Offers the words of a comma-separated list after its last comma.\n"
+         "_gpubench_words() {\n"
+         "  local head=\"\"\n"
+         "  [[ $cur == *,* ]] && head=\"${cur%,*},\"\n"
+         "  COMPREPLY=($(compgen -P \"$head\" -W \"$1\" -- \"${cur##*,}\"))\n"
+         "}\n"
+         "\n"
+         "_gpubench() {\n"
+         "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} command=\"\" word i\n"
+         "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+         "    word=${COMP_WORDS[i]}\n"
+         "    case \"$command/$word\" in\n"
+         "      ";
+  for (std::size_t i = 0; i < command_words.size(); ++i) out << (i ? "|" : "") << "\"" << command_words[i] << "\"";
+  out << ") command=\"${command:+$command }$word\" ;;\n"
+         "    esac\n"
+         "  done\n"
+         "  case \"$command|$prev\" in\n";
+  append_value_cases(out, app);
+  out << "  esac\n"
+         "  local words=\"\" values=\"\" arguments=\"\" files=0\n"
+         "  case \"$command\" in\n";
+  for_each_command(app, [&](const CLI::App& command) { append_bash_cases(out, command); });
+  out << "  esac\n"
+         "  # The value of an option that takes one: nothing to offer but what the user types.\n"
+         "  [[ $values == *\" $prev \"* ]] && return\n"
+         "  if [[ $cur != -* && -n $arguments ]]; then\n"
+         "    COMPREPLY=($(compgen -W \"$arguments\" -- \"$cur\"))\n"
+         "    return\n"
+         "  fi\n"
+         "  if [[ $cur != -* && $files == 1 ]]; then\n"
+         "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+         "    return\n"
+         "  fi\n"
+         "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+         "}\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string wrap_paragraphs(const std::string& text, std::size_t width) {
+  std::ostringstream out;
+  std::istringstream lines(text);
+  std::string paragraph;
+  const auto flush = [&] {
+    for (const auto& line : fill(paragraph, width)) out << line << '\n';
+    paragraph.clear();
+  };
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == ' ') {
+      flush();
+      out << line << '\n';
+    } else {
+      paragraph += (paragraph.empty() ? "" : " ") + line;
+    }
+  }
+  flush();
+  return out.str();
+}
+
+void use_wrapped_help(CLI::App& app) { app.formatter(std::make_shared<WrappedHelp>()); }
+
+void describe_commands(CLI::App& app) {
+  app.footer(main_footer());
+  const std::map<std::string, std::function<std::string()>> footers = {
+      {"run", run_footer}, {"compare", compare_footer}, {"report", report_footer}, {"history", history_footer}};
+  for (const auto& [name, footer] : footers) app.get_subcommand(name)->footer(footer());
+}
+
+std::string mistyped_word_message(const CLI::App& app, const std::vector<std::string>& args) {
+  const Walk found = walk(app, args);
+  if (found.unknown.empty()) return "";
+  if (found.unknown_is_option) {
+    const std::string nearest = nearest_word(found.unknown, long_names(*found.command));
+    return "unknown option '" + found.unknown + "' for " + shown_path(found.command) +
+           (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)");
+  }
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : subcommands_of(*found.command)) commands.push_back(sub->get_name());
+  const std::string nearest = nearest_word(found.unknown, commands);
+  return "unknown command '" + found.unknown + "'" + (found.command == &app ? "" : " for " + shown_path(found.command)) +
+         " (" + (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") + "commands: " + join_words(commands, ", ") + ")";
+}
+
+std::string command_path(const CLI::App& app, const std::vector<std::string>& args) {
+  return shown_path(walk(app, args).command);
+}
+
+std::string completion_script(const CLI::App& app, const std::string& shell) {
+  if (shell == "bash")
+    return "# bash completion for gpubench, generated by `gpubench completion bash`:\n"
+           "#   source <(gpubench completion bash)   or save it in /etc/bash_completion.d/gpubench\n" +
+           bash_function(app) + "complete -F _gpubench gpubench\n";
+  if (shell == "zsh")
+    return "#compdef gpubench\n"
+           "# zsh completion for gpubench, generated by `gpubench completion zsh`: save it as _gpubench\n"
+           "# in a directory of $fpath, or source it; it runs the bash completion through bashcompinit.\n"
+           "autoload -U +X bashcompinit && bashcompinit\n" +
+           bash_function(app) + "complete -F _gpubench gpubench\n";
+  throw UsageError(unknown_word_message("shell", shell, {"bash", "zsh"}));
+}
+
+}  // namespace gpb

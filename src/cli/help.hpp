@@ -1,0 +1,43 @@
+// Help that leads somewhere: every command's help wrapped to 80 columns with its examples,
+// defaults and exit codes; "did you mean" for a mistyped command or option; bash and zsh
+// completion generated from the same command-line definition.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gpb {
+
+inline constexpr std::size_t kHelpWidth = 80;
+
+// Wraps `text` to `width` columns, paragraph by paragraph: lines that start with a blank
+// (examples, tables) are kept as they are, other lines are joined and refilled.
+std::string wrap_paragraphs(const std::string& text, std::size_t width = kHelpWidth);
+
+// Installs the formatter that keeps help within kHelpWidth columns. Call it before adding
+// subcommands: they inherit it.
+void use_wrapped_help(CLI::App& app);
+
+// Adds the examples and exit codes of every command to its help (the footer), and the words
+// and files that completion offers for the values of its options. Call it once every
+// command and option exists.
+void describe_commands(CLI::App& app);
+
+// The message for a command line CLI11 refused because of a mistyped command or option:
+// the word, where it was expected, and the nearest known one ("unknown option '--sizes'
+// for gpubench run (did you mean '--size'?)"). Empty when the refusal is of another kind.
+std::string mistyped_word_message(const CLI::App& app, const std::vector<std::string>& args);
+
+// The command the arguments name ("gpubench history show"), for pointing at its --help.
+std::string command_path(const CLI::App& app, const std::vector<std::string>& args);
+
+// The completion script for `shell` ("bash" or "zsh"), from app's commands and options.
+// UsageError for another shell.
+std::string completion_script(const CLI::App& app, const std::string& shell);
+
+}  // namespace gpb

@@ -1,0 +1,186 @@
+"""Help that leads somewhere: "did you mean" for every kind of word on the command line, the
+dtype spellings of NumPy, PyTorch and CUDA, hints for sizes written as shapes or with
+thousands separators; help, `list` and `info` within 80 columns with examples, defaults and
+exit codes; completion scripts for bash (run in bash) and zsh, generated from the CLI."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from gpubench_cli import FAST, CliTestCase, gpubench, main
+
+COMMANDS = [[], ["run"], ["list"], ["info"], ["compare"], ["history"], ["history", "ingest"], ["history", "list"],
+            ["history", "show"], ["history", "export"], ["history", "check"], ["report"], ["merge"], ["completion"]]
+
+
+def widest(text):
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+class DidYouMean(CliTestCase):
+    def test_commands_and_options(self):
+        cases = [
+            (["runn"], ["unknown command 'runn'", "did you mean 'run'?", "see gpubench --help"]),
+            (["hsitory", "list"], ["did you mean 'history'?"]),
+            (["history", "lst"], ["unknown command 'lst' for gpubench history", "did you mean 'list'?"]),
+            (["run", "--sizes", "1K"], ["unknown option '--sizes' for gpubench run", "did you mean '--size'?",
+                                        "see gpubench run --help"]),
+            (["compare", "a.json", "b.json", "--treshold", "5"], ["did you mean '--threshold'?"]),
+            (["history", "show", "--cases", "x"], ["did you mean '--case'?", "gpubench history show --help"]),
+        ]
+        for args, fragments in cases:
+            with self.subTest(args=args):
+                self.assertUsageError(gpubench(*args), *fragments)
+
+    def test_values(self):
+        cases = [
+            (["--op", "sine"], ["unknown op 'sine'", "did you mean 'sin'?"]),
+            (["--op", "spvm"], ["did you mean 'spmv'?"]),
+            (["--op", "sin", "--backend", "cubla"], ["unknown backend 'cubla'", "did you mean 'cublas'?"]),
+            (["--op", "sin", "--dtype", "f23"], ["unknown dtype 'f23'", "did you mean 'f32'?"]),
+            (["--op", "sin", "--dtype", "flaot16"], ["did you mean 'float16'?", "expected one of: f32, f64, f16, bf16"]),
+            (["--op", "spmv", "--pattern", "powerlow"], ["unknown pattern 'powerlow'", "did you mean 'powerlaw'?"]),
+            (["--op", "sin", "--timing", "e2"], ["did you mean 'e2e'?"]),
+        ]
+        for args, fragments in cases:
+            with self.subTest(args=args):
+                self.assertUsageError(gpubench("run", *args, *FAST), *fragments)
+        # Far from every word: no guess, the list only.
+        process = gpubench("run", "--op", "transpose", *FAST)
+        self.assertUsageError(process, "expected one of: sin, sqrt, sum, matmul, spmv")
+        self.assertNotIn("did you mean", process.stderr)
+
+    def test_dtype_aliases(self):
+        for alias, dtype in (("float32", "f32"), ("fp32", "f32"), ("float64", "f64"), ("double", "f64"),
+                             ("float16", "f16"), ("half", "f16"), ("fp16", "f16"), ("bfloat16", "bf16")):
+            with self.subTest(alias=alias):
+                process = gpubench("run", "--op", "sum", "--size", "64", "--backend", "eigen", "--dtype", alias, *FAST,
+                                   "--format", "json")
+                self.assertOk(process)
+                self.assertEqual([r["dtype"] for r in json.loads(process.stdout)["results"]], [dtype])
+
+    def test_sizes_that_are_not_sizes(self):
+        self.assertUsageError(gpubench("run", "--op", "matmul", "--size", "4096x4096", *FAST), "is a shape", "--shape")
+        self.assertUsageError(gpubench("run", "--op", "sum", "--size", "1,000", *FAST),
+                              "a comma separates the sizes of a list", "1 and 000", "1000")
+        # A real list is still a list.
+        process = gpubench("run", "--op", "sum", "--size", "16,256", "--backend", "eigen", *FAST, "--format", "json")
+        self.assertOk(process)
+        self.assertEqual([r["shape"]["n"] for r in json.loads(process.stdout)["results"]], [16, 256])
+
+
+class HelpWithin80Columns(CliTestCase):
+    def test_every_help_fits_and_says_what_it_should(self):
+        for command in COMMANDS:
+            with self.subTest(command=command):
+                process = gpubench(*command, "--help")
+                self.assertOk(process)
+                self.assertLessEqual(widest(process.stdout), 80, process.stdout)
+        run = gpubench("run", "--help").stdout
+        flowing = re.sub(r"\s+", " ", run)
+        for fragment in ("Examples:", "gpubench run --op matmul --size 4096", "Exit codes:", "5 --baseline db:",
+                         "Without --size: sin, sqrt and sum 16M elements, matmul 1024 (square), spmv 1M rows",
+                         "x2 when no step", "(default 3)", "--dry-run", "--require-gpu", "float16"):
+            self.assertIn(fragment, flowing)
+        for command in (["compare"], ["report"], ["history"]):
+            text = gpubench(*command, "--help").stdout
+            self.assertIn("Examples:", text)
+            self.assertIn("Exit codes:", text)
+        self.assertIn("completion bash", gpubench("--help").stdout)
+
+    def test_list_fits_and_has_a_json_form(self):
+        listing = gpubench("list")
+        self.assertOk(listing)
+        self.assertLessEqual(widest(listing.stdout), 80, listing.stdout)
+        self.assertRegex(listing.stdout, r"op/dtype +eigen +openblas +cuda +cublas +cub +cusparse")
+        self.assertRegex(listing.stdout, r"\n  sin/f32 +yes +- ")
+        document = json.loads(gpubench("list", "--format", "json").stdout)
+        self.assertEqual([op["name"] for op in document["ops"]], ["sin", "sqrt", "sum", "matmul", "spmv"])
+        openblas = next(b for b in document["backends"] if b["name"] == "openblas")
+        self.assertEqual(openblas["support"]["matmul/f32"], {"supported": True})
+        self.assertFalse(openblas["support"]["sin/f32"]["supported"])
+        self.assertIn("sin", openblas["support"]["sin/f32"]["reason"])
+        self.assertUsageError(gpubench("list", "--format", "csv"), "expected one of: console, json")
+
+    def test_list_names_the_gemm_kernels(self):
+        cuda = next(b for b in json.loads(gpubench("list", "--format", "json").stdout)["backends"] if b["name"] == "cuda")
+        for kernel in ("wgmma", "mma.sync", "WMMA"):
+            self.assertIn(kernel, cuda["description"])
+
+    def test_info_shows_the_whole_context_and_no_table(self):
+        process = gpubench("info")
+        self.assertOk(process)
+        self.assertLessEqual(widest(process.stdout), 80, process.stdout)
+        context = json.loads(gpubench("info", "--format", "json").stdout)["context"]
+        for name in ("gpubench", "host", "CPU", "memory", "libraries"):
+            self.assertRegex(process.stdout, rf"(?m)^{name} +\S")
+        for fact in (context["compiler"], context["cpu_model"], "eigen " + context["libraries"]["eigen"]):
+            self.assertIn(fact, re.sub(r"\s+", " ", process.stdout))
+        self.assertNotIn("0 cases", process.stdout)
+        self.assertNotIn("median", process.stdout)
+        self.assertUsageError(gpubench("info", "--format", "csv"), "expected one of: console, json)")
+
+
+class Completion(CliTestCase):
+    def complete(self, *words):
+        """The words bash offers after `words` (the last one being completed)."""
+        script = os.path.join(self.dir, "gpubench.bash")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write(gpubench("completion", "bash").stdout)
+        line = " ".join(f"'{word}'" for word in words)
+        program = (f"source '{script}'\nCOMP_WORDS=({line})\nCOMP_CWORD=$((${{#COMP_WORDS[@]}} - 1))\n_gpubench\n"
+                   "printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+        process = subprocess.run(["bash", "--norc", "--noprofile", "-c", program], capture_output=True, text=True,
+                                 cwd=self.dir, timeout=60)
+        self.assertEqual(process.returncode, 0, process.stderr)
+        self.assertEqual(process.stderr, "")
+        return [word for word in process.stdout.splitlines() if word]
+
+    def test_bash_completes_commands_options_and_values(self):
+        self.assertEqual(self.complete("gpubench", "r"), ["run", "report"])
+        self.assertIn("compare", self.complete("gpubench", ""))
+        self.assertEqual(self.complete("gpubench", "history", "e"), ["export"])
+        self.assertEqual(self.complete("gpubench", "run", "--si"), ["--size"])
+        self.assertIn("--require-gpu", self.complete("gpubench", "run", "--"))
+        self.assertIn("--color", self.complete("gpubench", "compare", "--c"))
+        self.assertEqual(self.complete("gpubench", "run", "--op", "s"), ["sin", "sqrt", "sum", "spmv"])
+        self.assertEqual(self.complete("gpubench", "run", "--op", "sin,m"), ["sin,matmul"])
+        self.assertEqual(self.complete("gpubench", "run", "--backend", "cu"), ["cuda", "cublas", "cub", "cusparse"])
+        self.assertEqual(self.complete("gpubench", "run", "--dtype", "b"), ["bf16"])
+        self.assertEqual(self.complete("gpubench", "compare", "--format", ""), ["console", "markdown", "json"])
+        self.assertEqual(self.complete("gpubench", "history", "export", "--format", ""), ["csv", "json"])
+        self.assertEqual(self.complete("gpubench", "completion", ""), ["bash", "zsh"])
+        self.assertEqual(self.complete("gpubench", "run", "--size", ""), [], "a size is typed, not offered")
+        with open(os.path.join(self.dir, "suite.json"), "w", encoding="utf-8") as handle:
+            handle.write("{}")
+        self.assertIn("suite.json", self.complete("gpubench", "run", "--config", "su"))
+        self.assertIn("suite.json", self.complete("gpubench", "report", "su"))
+
+    def test_every_option_of_every_command_is_offered(self):
+        for command in COMMANDS[1:]:
+            with self.subTest(command=command):
+                help_text = gpubench(*command, "--help").stdout
+                options = set(re.findall(r"(?m)^  (?:-\w,)?(--[\w-]+)", help_text))
+                offered = set(self.complete("gpubench", *command, "--"))
+                self.assertTrue(options, help_text)
+                self.assertLessEqual(options, offered)
+
+    def test_zsh_script(self):
+        script = gpubench("completion", "zsh")
+        self.assertOk(script)
+        self.assertTrue(script.stdout.startswith("#compdef gpubench\n"))
+        self.assertIn("bashcompinit", script.stdout)
+        self.assertIn("complete -F _gpubench gpubench", script.stdout)
+        if shutil.which("zsh"):
+            path = os.path.join(self.dir, "_gpubench")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(script.stdout)
+            process = subprocess.run(["zsh", "-f", "-c", f"source '{path}' && print ok"], capture_output=True, text=True,
+                                     timeout=60)
+            self.assertEqual(process.stdout.strip(), "ok", process.stderr)
+        self.assertUsageError(gpubench("completion", "fish"), "unknown shell 'fish'")
+
+
+if __name__ == "__main__":
+    main()
