@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -21,8 +22,6 @@ constexpr int kExitNoRegression = 0;
 constexpr int kExitRegression = 1;
 
 // ---- Inputs -------------------------------------------------------------------------------
-
-bool inside_unit_interval(double value) { return value > 0 && value < 1; }
 
 // The current suite's thresholds win; the baseline's fill in keys the current one lacks.
 std::map<std::string, double> merged_thresholds(const Context& baseline, const Context& current) {
@@ -72,9 +71,13 @@ std::string machine_mismatch(const Context& baseline, const Context& current) {
   return joined;
 }
 
+// The suite's path as the run spelt it: "./configs/ci.json" and "configs/ci.json" name one
+// suite, so they are compared in one spelling.
 std::map<std::string, std::string> setting_texts(const std::map<std::string, SettingValue>& settings) {
   std::map<std::string, std::string> texts;
   for (const auto& [key, value] : settings) texts[key] = gpb::to_string(value);
+  if (const auto suite = texts.find("suite"); suite != texts.end())
+    suite->second = std::filesystem::path(suite->second).lexically_normal().generic_string();
   return texts;
 }
 
@@ -321,11 +324,14 @@ void require_complete_report(const LoadedReport& report, const std::string& side
                      "(pass --allow-interrupted to compare them)");
 }
 
+void require_alpha(double alpha) {
+  if (!(alpha > 0 && alpha < 1)) throw UsageError("alpha must be between 0 and 1, got " + format_short(alpha));
+}
+
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options) {
   require_complete_report(baseline, "baseline", options.allow_interrupted);
   require_complete_report(current, "current", options.allow_interrupted);
-  if (!inside_unit_interval(options.alpha))
-    throw UsageError("alpha must be between 0 and 1, got " + format_short(options.alpha));
+  require_alpha(options.alpha);
   if (options.threshold) require_threshold(*options.threshold, "threshold");
 
   Comparison comparison;

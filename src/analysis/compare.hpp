@@ -97,6 +97,9 @@ struct Comparison {
 // on thresholds or alpha outside (0, 1).
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
 
+// UsageError unless `alpha` (a significance level) is inside (0, 1).
+void require_alpha(double alpha);
+
 // Throws UsageError when `report` (the "baseline" or "current" one, as `side` says) is of an
 // interrupted run and allow_interrupted is not set: its missing cases would read as regressions.
 void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted);

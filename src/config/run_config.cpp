@@ -172,6 +172,9 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--baseline", baseline_,
                  "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
   run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)")->type_name("PERCENT");
+  run.add_option("--alpha", alpha_,
+                 "With --baseline: significance level of the rank test (default 0.001), as compare's --alpha")
+      ->type_name("P");
   run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
   run.add_flag("--allow-interrupted", allow_interrupted_, "With --baseline: accept a baseline of an interrupted run");
@@ -336,6 +339,10 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
                                   place.launch, visible_gpu_count());
   config.outputs = outputs(place, config.devices);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
+  if (given("--alpha")) {
+    require_alpha(alpha_);
+    config.alpha = alpha_;
+  }
   if (!baseline_.empty()) {
     // A history is pooled after measuring, for this machine; one that does not exist yet is
     // said then, after the run is measured and stored.
@@ -388,6 +395,7 @@ bool shows_progress(const RunConfig& config, bool stderr_is_terminal) {
 CompareOptions compare_options(const RunConfig& config) {
   CompareOptions compare;
   compare.threshold = config.threshold;
+  if (config.alpha) compare.alpha = *config.alpha;
   compare.allow_missing = config.allow_missing;
   compare.allow_interrupted = config.allow_interrupted;
   compare.allow_machine_mismatch = config.allow_machine_mismatch;

@@ -55,6 +55,7 @@ struct RunConfig {
   bool backends_named = false;                // --backend given: an unavailable one is a usage error
   std::map<std::string, double> thresholds;   // the suite's, and --threshold as "*" (fractions)
   std::optional<double> threshold;            // --threshold as a fraction
+  std::optional<double> alpha;                // --alpha, the rank test's significance level
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
   std::optional<Baseline> baseline;           // --baseline: a file read, or a history opened, before anything runs
@@ -102,6 +103,7 @@ class RunCommandLine {
   std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_, db_;
   std::vector<std::string> tags_;
   std::string progress_ = "auto";
+  double alpha_ = 0;
   bool tf32_ = false, quiet_ = false, dry_run_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
 
