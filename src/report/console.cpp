@@ -25,7 +25,7 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   for (const auto& fact : summary.facts) append_console_line(out, fact);
   for (const auto& note : summary.notes) append_console_line(out, "note: " + note);
   out << '\n';
-  const std::size_t table_width = report_model::append_console_table(out, report_model::results_table(results, options));
+  const std::size_t table_width = report_model::append_console_table(out, report_model::results_table(context, results, options));
   out << '\n';
   const auto failures = report_model::failure_lines(results);
   append_console_line(out, report_model::painted(report_model::summary_line(results), report_model::Paint::failure,
@@ -34,6 +34,8 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   for (const auto& failure : failures)
     report_model::append_wrapped(out, "  ", 4, report_model::painted("failed:", report_model::Paint::failure, options.colour) + " " + failure,
                                  failure_width, std::numeric_limits<std::size_t>::max());
+  for (const auto& doubt : report_model::doubt_lines(context, results))
+    report_model::append_wrapped(out, "  ", 4, "! " + doubt, failure_width, std::numeric_limits<std::size_t>::max());
   const report_model::Table telemetry = report_model::telemetry_table(results);
   if (!telemetry.rows.empty()) {
     out << "\nGPU telemetry while measuring:\n";

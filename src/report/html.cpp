@@ -545,12 +545,18 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
   if (fleet.applies()) append_fleet(out, fleet);
 
   out << "<section id=\"results\"><h2>All results</h2>";
-  append_table(out, report_model::results_table(results, options), "results");
+  append_table(out, report_model::results_table(context, results, options), "results");
   out << "<p>" << escape(report_model::summary_line(results)) << "</p>";
   const auto failures = report_model::failure_lines(results);
   if (!failures.empty()) {
     out << "<ul class=\"failures\">";
     for (const auto& failure : failures) out << "<li>" << escape(failure) << "</li>";
+    out << "</ul>";
+  }
+  const auto doubts = report_model::doubt_lines(context, results);
+  if (!doubts.empty()) {
+    out << "<ul class=\"doubts\">";
+    for (const auto& doubt : doubts) out << "<li>! " << escape(doubt) << "</li>";
     out << "</ul>";
   }
   out << "</section>\n</body></html>\n";

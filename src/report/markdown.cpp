@@ -22,13 +22,18 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
   for (const auto& note : summary.notes) out << "\n> note: " << escape_markdown(note) << '\n';
   out << '\n';
 
-  report_model::append_markdown_table(out, report_model::results_table(results, options));
+  report_model::append_markdown_table(out, report_model::results_table(context, results, options));
 
   out << '\n' << report_model::summary_line(results) << '\n';
   const auto failures = report_model::failure_lines(results);
   if (!failures.empty()) {
     out << "\nFailures:\n\n";
     for (const auto& failure : failures) out << "- " << escape_markdown(failure) << '\n';
+  }
+  const auto doubts = report_model::doubt_lines(context, results);
+  if (!doubts.empty()) {
+    out << "\nFigures to doubt (! in the spread column):\n\n";
+    for (const auto& doubt : doubts) out << "- ! " << escape_markdown(doubt) << '\n';
   }
   const report_model::Table telemetry = report_model::telemetry_table(results);
   if (!telemetry.rows.empty()) {

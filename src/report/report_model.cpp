@@ -1,12 +1,15 @@
 #include "report/report_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <string_view>
+#include <variant>
 
 #include "analysis/device_match.hpp"
 #include "model/op_table.hpp"
+#include "model/statistics.hpp"
 
 namespace gpb::report_model {
 namespace {
@@ -46,16 +49,30 @@ std::string rate_cell(bool meaningful, double giga_per_second) {
   return meaningful && giga_per_second > 0 ? format_significant(giga_per_second, 3) : "-";
 }
 
+// Above this spread the samples are bimodal or scattered: their median stands for none of them.
+constexpr double kWideSpread = 0.5;
+// A memory-bound rate above twice the measured copy rate (a read-only op such as sum may pass
+// the copy rate from DRAM, by less), or above the GPU's theoretical DRAM bandwidth, comes from
+// data that sat in cache; a ratio against DRAM says nothing then.
+constexpr double kInCacheFraction = 2.0;
+
 // Half the interquartile range relative to the median: robust to the odd slow sample.
-std::string spread_cell(const Statistics& stats) {
+double relative_spread(const Statistics& stats) { return (stats.q3 - stats.q1) / 2 / stats.median; }
+
+std::string spread_text(const Statistics& stats) { return "\u00b1" + format_significant(relative_spread(stats) * 100, 2) + "%"; }
+
+std::string spread_cell(const Statistics& stats, bool doubtful) {
   if (stats.median <= 0) return "-";
-  return "\u00b1" + format_significant((stats.q3 - stats.q1) / 2 / stats.median * 100, 2) + "%";
+  return spread_text(stats) + (doubtful ? "!" : "");
 }
 
 // The fraction of the record's ceiling as a percentage: whole percents from 10 % up,
-// two significant digits below ("4.2%"); "-" where no ceiling is known.
+// two significant digits below ("4.2%"); "in cache" far above a memory ceiling; "-" where no
+// ceiling is known.
 std::string roofline_cell(const Roofline& roofline) {
   if (!(roofline.fraction > 0)) return "-";
+  if (roofline.bound == Bound::memory && (roofline.fraction > kInCacheFraction || roofline.theoretical_fraction > 1))
+    return "in cache";
   const double percent = roofline.fraction * 100;
   if (percent >= 10) {
     char text[32];
@@ -85,6 +102,18 @@ std::string speedup_cell(const ResultRecord& record, const std::vector<ResultRec
   char text[32];
   std::snprintf(text, sizeof text, "%.2fx", *ratio);
   return text;
+}
+
+// The run's noise rule, as the context records it.
+std::optional<double> noise_rule(const Context& context) {
+  const auto found = context.settings.find("max_noise");
+  if (found == context.settings.end() || !std::holds_alternative<double>(found->second)) return std::nullopt;
+  return std::get<double>(found->second);
+}
+
+// "case id: text", or "case id on GPU 1: text" when the report spans GPUs or ranks.
+std::string case_line(const ResultRecord& record, bool placed, const std::string& text) {
+  return record.spec.id() + (placed ? " on " + placement_label(record) : "") + ": " + text;
 }
 
 std::string plural(std::size_t count, const char* noun) {
@@ -170,12 +199,38 @@ std::vector<std::string> failure_lines(const std::vector<ResultRecord>& results)
       reason = verification_failed ? "verification failed: max error " + format_error(verification.max_error) + " > tolerance " +
                                          format_error(verification.tolerance)
                                    : "failed";
-    lines.push_back(record.spec.id() + (placed ? " on " + placement_label(record) : "") + ": " + single_line(reason));
+    lines.push_back(case_line(record, placed, single_line(reason)));
   }
   return lines;
 }
 
-Table results_table(const std::vector<ResultRecord>& results, const ReportOptions& options) {
+std::string doubt(const ResultRecord& record, std::optional<double> max_noise) {
+  const Statistics& stats = record.stats;
+  if (!has_measurements(record) || stats.median <= 0) return "";
+  if (relative_spread(stats) > kWideSpread)
+    return "spread " + spread_text(stats) + ": the samples are bimodal or scattered, so the median may stand for none of them";
+  const double halfwidth = median_relative_halfwidth(stats);
+  if (max_noise && !record.stop_reasons.contains(StopReason::converged) && !(record.stop_reasons == StopReasons()) &&
+      halfwidth > *max_noise)
+    return "sampling stopped at " + to_string(record.stop_reasons) + " before the noise rule was met: the median's CI is " +
+           (std::isfinite(halfwidth) ? "\u00b1" + format_significant(halfwidth * 100, 2) + "%" : "unbounded (under 6 samples)") +
+           ", the rule " + format_percent(*max_noise, "%g%%") + " (max_noise)";
+  return "";
+}
+
+std::vector<std::string> doubt_lines(const Context& context, const std::vector<ResultRecord>& results) {
+  std::vector<std::string> lines;
+  const auto max_noise = noise_rule(context);
+  const bool placed = spans_devices(results);
+  for (const auto& record : results) {
+    const std::string why = doubt(record, max_noise);
+    if (!why.empty()) lines.push_back(case_line(record, placed, why));
+  }
+  return lines;
+}
+
+Table results_table(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {
+  const auto max_noise = noise_rule(context);
   const bool show_phases = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return !r.phases.empty(); });
 
   Table table;
@@ -201,7 +256,8 @@ Table results_table(const std::vector<ResultRecord>& results, const ReportOption
     row.cells = {record.spec.id()};
     if (show_placement) row.cells.push_back(placement_label(record));
     if (has_measurements(record)) {
-      row.cells.insert(row.cells.end(), {format_seconds(record.stats.median), spread_cell(record.stats), samples_cell(record),
+      row.cells.insert(row.cells.end(), {format_seconds(record.stats.median),
+                                         spread_cell(record.stats, !doubt(record, max_noise).empty()), samples_cell(record),
                                          rate_cell(op.shows_bandwidth || record.roofline.bound == Bound::memory, record.gbps), rate_cell(op.shows_flop_rate, record.gflops),
                                          roofline_cell(record.roofline)});
       if (options.relative_to) row.cells.push_back(speedup_cell(record, results, *options.relative_to));

@@ -101,8 +101,19 @@ std::string render_text_table(const Table& table);
 std::string csv_field(const std::string& field);
 std::string csv_number(double value);
 
+// Why a measured record's figures may mislead, or "" when nothing says so: a spread (half the
+// interquartile range) above half the median, as bimodal or scattered samples give; or
+// sampling that stopped on --max-time or --max-samples in every pass with the median's CI
+// still wider than the run's noise rule (`max_noise`, when the report records it).
+std::string doubt(const ResultRecord& record, std::optional<double> max_noise);
+
+// One "case id: why" per record with a doubt, for the lines under the results table.
+std::vector<std::string> doubt_lines(const Context& context, const std::vector<ResultRecord>& results);
+
 // One row per record, named by its case id (and where it ran, when the report spans GPUs or
-// ranks); the optional columns (speed-up, e2e phases) only when some record needs them.
-Table results_table(const std::vector<ResultRecord>& results, const ReportOptions& options);
+// ranks); the optional columns (speed-up, e2e phases) only when some record needs them. A
+// doubtful record's spread is marked "!"; a memory-bound rate far above the measured copy
+// rate the %peak is against reads "in cache".
+Table results_table(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options);
 
 }  // namespace gpb::report_model
