@@ -87,6 +87,7 @@ struct Column {
 
 // The columns of every report, in order.
 const Column kColumns[] = {
+    {"id", "id"},
     {"op", "op"},
     {"backend", "backend"},
     {"device", "device"},
@@ -113,6 +114,7 @@ const Column kMeasurementColumns[] = {
     {"samples", "statistics.count", Shown::measured},
     {"batch", "settings.batch", Shown::measured},
     {"timer", "settings.timer", Shown::measured},
+    {"stop_reason", "settings.stop_reason", Shown::measured},
     {"median_s", "statistics.median", Shown::measured},
     {"mean_s", "statistics.mean", Shown::measured},
     {"min_s", "statistics.min", Shown::measured},

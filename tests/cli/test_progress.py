@@ -38,7 +38,7 @@ class ProgressTests(CliTestCase):
         self.assertRegex(terminal, r"\r\x1b\[K\[1/2 done, \d+:\d\d elapsed, ETA \d+:\d\d\] sqrt/eigen/f32/1024")
         self.assertTrue(terminal.endswith("\r\x1b[K"), repr(terminal[-40:]))  # cleared at the end
         self.assertNotIn("done,", stdout)  # the report on stdout stays clean
-        self.assertTrue(stdout.startswith("op,backend"), stdout[:80])
+        self.assertTrue(stdout.startswith("id,op,backend"), stdout[:80])
 
     def test_pipe_gets_nothing(self):
         process = gpubench(*RUN, "--format", "csv")
