@@ -10,15 +10,26 @@ namespace gpb {
 namespace {
 
 // The pooled baseline described in history_baseline.hpp.
-LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::ResultStore& store, const Context& current) {
+LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::ResultStore& store, const Context& current,
+                             bool allow_interrupted) {
   store::RunFilter filter;
   filter.tags = spec.tags;
   filter.machine = store::machine_of(current);
   filter.exact_machine = true;
-  const auto runs = store.runs(filter);
+  auto runs = store.runs(filter);
+  // An interrupted run's missing cases are no evidence: left out unless asked for.
+  const auto interrupted = std::count_if(runs.begin(), runs.end(), [](const store::RunInfo& run) { return run.interrupted; });
+  if (!allow_interrupted)
+    runs.erase(std::remove_if(runs.begin(), runs.end(), [](const store::RunInfo& run) { return run.interrupted; }), runs.end());
+  const std::string left_out =
+      interrupted > 0 && !allow_interrupted
+          ? std::to_string(interrupted) + " stored run" + (interrupted == 1 ? "" : "s") +
+                " of interrupted runs left out (--allow-interrupted includes them)"
+          : "";
   if (runs.empty())
     throw UsageError("baseline '" + spec.database.shown + "': no stored run on this machine (" + filter.machine + ")" +
-                     (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
+                     (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")) +
+                     (left_out.empty() ? "" : "; " + left_out));
   const store::RunInfo& newest = runs.back();
 
   struct Pooled {
@@ -63,6 +74,7 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
   report.context.notes.push_back("baseline from " + spec.database.shown + ": each case's medians over its last " +
                                  std::to_string(spec.last) + " runs on this machine" +
                                  (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
+  if (!left_out.empty()) report.context.notes.push_back(left_out);
   return report;
 }
 
@@ -79,8 +91,8 @@ Baseline Baseline::open(const std::string& baseline) {
   return opened;
 }
 
-LoadedReport Baseline::report_for(const Context& current) const {
-  return file_ ? *file_ : pooled_baseline(history_, *store_, current);
+LoadedReport Baseline::report_for(const Context& current, bool allow_interrupted) const {
+  return file_ ? *file_ : pooled_baseline(history_, *store_, current, allow_interrupted);
 }
 
 }  // namespace gpb

@@ -32,9 +32,11 @@ class Baseline {
   // UsageError when the file cannot be read or the database holds no history.
   static Baseline open(const std::string& baseline);
 
-  // The report to compare against: the file's, or the history pooled for `current`'s machine
-  // (UsageError when the store holds no run of that machine).
-  LoadedReport report_for(const Context& current) const;
+  // The report to compare against: the file's, or the history pooled for `current`'s machine.
+  // Stored runs of interrupted runs are left out unless allow_interrupted (the error when
+  // nothing is left says how many it left out). UsageError when the store holds no run of
+  // that machine.
+  LoadedReport report_for(const Context& current, bool allow_interrupted) const;
 
   // The file's report, known before anything is measured; null for a history.
   const LoadedReport* file() const { return file_ ? &*file_ : nullptr; }

@@ -90,4 +90,10 @@ TemporaryFileRegistration::~TemporaryFileRegistration() {
   if (slot_ >= 0) temporary_files[static_cast<std::size_t>(slot_)].state.store(kFree);
 }
 
+std::string settle_interrupt_after_commit() {
+  if (!interrupt_requested()) return "";
+  settle_interrupt();
+  return " (" + interrupt_signal_name() + " came after the commit: the run is stored)";
+}
+
 }  // namespace gpb

@@ -40,6 +40,10 @@ void stop_if_interrupted(const std::string& what);
 // program then exits with that code instead of 128 + the signal.
 void settle_interrupt();
 bool interrupt_settled();
+// For a store that has committed: settles a signal that arrived meanwhile and returns what the
+// command adds to its "stored as run N" line (" (SIGINT came after the commit: the run is
+// stored)"); empty when no signal came.
+std::string settle_interrupt_after_commit();
 
 // Registers a temporary file for removal by the second signal, for as long as it lives.
 // Registration is best effort: it has room for a fixed number of paths (more than the

@@ -98,8 +98,8 @@ void write_reports(const RunConfig& config, const Context& context, const std::v
 }
 
 void store_run(store::ResultStore& store, const store::Tags& tags, const Context& context, const std::vector<ResultRecord>& results) {
-  const std::int64_t id = store.ingest(context, results, tags, ingest_pause_hook());
-  std::cerr << "gpubench: stored as run " << id << " in " << store.shown() << "\n";
+  const std::int64_t id = store.ingest(context, results, tags, ingest_pauses());
+  std::cerr << "gpubench: stored as run " << id << " in " << store.shown() << settle_interrupt_after_commit() << "\n";
 }
 
 // After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
@@ -116,7 +116,7 @@ int run_exit_code(const RunConfig& config, const Context& context, const std::ve
   int exit_code = any_failed ? kExitCaseFailed : kExitOk;
   if (config.baseline) {
     // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
-    const LoadedReport baseline = config.baseline->report_for(context);
+    const LoadedReport baseline = config.baseline->report_for(context, config.allow_interrupted);
     const int verdict =
         compare_with_baseline(baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr);
     if (exit_code == kExitOk) exit_code = verdict;

@@ -72,6 +72,8 @@ const std::vector<Migration>& history_migrations() {
         " sample_index BIGINT NOT NULL,"
         " seconds DOUBLE PRECISION,"
         " PRIMARY KEY (run_id, result_index, sample_index))"}},
+      // Version 2: a run whose report is of an interrupted run says so, as the report does.
+      {2, {"ALTER TABLE runs ADD COLUMN interrupted BIGINT NOT NULL DEFAULT 0"}},
   };
   return migrations;
 }

@@ -185,31 +185,54 @@ TEST_P(StoreTest, FailedIngestLeavesNothing) {
 }
 
 TEST_P(StoreTest, MigrationsAreVersionedAndTransactional) {
+  const int newest = history_migrations().back().version;
+  const int next = newest + 1;
   auto connection = db().connect();
   EXPECT_EQ(schema_version(*connection), 0);
   apply_migrations(*connection, history_migrations(), "test");
-  EXPECT_EQ(schema_version(*connection), 1);
+  EXPECT_EQ(schema_version(*connection), newest);
   apply_migrations(*connection, history_migrations(), "test");  // nothing to do
-  EXPECT_EQ(connection->query("SELECT COUNT(*) FROM schema_version", {}).at(0).integer(0), 1);
+  EXPECT_EQ(connection->query("SELECT COUNT(*) FROM schema_version", {}).at(0).integer(0), newest);
 
   // A migration that fails halfway leaves the database at the version before it.
   std::vector<Migration> with_broken = history_migrations();
-  with_broken.push_back({2, {"CREATE TABLE added_by_two (x BIGINT)", "CREATE TABLE broken ("}});
+  with_broken.push_back({next, {"CREATE TABLE added_by_next (x BIGINT)", "CREATE TABLE broken ("}});
   EXPECT_THROW(apply_migrations(*connection, with_broken, "test"), StoreError);
-  EXPECT_EQ(schema_version(*connection), 1);
-  EXPECT_EQ(connection->query(connection->dialect().table_exists, {std::string("added_by_two")}).at(0).integer(0), 0);
+  EXPECT_EQ(schema_version(*connection), newest);
+  EXPECT_EQ(connection->query(connection->dialect().table_exists, {std::string("added_by_next")}).at(0).integer(0), 0);
 
-  std::vector<Migration> with_two = history_migrations();
-  with_two.push_back({2, {"CREATE TABLE added_by_two (x BIGINT)"}});
-  apply_migrations(*connection, with_two, "test");
-  EXPECT_EQ(schema_version(*connection), 2);
-  // This gpubench knows version 1 only: a database at 2 is refused, not misread.
+  std::vector<Migration> with_next = history_migrations();
+  with_next.push_back({next, {"CREATE TABLE added_by_next (x BIGINT)"}});
+  apply_migrations(*connection, with_next, "test");
+  EXPECT_EQ(schema_version(*connection), next);
+  // This gpubench knows the versions up to `newest` only: a database at the next is refused, not misread.
   try {
     db().open(OpenMode::read);
     FAIL() << "opened a database newer than the schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 2, newer"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("schema version " + std::to_string(next) + ", newer"), std::string::npos)
+        << error.what();
   }
+}
+
+// A database of version 1 (before runs said whether they were interrupted) is brought up to
+// date, its runs read as complete.
+TEST_P(StoreTest, VersionOneDatabasesAreMigrated) {
+  auto connection = db().connect();
+  apply_migrations(*connection, {history_migrations().front()}, "test");
+  ASSERT_EQ(schema_version(*connection), 1);
+  const LoadedReport report = synthetic_run(1, 1e-3);
+  const std::string context_json = "{\"timestamp\": \"" + report.context.timestamp + "\"}";
+  connection->query(
+      "INSERT INTO runs (digest, run_timestamp, ingested_at, machine, cpu_model, gpu_name, hostname, git_sha, tool_version,"
+      " report_schema_version, context_json) VALUES ('d', ?, ?, 'm', 'c', 'g', 'h', 's', 't', 1, ?)",
+      {report.context.timestamp, report.context.timestamp, context_json});
+  const auto store = db().open();
+  EXPECT_EQ(schema_version(store->connection()), history_migrations().back().version);
+  const auto runs = store->runs({});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs[0].interrupted);
+  EXPECT_FALSE(store->context(runs[0].id).interrupted);
 }
 
 TEST_P(StoreTest, ReadingNeedsAHistory) {
