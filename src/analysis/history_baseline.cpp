@@ -21,11 +21,10 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
   const auto interrupted = std::count_if(runs.begin(), runs.end(), [](const store::RunInfo& run) { return run.interrupted; });
   if (!allow_interrupted)
     runs.erase(std::remove_if(runs.begin(), runs.end(), [](const store::RunInfo& run) { return run.interrupted; }), runs.end());
-  const std::string left_out =
-      interrupted > 0 && !allow_interrupted
-          ? std::to_string(interrupted) + " stored run" + (interrupted == 1 ? "" : "s") +
-                " of interrupted runs left out (--allow-interrupted includes them)"
-          : "";
+  const std::string left_out = interrupted > 0 && !allow_interrupted
+                                   ? std::to_string(interrupted) + " interrupted run" + (interrupted == 1 ? "" : "s") +
+                                         " left out (--allow-interrupted includes them)"
+                                   : "";
   if (runs.empty())
     throw UsageError("baseline '" + spec.database.shown + "': no stored run on this machine (" + filter.machine + ")" +
                      (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")) +
@@ -70,11 +69,11 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
     report.results.push_back(std::move(record));
   }
   // compare names the baseline by its git SHA: here, the runs it pools.
-  report.context.git_sha = "medians of up to " + std::to_string(most_runs) + " runs through " + newest.label();
+  report.context.git_sha = "medians of up to " + std::to_string(most_runs) + " runs through " + newest.label() +
+                           (left_out.empty() ? "" : "; " + left_out);
   report.context.notes.push_back("baseline from " + spec.database.shown + ": each case's medians over its last " +
                                  std::to_string(spec.last) + " runs on this machine" +
                                  (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
-  if (!left_out.empty()) report.context.notes.push_back(left_out);
   return report;
 }
 

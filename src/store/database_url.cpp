@@ -186,7 +186,11 @@ bool is_history_baseline(const std::string& baseline) { return starts_with(basel
 
 HistoryBaselineSpec parse_history_baseline(const std::string& baseline) {
   const std::string text = baseline.substr(std::string(kHistoryBaselinePrefix).size());
-  const auto question = text.find('?');
+  // The query starts after a URL's user information, which may hold a '?' of its password.
+  std::size_t query_search = 0;
+  if (const auto scheme = text.find("://"); scheme != std::string::npos)
+    if (const auto userinfo = find_url_userinfo(text, scheme + 3)) query_search = userinfo->end;
+  const auto question = text.find('?', query_search);
   std::string base = text.substr(0, question);
   HistoryBaselineSpec spec;
   spec.database = parse_database_url(base);  // the engine decides which parameters stay in the URL
@@ -206,7 +210,7 @@ HistoryBaselineSpec parse_history_baseline(const std::string& baseline) {
         spec.last = std::stoul(value);
       } else {
         if (!valid_key(key) || equals == std::string::npos || value.empty())
-          throw UsageError("baseline '" + redact_secrets(baseline) + "': '" + parameter +
+          throw UsageError("baseline '" + redact_secrets(baseline) + "': '" + redact_secrets(parameter) +
                            "' is not a tag filter (key=value), last=N or a PostgreSQL connection parameter");
         spec.tags[key] = value;
       }

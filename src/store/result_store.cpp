@@ -115,12 +115,16 @@ std::unique_ptr<ResultStore> ResultStore::open(const DatabaseUrl& url, OpenMode 
 void ResultStore::check_writable() {
   // A write transaction that inserts nothing, rolled back: a read-only file, a read-only
   // server or a role without INSERT fails here, before a run measures anything.
-  WriteTransaction transaction(*connection_);
-  for (const auto& [table, column] : {std::pair<const char*, const char*>{"runs", "digest"}, {"run_tags", "run_id"},
-                                      {"results", "run_id"}, {"samples", "run_id"}})
-    connection_->query(std::string("INSERT INTO ") + table + " (" + column + ") SELECT " + column + " FROM " + table +
-                           " WHERE 1 = 0",
-                       {});
+  try {
+    WriteTransaction transaction(*connection_);
+    for (const auto& [table, column] : {std::pair<const char*, const char*>{"runs", "digest"}, {"run_tags", "run_id"},
+                                        {"results", "run_id"}, {"samples", "run_id"}})
+      connection_->query(std::string("INSERT INTO ") + table + " (" + column + ") SELECT " + column + " FROM " + table +
+                             " WHERE 1 = 0",
+                         {});
+  } catch (const StoreError& error) {
+    throw StoreError("database '" + shown_ + "' does not take writes (read-only?), so nothing could be stored: " + error.what());
+  }
 }
 
 std::int64_t ResultStore::ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags,

@@ -19,8 +19,8 @@ LAUNCHER_PREFIXES = ("SLURM_", "SLURMD_", "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCAL
 SANITIZED = os.environ.get("GPUBENCH_SANITIZED") == "1"
 
 
-def gpubench(*args, timeout=300, env=None):
-    """Runs gpubench with args; returns the CompletedProcess (stdout/stderr as text)."""
+def gpubench(*args, timeout=300, env=None, cwd=None):
+    """Runs gpubench with args (in cwd, when given); returns the CompletedProcess (stdout/stderr as text)."""
     if not GPUBENCH:
         raise RuntimeError("GPUBENCH is not set; run these tests through ctest")
     # A launcher the tests themselves run under (srun, mpirun) must not make gpubench a rank.
@@ -29,7 +29,7 @@ def gpubench(*args, timeout=300, env=None):
     if env:
         full_env.update(env)
     return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout, env=full_env,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def run_json(*args, **kwargs):
