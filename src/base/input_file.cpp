@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "base/errors.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {
@@ -111,7 +112,7 @@ std::uint64_t available_memory_bytes() {
   std::uint64_t limit = 0, used = 0;
   if (read_number_after("/sys/fs/cgroup/memory.max", "", limit) && read_number_after("/sys/fs/cgroup/memory.current", "", used))
     available = std::min(available, limit > used ? limit - used : 0);
-  return available;
+  return std::min(available, address_space_headroom_bytes());
 }
 
 }  // namespace gpb

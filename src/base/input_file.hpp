@@ -22,7 +22,7 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes, co
 
 // Memory this process can still allocate without swapping or meeting its cgroup's limit:
 // MemAvailable (or physical memory where /proc/meminfo has none), less where a cgroup v2
-// limit leaves less.
+// limit or the address-space limit (ulimit -v) leaves less.
 std::uint64_t available_memory_bytes();
 
 // "512 bytes", "16 MiB", "1.5 GiB": for messages about sizes.

@@ -225,7 +225,7 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
 }
 
 void check_plan_fits_memory(const Plan& plan) {
-  const double memory = physical_memory_bytes();
+  const double memory = allocatable_memory_bytes();
   if (memory <= 0) return;
   for (const auto& spec : plan.cases) {
     Shape shape = spec.shape;
@@ -244,8 +244,8 @@ void check_plan_fits_memory(const Plan& plan) {
       needed += static_cast<double>(shape.cols) * static_cast<double>(dtype_size(spec.dtype));
     if (needed > memory * 0.8)
       throw UsageError("case " + spec.id() + " needs about " + std::to_string(static_cast<long long>(needed / (1 << 30))) +
-                       " GiB of host memory, more than this machine's " +
-                       std::to_string(static_cast<long long>(memory / (1 << 30))) + " GiB allows");
+                       " GiB of host memory, more than the " + std::to_string(static_cast<long long>(memory / (1 << 30))) +
+                       " GiB this process may allocate (the machine's memory, or ulimit -v) allows");
   }
 }
 
