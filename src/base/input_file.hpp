@@ -3,6 +3,7 @@
 // not exhausted memory. docs/bounds.md lists the bounds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -12,6 +13,30 @@ inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 // A report of a long sweep with every raw sample is a few MiB; suites are hand-written.
 inline constexpr std::uint64_t kMaxReportBytes = 256 * kMiB;
 inline constexpr std::uint64_t kMaxSuiteBytes = 16 * kMiB;
+
+// An input file read in blocks: a regular file, a pipe (`<(cat m.mtx)`) or a device. `what`
+// names it in errors ("cannot read matrix file 'm.mtx': No such file or directory").
+class InputStream {
+ public:
+  // Opens path for reading; UsageError where it cannot be opened or is a directory.
+  InputStream(const std::string& path, const std::string& what);
+  InputStream(const InputStream&) = delete;
+  InputStream& operator=(const InputStream&) = delete;
+  ~InputStream();
+
+  // Reads up to size bytes into buffer; 0 at the end. UsageError on a read error.
+  std::size_t read(char* buffer, std::size_t size);
+  // A regular file's size; nothing for a pipe or a device, which have none.
+  bool has_size() const { return has_size_; }
+  std::uint64_t size() const { return size_; }
+
+ private:
+  std::string path_;
+  std::string what_;
+  int fd_ = -1;
+  bool has_size_ = false;
+  std::uint64_t size_ = 0;
+};
 
 // The whole content of path, which may be a regular file, a pipe (`<(cat m.mtx)`) or a
 // device. `what` names the input in errors: "cannot read report 'x.json': No such file or

@@ -12,8 +12,10 @@ QUICK_SUM = ["run", "--op", "sum", "--size", "1K", "--backend", "eigen", *FAST]
 GIB_IN_KIB = 1024 * 1024
 
 
-def ulimit_command(limit, args):
-    return f"ulimit {limit} && exec {shlex.quote(GPUBENCH)} {' '.join(shlex.quote(arg) for arg in args)}"
+def ulimit_command(limit, args, shell_tail=""):
+    """A shell command that sets the limit and execs gpubench with args, then shell_tail as
+    the shell reads it (a process substitution)."""
+    return f"ulimit {limit} && exec {shlex.quote(GPUBENCH)} {' '.join(shlex.quote(arg) for arg in args)} {shell_tail}"
 
 
 def limited(limit, *args, cwd=None, timeout=120):
@@ -30,11 +32,11 @@ def limited(limit, *args, cwd=None, timeout=120):
     return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
 
 
-def peak_resident_bytes(limit, *args):
+def peak_resident_bytes(limit, *args, shell_tail=""):
     """Runs gpubench args under `ulimit <limit>` and returns (CompletedProcess, its peak
     resident set in bytes), from wait4's rusage of that one process."""
     with open(os.devnull, "wb") as null:
-        process = subprocess.Popen(["bash", "-c", ulimit_command(limit, args)], stdout=null, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(["bash", "-c", ulimit_command(limit, args, shell_tail)], stdout=null, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         with process.stderr:
             stderr = process.stderr.read().decode(errors="replace")
         _, status, usage = os.wait4(process.pid, 0)
@@ -90,6 +92,22 @@ class MemoryFootprint(CliTestCase):
                                             os.path.join(self.dir, "r.json"), "--quiet")
         self.assertOk(process)
         self.assertLess(peak, 512 << 20, f"a 1K-element sum peaked at {peak >> 20} MiB under a 3 GiB limit")
+
+    def test_a_matrix_is_read_as_a_stream(self):
+        # 300 MB of comments from a pipe, then a bad entry: the text used to be read whole
+        # into memory before parsing (a 3 GB pipe peaked at 6.5 GB).
+        text = ("<({ printf '%%%%MatrixMarket matrix coordinate real general\\n'; "
+                "yes '% a comment line, one of many' | head -c 300M; printf '\\n2 2 1\\n1 1 x\\n'; })")
+        process, peak = peak_resident_bytes("-v unlimited", "run", "--op", "spmv", "--backend", "eigen", *FAST, "--matrix",
+                                            shell_tail=text)
+        self.assertUsageError(process, "value 'x' is not a number")
+        self.assertLess(peak, 128 << 20, f"reading a 300 MB matrix text peaked at {peak >> 20} MiB")
+
+    def test_an_endless_line_is_refused_after_a_mebibyte(self):
+        process, peak = peak_resident_bytes("-v unlimited", "run", "--op", "spmv", "--backend", "eigen", *FAST, "--matrix",
+                                            shell_tail="<(head -c 3G /dev/zero)")
+        self.assertUsageError(process, "line 1: longer than 1 MiB (not a Matrix Market text?)")
+        self.assertLess(peak, 128 << 20, f"reading /dev/zero as a matrix peaked at {peak >> 20} MiB")
 
 
 if __name__ == "__main__":
