@@ -219,6 +219,10 @@ class PostgresStoreEdges(PostgresEngine, StoreEdgeCases, CliTestCase):
             f"postgres://gpubench:Secret49@/{name}?host={host}",
             f"host={host} user=gpubench password=Secret50 dbname={name}",
             f"host={host} user=gpubench password='Secret 51' dbname={name}",
+            f"postgresql://gpubench@/{name}?host={host}&PassWord=Se%63ret52",
+            f"postgresql://gpubench:Se%63ret53@/{name}?host={host}",
+            f"host={host} user=gpubench password = Secret54 dbname={name}",
+            f"host={host} user=gpubench PASSWORD=Secret55 dbname={name}",
         ]
         output = []
 
@@ -256,7 +260,7 @@ class PostgresStoreEdges(PostgresEngine, StoreEdgeCases, CliTestCase):
         self.assertIn("--db", written[os.path.join(self.dir, "r0.json")])
         for where, text in [*written.items(), ("the database rows", "\n".join(tables)), ("the output", "\n".join(output)),
                             ("the file names", "\n".join(written))]:
-            found = re.findall(r".{0,40}Secret.{0,10}", text)
+            found = re.findall(r".{0,40}(?:Secret|Se%63ret).{0,10}", text)
             self.assertEqual(found, [], f"a password in {where}")
 
     def test_a_server_that_never_answers_costs_the_connect_timeout(self):
