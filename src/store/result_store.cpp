@@ -98,10 +98,11 @@ std::unique_ptr<ResultStore> ResultStore::open(const DatabaseUrl& url, OpenMode 
   if (schema_version(*connection) == 0) {
     if (mode == OpenMode::read)
       throw StoreError("database '" + url.shown + "' holds no gpubench history (no schema_version table); store a run first");
-    // Someone else's database: gpubench's tables do not belong in it.
+    // Someone else's database: gpubench's tables do not belong in it. (Some of gpubench's
+    // own, without a version yet, are another process's migration under way.)
     std::string tables;
     for (const SqlRow& row : connection->query(connection->dialect().list_tables, {}))
-      tables += (tables.empty() ? "" : ", ") + row.text(0);
+      if (!is_history_table(row.text(0))) tables += (tables.empty() ? "" : ", ") + row.text(0);
     if (!tables.empty())
       throw StoreError("database '" + url.shown + "' holds other tables (" + tables +
                        ") and no gpubench history; refusing to add gpubench's tables to it (give a new database)");

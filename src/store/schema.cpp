@@ -78,6 +78,17 @@ const std::vector<Migration>& history_migrations() {
   return migrations;
 }
 
+bool is_history_table(const std::string& table) {
+  if (table == "schema_version") return true;
+  const std::string create = "CREATE TABLE ";
+  for (const Migration& migration : history_migrations())
+    for (const std::string& statement : migration.statements)
+      if (statement.compare(0, create.size(), create) == 0 &&
+          statement.compare(create.size(), table.size() + 1, table + " ") == 0)
+        return true;
+  return false;
+}
+
 int schema_version(SqlConnection& connection) {
   const auto exists = connection.query(connection.dialect().table_exists, {std::string("schema_version")});
   if (exists.empty() || exists[0].integer(0) == 0) return 0;
