@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 
+#include "base/input_file.hpp"
 #include "measure/context.hpp"
 
 namespace gpb {
@@ -15,22 +16,34 @@ namespace {
 
 constexpr std::int64_t kMinBufferBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 30;
+// The smallest buffer worth measuring where the cache size is unknown.
+constexpr std::int64_t kFloorBufferBytes = std::int64_t{64} << 20;
+// The two buffers take at most this share of the memory the process may still allocate.
+constexpr std::uint64_t kShareOfAvailable = 8;
 // Enough repetitions for a stable best, within about 0.1 s of copying on a slow host.
 constexpr int kMinRepetitions = 3;
 constexpr int kMaxRepetitions = 10;
 constexpr double kBudgetSeconds = 0.1;
 
 // Twice the L3 that sysconf reports (0 or -1 where it does not know) per buffer, so that
-// a copy streams four times the cache through it; at least 256 MiB, at most 1 GiB.
+// a copy streams four times the cache through it; at least 256 MiB, at most 1 GiB, and the
+// pair at most an eighth of the memory this process may still allocate (the machine's, its
+// cgroup's and its ulimit -v's), so that a container's limit is never met for a ceiling.
+// 0 where that leaves less than twice the cache (or 64 MiB): the copy would measure the cache.
 std::int64_t buffer_bytes() {
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return std::clamp<std::int64_t>(2 * std::int64_t{std::max(l3, 0L)}, kMinBufferBytes, kMaxBufferBytes);
+  const std::int64_t l3 = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 0L);
+  const std::int64_t wanted = std::clamp<std::int64_t>(2 * l3, kMinBufferBytes, kMaxBufferBytes);
+  const auto allowed = static_cast<std::int64_t>(std::min<std::uint64_t>(
+      available_memory_bytes() / kShareOfAvailable / 2, static_cast<std::uint64_t>(kMaxBufferBytes)));
+  const std::int64_t bytes = std::min(wanted, allowed);
+  return bytes >= std::max(2 * l3, kFloorBufferBytes) ? bytes : 0;
 }
 
 }  // namespace
 
 double measure_cpu_copy_gbps(int threads) {
   const std::int64_t count = buffer_bytes() / static_cast<std::int64_t>(sizeof(double));
+  if (count == 0) return 0;
   // Not std::vector: its serial zero-fill would place every page on one NUMA node.
   std::unique_ptr<double[]> source(new (std::nothrow) double[static_cast<std::size_t>(count)]);
   std::unique_ptr<double[]> destination(new (std::nothrow) double[static_cast<std::size_t>(count)]);

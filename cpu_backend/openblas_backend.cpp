@@ -1,10 +1,9 @@
 // The OpenBLAS backend: dense matmul through CBLAS gemm. BLAS has nothing for the other
 // ops, and the backend says so rather than dressing up a non-BLAS loop under its name.
-// bf16 runs through cblas_sbgemm where this OpenBLAS exports it (checked when configuring):
-// bf16 A and B, f32 accumulation and an f32 C, which a vectorisable loop rounds to bf16
-// inside the timed run. OpenBLAS has no f16 gemm in its CBLAS interface.
-#include <cblas.h>
-#include <dlfcn.h>
+// bf16 runs through cblas_sbgemm where the OpenBLAS loaded exports it: bf16 A and B, f32
+// accumulation and an f32 C, which a vectorisable loop rounds to bf16 inside the timed run.
+// OpenBLAS has no f16 gemm in its CBLAS interface. The library is loaded at run time
+// (openblas_library.hpp says why).
 #include <strings.h>
 
 #include <cstdlib>
@@ -14,6 +13,7 @@
 
 #include "cpu_backend/cpu_backends.hpp"
 #include "cpu_backend/eigen_types.hpp"
+#include "cpu_backend/openblas_library.hpp"
 #include "cpu_backend/threading.hpp"
 #include "model/op_table.hpp"
 
@@ -41,18 +41,16 @@ const char* core_for_instruction_sets() {
 // at run time because only DYNAMIC_ARCH builds have them) with OPENBLAS_CORETYPE set, as if
 // the user had set it. Returns how the core was chosen, for the case details.
 std::string choose_core() {
-  const std::string detected = openblas_get_corename();
+  const OpenBlasLibrary& library = openblas_library();
+  const std::string detected = library.get_corename();
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return "core " + detected + " (OPENBLAS_CORETYPE)";
   if (strcasecmp(detected.c_str(), "prescott") != 0) return "core " + detected;
-  using Hook = void (*)();
-  const auto quit = reinterpret_cast<Hook>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"));
-  const auto init = reinterpret_cast<Hook>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init"));
   const char* core = core_for_instruction_sets();
-  if (core == nullptr || quit == nullptr || init == nullptr) return "core " + detected;
+  if (core == nullptr || library.dynamic_quit == nullptr || library.dynamic_init == nullptr) return "core " + detected;
   setenv("OPENBLAS_CORETYPE", core, 0);
-  quit();
-  init();
-  return "core " + std::string(openblas_get_corename()) +
+  library.dynamic_quit();
+  library.dynamic_init();
+  return "core " + std::string(library.get_corename()) +
          " (set by gpubench from the CPU's instruction sets: OpenBLAS fell back to " + detected +
          " on this CPU model)";
 }
@@ -63,11 +61,8 @@ Support matmul_support(DType dtype) {
     case DType::f64:
       return {};
     case DType::bf16:
-#ifdef GPUBENCH_HAVE_SBGEMM
-      return {};
-#else
+      if (openblas_library().sbgemm) return {};
       return {false, "this OpenBLAS does not export cblas_sbgemm (built without BUILD_BFLOAT16); use eigen"};
-#endif
     case DType::f16:
       return {false, "OpenBLAS's CBLAS has no f16 gemm; use eigen"};
   }
@@ -90,18 +85,16 @@ class OpenBlasPrepared final : public CpuPrepared<T> {
     const auto k = static_cast<blasint>(problem.shape.k);
     const T* a = problem.a.template as<T>().data();
     const T* b = problem.b.template as<T>().data();
+    const OpenBlasLibrary& blas = openblas_library();
     if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, this->output(), n);
+      blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, this->output(), n);
     } else if constexpr (std::is_same_v<T, double>) {
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, this->output(), n);
+      blas.dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, this->output(), n);
     } else if constexpr (std::is_same_v<T, BFloat16>) {
-#ifdef GPUBENCH_HAVE_SBGEMM
-      cblas_sbgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, reinterpret_cast<const bfloat16*>(a), k,
-                   reinterpret_cast<const bfloat16*>(b), n, 0.0f, float_output_.data(), n);
+      if (!blas.sbgemm) throw std::logic_error("openblas: bf16 matmul without cblas_sbgemm");
+      blas.sbgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, reinterpret_cast<const bfloat16*>(a), k,
+                  reinterpret_cast<const bfloat16*>(b), n, 0.0f, float_output_.data(), n);
       round_output_to_bf16();
-#else
-      throw std::logic_error("openblas: bf16 matmul without cblas_sbgemm");
-#endif
     } else {
       throw std::logic_error("openblas: no gemm for " + to_string(problem.dtype));
     }
@@ -111,7 +104,7 @@ class OpenBlasPrepared final : public CpuPrepared<T> {
     const char* routine = std::is_same_v<T, float>    ? "cblas_sgemm"
                           : std::is_same_v<T, double> ? "cblas_dgemm"
                                                       : "cblas_sbgemm (f32 accumulation, f32 C rounded to bf16 in the run)";
-    return std::string(routine) + " row-major; " + std::to_string(openblas_get_num_threads()) + " threads; " +
+    return std::string(routine) + " row-major; " + std::to_string(openblas_library().get_num_threads()) + " threads; " +
            openblas_core_choice();
   }
 
@@ -131,10 +124,21 @@ class OpenBlasBackend final : public Backend {
  public:
   std::string name() const override { return "openblas"; }
   std::string description() const override {
-    return std::string(openblas_get_config()) + "; matmul only";  // the config names version and core
+    try {
+      return std::string(openblas_library().get_config()) + "; matmul only";  // the config names version and core
+    } catch (const std::runtime_error& error) {
+      return error.what();
+    }
   }
   DeviceKind kind() const override { return DeviceKind::cpu; }
-  Availability availability() const override { return {}; }
+  Availability availability() const override {
+    try {
+      openblas_library();
+      return {};
+    } catch (const std::runtime_error& error) {
+      return {false, error.what()};
+    }
+  }
 
   Support supports(Op op, DType dtype) const override {
     if (op == Op::matmul) return matmul_support(dtype);
@@ -150,6 +154,7 @@ class OpenBlasBackend final : public Backend {
     if (!support.supported) throw std::runtime_error(support.reason);
     openblas_core_choice();
     const int threads = apply_thread_count(settings.threads);
+    start_openblas_threads(threads);
     return dispatch_dtype(problem.dtype, [&](auto tag) -> std::unique_ptr<Prepared> {
       return std::make_unique<OpenBlasPrepared<decltype(tag)>>(problem, threads);
     });

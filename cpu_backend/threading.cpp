@@ -1,6 +1,5 @@
 #include "cpu_backend/threading.hpp"
 
-#include <cblas.h>
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -21,7 +20,6 @@ int apply_thread_count(int requested) {
   const int threads = resolve_thread_count(requested);
   omp_set_num_threads(threads);
   Eigen::setNbThreads(threads);
-  openblas_set_num_threads(threads);
   return threads;
 }
 

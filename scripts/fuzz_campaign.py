@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 """A fuzz campaign through the command line: mutants of the three file formats gpubench reads
 (Matrix Market matrices, suites, reports), made from the seed corpora in tests/fuzz/corpus,
-each fed to every command that reads it, on each given binary (the Release build and the
-ASan/UBSan one). Where the libFuzzer targets (tests/fuzz) drive the parsers in-process, this
-drives the whole program: argument handling, the run, the report writers, exit codes.
+and of results databases (a SQLite history of the seed reports whose rows are corrupted:
+JSON truncated, nested deep, of the wrong type or huge; columns of the wrong SQL type; rows
+deleted), each fed to every command that reads it, on each given binary (the Release build
+and the ASan/UBSan one). Where the libFuzzer targets (tests/fuzz) drive the parsers
+in-process, this drives the whole program: argument handling, the run, the report writers,
+the store's reader, exit codes.
 
 For every invocation it checks:
   - no crash (death by a signal) and no sanitizer report on stderr;
-  - an exit code in {0, 1, 2, 3}, and 1 only from a compare verdict (compare, run --baseline);
+  - an exit code in {0, 1, 2, 3}, and 1 only from a verdict (compare, run --baseline,
+    history check);
   - exit 2 with exactly one error line on stderr, and no report file or temporary left behind;
   - the same exit code from every binary.
 Mutants that break a rule are kept in OUT/findings with the command lines and outputs.
 
   scripts/fuzz_campaign.py --binary build/cpu-only/gpubench --binary build/asan/gpubench \\
       --mutants 10000 --jobs 2 --out /tmp/campaign
+  scripts/fuzz_campaign.py --binary build/cpu-only/gpubench --formats database --mutants 2000 \\
+      --out /tmp/database-campaign
 """
 import argparse
 import collections
@@ -24,6 +30,7 @@ import random
 import re
 import resource
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -32,7 +39,8 @@ import time
 
 SOURCE_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 CORPUS = os.path.join(SOURCE_DIR, "tests", "fuzz", "corpus")
-FORMATS = ("matrix_market", "suite", "report")
+FILE_FORMATS = ("matrix_market", "suite", "report")
+FORMATS = (*FILE_FORMATS, "database")
 # Every run stays tiny: one quick CPU backend on one thread, few samples, short time budgets.
 # A run that gets as far as measuring still spends a second or so on the host copy
 # bandwidth it measures first, so reports go through run --baseline in a third of the
@@ -52,6 +60,14 @@ HOSTILE_NUMBERS = ["0", "-1", "-0", "1e999", "-1e999", "1e308", "4.9e-324", "0.5
 HOSTILE_VALUES = [None, True, False, "", "x", "1K..1024G:x2", "16M..1024G:x1099511607776", "4096G", "NaN", "-1", [], {},
                   [None], ["sin", "sin"], {"": 1}, [[[[[]]]]], 2 ** 31 - 1, 2 ** 63 - 1, -(2 ** 63), 2 ** 64, 1e308, -1.5,
                   1e-320, 0, 0.7, 10]
+# (table, column) pairs a database mutant corrupts: the JSON a run is read back from, and the
+# columns the listings, trends and baselines read directly.
+DATABASE_COLUMNS = [("runs", "context_json")] * 4 + [("results", "record_json")] * 4 + [
+    ("runs", "run_timestamp"), ("runs", "machine"), ("runs", "hostname"), ("runs", "git_sha"),
+    ("runs", "report_schema_version"), ("runs", "interrupted"), ("runs", "digest"), ("results", "case_id"),
+    ("results", "median_s"), ("results", "median_ci_low_s"), ("results", "sample_count"), ("results", "status"),
+    ("results", "result_index"), ("samples", "seconds"), ("samples", "sample_index"), ("run_tags", "tag_value"),
+    ("schema_version", "version")]
 HOSTILE_BYTES = [b"\x00", b"\r", b"\r\n", b"\xef\xbb\xbf", b"\xff\xfe", b"\xc3\x28", b"%", b"\n\n", b"\t", b" ", b"-",
                  b"+", b"e", b".", b"nan", b"inf", b"1e999", b"99999999999999999999", b"[", b"{", b"\"", b"\\u0000",
                  b"\\ud800", b"null", b","]
@@ -214,15 +230,86 @@ def matrix_mutation(rng, data, seeds):
     return b"\n".join(lines)
 
 
+def database_mutation(rng, database, seeds):
+    """Corrupts the SQLite history at path `database` in place, as a damaged disk, a hostile
+    writer or another program could: one to three changes to rows of runs, results, samples,
+    run_tags or schema_version."""
+    connection = sqlite3.connect(database)
+    try:
+        for _ in range(rng.randint(1, 3)):
+            table, column = rng.choice(DATABASE_COLUMNS)
+            rows = [row[0] for row in connection.execute(f"SELECT rowid FROM {table}")]
+            if not rows:
+                continue
+            rowid = rng.choice(rows)
+            value = connection.execute(f"SELECT {column} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()[0]
+            choice = rng.randrange(7)
+            if choice == 0 and isinstance(value, str) and value.startswith("{"):  # the JSON mutated
+                value = json_mutation(rng, value.encode(), seeds).decode(errors="replace")
+            elif choice == 1 and isinstance(value, str):  # truncated
+                value = value[:rng.randrange(len(value) + 1)]
+            elif choice == 2 and isinstance(value, str) and value.startswith("{"):  # nested deep
+                levels = rng.choice([63, 64, 65, 1000, 200000])
+                value = value[:-1] + ', "deep": ' + nest(1, levels, rng) + "}"
+            elif choice == 3:  # a huge string
+                value = rng.choice(["x", "\x1b[2J", "\u00e9"]) * rng.choice([10 ** 5, 10 ** 7])
+            elif choice == 4:  # another SQL type
+                value = rng.choice([42, -1, 2 ** 63 - 1, 1e308, float("inf"), b"\xff\x00\xfe", "", "NaN", "1e999"])
+            elif choice == 5:  # a hostile number, as SQL sees it
+                value = rng.choice(HOSTILE_NUMBERS)
+                value = float(value) if rng.random() < 0.5 else value
+            else:  # the row gone
+                connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+                continue
+            try:
+                connection.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (value, rowid))
+            except sqlite3.IntegrityError:
+                pass  # a NOT NULL or UNIQUE column: this change is not one a row can hold
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def make_history(binary, reports, path):
+    """A SQLite history holding the seed reports (each twice over, a day apart, so that show and
+    check have several runs), made by gpubench itself."""
+    for index, report in enumerate(reports):
+        for day in (1, 2):
+            with open(report, encoding="utf-8") as handle:
+                document = json.load(handle)
+            document.setdefault("context", {})["timestamp"] = f"2026-01-0{day}T0{index}:00:00Z"
+            copy = path + f".{index}.{day}.json"
+            with open(copy, "w", encoding="utf-8") as handle:
+                json.dump(document, handle)
+            process = subprocess.run([binary, "history", "ingest", copy, "--db", path, "--allow-interrupted"],
+                                     capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            os.remove(copy)
+            if process.returncode != 0:
+                raise RuntimeError(f"cannot make the seed history from {report}: {process.stderr}")
+    connection = sqlite3.connect(path)
+    case_ids = sorted({row[0] for row in connection.execute("SELECT case_id FROM results")})
+    connection.close()
+    return case_ids
+
+
 # ---- commands ----
 
 def commands_for(fmt, mutant, seed_path, rng):
     """(name, args, may_exit_1) per command that reads this format; args end in --out where a
-    report is written, so that an exit 2 can be checked to leave nothing."""
+    report is written, so that an exit 2 can be checked to leave nothing. seed_path is the
+    mutant's seed report, or for a database (a case id it holds, a report to compare)."""
     if fmt == "matrix_market":
         return [("run --matrix", ["run", "--op", "spmv", "--matrix", mutant, "--backend", "eigen", *TINY], False)]
     if fmt == "suite":
         return [("run --config", ["run", "--config", mutant, "--backend", "eigen", *TINY], False)]
+    if fmt == "database":
+        case_id, report = seed_path
+        allow = ["--allow-interrupted"] if rng.random() < 0.7 else []
+        return [("history list", ["history", "list", "--db", mutant], False),
+                ("history show", ["history", "show", "--db", mutant, "--case", case_id], False),
+                ("history export", ["history", "export", "--db", mutant, "--format", rng.choice(["csv", "json"])], False),
+                ("history check", ["history", "check", "--db", mutant], True),
+                ("compare db:", ["compare", "db:" + mutant, report, *allow], True)]
     allow = ["--allow-machine-mismatch", "--allow-interrupted"] if rng.random() < 0.7 else []
     pair = [seed_path, mutant] if rng.random() < 0.5 else [mutant, seed_path]
     commands = [("report", ["report", mutant], False),
@@ -295,15 +382,24 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=60, help="seconds per invocation before it counts as a hang")
     parser.add_argument("--out", required=True, help="directory for the summary and the findings")
+    parser.add_argument("--formats", nargs="+", choices=FORMATS, default=list(FORMATS),
+                        help="what to mutate (default: every format); mutants take turns among them")
     options = parser.parse_args()
+    formats = tuple(options.formats)
     options.binary = [os.path.abspath(binary) for binary in options.binary]
     is_sanitized = {binary: sanitized(binary) for binary in options.binary}
 
     os.makedirs(os.path.join(options.out, "findings"), exist_ok=True)
     seeds = {fmt: [os.path.join(CORPUS, fmt, name) for name in sorted(os.listdir(os.path.join(CORPUS, fmt)))]
-             for fmt in FORMATS}
+             for fmt in FILE_FORMATS}
     seed_bytes = {fmt: [open(path, "rb").read() for path in paths] for fmt, paths in seeds.items()}
     mutate = {"matrix_market": matrix_mutation, "suite": json_mutation, "report": json_mutation}
+    # Database mutants start from one history of the report seeds, made once.
+    history = os.path.join(options.out, "seed-history.db")
+    if "database" in formats:
+        if os.path.exists(history):
+            os.remove(history)
+        history_cases = make_history(options.binary[0], seeds["report"], history)
     # Suites run what they list: the seeds' sizes made tiny, so that a mutant that stays valid
     # measures for a moment (a mutated size is mostly an extreme one, refused up front).
     tiny_suites = []
@@ -328,19 +424,26 @@ def main():
 
     def one_mutant(index):
         rng = random.Random(options.seed * 1000003 + index)
-        fmt = FORMATS[index % len(FORMATS)]
-        seed_index = rng.randrange(len(seeds[fmt]))
-        data = mutate[fmt](rng, seed_bytes[fmt][seed_index], seed_bytes[fmt])
+        fmt = formats[index % len(formats)]
+        seed_fmt = "report" if fmt == "database" else fmt
+        seed_index = rng.randrange(len(seeds[seed_fmt]))
         workdir = tempfile.mkdtemp(prefix="gpubench-campaign-")
         mutant_dir = tempfile.mkdtemp(prefix="gpubench-mutant-")
-        mutant = os.path.join(mutant_dir, "mutant" + (".mtx" if fmt == "matrix_market" else ".json"))
-        with open(mutant, "wb") as handle:
-            handle.write(data)
         seed_copy = os.path.join(mutant_dir, "seed.json")
         with open(seed_copy, "wb") as handle:
-            handle.write(seed_bytes[fmt][seed_index])
+            handle.write(seed_bytes[seed_fmt][seed_index])
+        if fmt == "database":
+            mutant = os.path.join(mutant_dir, "mutant.db")
+            shutil.copy(history, mutant)
+            database_mutation(rng, mutant, seed_bytes["report"])
+            seed = (rng.choice(history_cases), seed_copy)
+        else:
+            mutant = os.path.join(mutant_dir, "mutant" + (".mtx" if fmt == "matrix_market" else ".json"))
+            with open(mutant, "wb") as handle:
+                handle.write(mutate[fmt](rng, seed_bytes[fmt][seed_index], seed_bytes[fmt]))
+            seed = seed_copy
         results = []
-        for name, args, may_exit_1 in commands_for(fmt, mutant, seed_copy, rng):
+        for name, args, may_exit_1 in commands_for(fmt, mutant, seed, rng):
             codes = {}
             for binary in options.binary:
                 writes = name.startswith("run")
@@ -383,8 +486,8 @@ def main():
         exit_codes[f"{fmt} / {name}"][str(code)] = n
     summary = {
         "mutants": options.mutants,
-        "mutants_per_format": {fmt: sum(1 for i in range(options.mutants) if FORMATS[i % len(FORMATS)] == fmt)
-                               for fmt in FORMATS},
+        "mutants_per_format": {fmt: sum(1 for i in range(options.mutants) if formats[i % len(formats)] == fmt)
+                               for fmt in formats},
         "binaries": options.binary,
         "invocations": sum(by_binary.values()),
         "seconds": round(time.monotonic() - started),

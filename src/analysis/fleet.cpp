@@ -155,6 +155,8 @@ LoadedReport merge_reports(std::vector<NamedReport> reports) {
     for (const auto& note : context.notes)
       if (std::find(merged.context.notes.begin(), merged.context.notes.end(), note) == merged.context.notes.end())
         merged.context.notes.push_back(note);
+    // One interrupted rank makes the whole an interrupted run: its cases are missing.
+    merged.context.interrupted = merged.context.interrupted || context.interrupted;
     const RankInfo& own = context.ranks.front();
     for (auto record : named.report.results) {
       if (record.rank < 0) record.rank = own.rank;

@@ -10,15 +10,25 @@ namespace gpb {
 namespace {
 
 // The pooled baseline described in history_baseline.hpp.
-LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::ResultStore& store, const Context& current) {
+LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::ResultStore& store, const Context& current,
+                             bool allow_interrupted) {
   store::RunFilter filter;
   filter.tags = spec.tags;
   filter.machine = store::machine_of(current);
   filter.exact_machine = true;
-  const auto runs = store.runs(filter);
+  auto runs = store.runs(filter);
+  // An interrupted run's missing cases are no evidence: left out unless asked for.
+  const auto interrupted = std::count_if(runs.begin(), runs.end(), [](const store::RunInfo& run) { return run.interrupted; });
+  if (!allow_interrupted)
+    runs.erase(std::remove_if(runs.begin(), runs.end(), [](const store::RunInfo& run) { return run.interrupted; }), runs.end());
+  const std::string left_out = interrupted > 0 && !allow_interrupted
+                                   ? std::to_string(interrupted) + " interrupted run" + (interrupted == 1 ? "" : "s") +
+                                         " left out (--allow-interrupted includes them)"
+                                   : "";
   if (runs.empty())
     throw NoHistoryError("database '" + spec.database.shown + "' holds no stored run on this machine (" + filter.machine + ")" +
-                     (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
+                         (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")) +
+                         (left_out.empty() ? "" : "; " + left_out));
   const store::RunInfo& newest = runs.back();
 
   struct Pooled {
@@ -59,7 +69,8 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
     report.results.push_back(std::move(record));
   }
   // compare names the baseline by its git SHA: here, the runs it pools.
-  report.context.git_sha = "medians of up to " + std::to_string(most_runs) + " runs through " + newest.label();
+  report.context.git_sha = "medians of up to " + std::to_string(most_runs) + " runs through " + newest.label() +
+                           (left_out.empty() ? "" : "; " + left_out);
   report.context.notes.push_back("baseline from " + spec.database.shown + ": each case's medians over its last " +
                                  std::to_string(spec.last) + " runs on this machine" +
                                  (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")));
@@ -83,11 +94,11 @@ Baseline Baseline::open(const std::string& baseline, bool history_may_be_missing
   return opened;
 }
 
-LoadedReport Baseline::report_for(const Context& current) const {
+LoadedReport Baseline::report_for(const Context& current, bool allow_interrupted) const {
   if (file_) return *file_;
   // A history missing when opened may exist now; if not, opening says so.
   const auto store = store_ ? store_ : store::ResultStore::open(history_.database, store::OpenMode::read);
-  return pooled_baseline(history_, *store, current);
+  return pooled_baseline(history_, *store, current, allow_interrupted);
 }
 
 }  // namespace gpb

@@ -34,10 +34,11 @@ class Baseline {
   // measures and stores first): report_for says it then.
   static Baseline open(const std::string& baseline, bool history_may_be_missing = false);
 
-  // The report to compare against: the file's, or the history pooled for `current`'s machine
-  // (NoHistoryError when the store holds no history yet, or no run of that machine with the
-  // tags asked for).
-  LoadedReport report_for(const Context& current) const;
+  // The report to compare against: the file's, or the history pooled for `current`'s machine.
+  // Stored runs of interrupted runs are left out unless allow_interrupted (the error when
+  // nothing is left says how many it left out). NoHistoryError when the store holds no
+  // history yet, or no run of that machine with the tags asked for.
+  LoadedReport report_for(const Context& current, bool allow_interrupted) const;
 
   // The file's report, known before anything is measured; null for a history.
   const LoadedReport* file() const { return file_ ? &*file_ : nullptr; }

@@ -12,23 +12,10 @@
 #include <limits>
 
 #include "base/errors.hpp"
+#include "base/system.hpp"
 
 namespace gpb {
 namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // The number on the first line of a file that starts with key ("MemAvailable: 12345 kB"
 // reads 12345); false where there is no such line or no number on it.
@@ -62,36 +49,50 @@ std::string describe_bytes(std::uint64_t bytes) {
   return text;
 }
 
-std::string read_input_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+InputStream::InputStream(const std::string& path, const std::string& what) : path_(path), what_(what) {
   const auto cannot_read = [&](int error) {
     return UsageError("cannot read " + what + " '" + path + "': " + std::strerror(error));
   };
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw cannot_read(errno);
+  struct stat info {};
+  const int error = ::fstat(fd_, &info) != 0 ? errno : S_ISDIR(info.st_mode) ? EISDIR : 0;
+  if (error != 0) {
+    ::close(fd_);
+    throw cannot_read(error);
+  }
+  has_size_ = S_ISREG(info.st_mode);
+  size_ = has_size_ ? static_cast<std::uint64_t>(info.st_size) : 0;
+}
+
+InputStream::~InputStream() { ::close(fd_); }
+
+std::size_t InputStream::read(char* buffer, std::size_t size) {
+  for (;;) {
+    const ssize_t count = ::read(fd_, buffer, size);
+    if (count >= 0) return static_cast<std::size_t>(count);
+    if (errno != EINTR) throw UsageError("cannot read " + what_ + " '" + path_ + "': " + std::strerror(errno));
+  }
+}
+
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
   const auto too_large = [&](const std::string& size) {
     return UsageError(what + " '" + path + "' " + size + " the " + describe_bytes(max_bytes) +
                       " that gpubench reads (docs/bounds.md)");
   };
-  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.get() < 0) throw cannot_read(errno);
-  struct stat info {};
-  if (::fstat(file.get(), &info) != 0) throw cannot_read(errno);
-  if (S_ISDIR(info.st_mode)) throw cannot_read(EISDIR);
+  InputStream file(path, what);
   std::string text;
-  if (S_ISREG(info.st_mode)) {
-    const auto size = static_cast<std::uint64_t>(info.st_size);
-    if (size > max_bytes) throw too_large("is " + describe_bytes(size) + ", more than");
-    text.reserve(static_cast<std::size_t>(size));
+  if (file.has_size()) {
+    if (file.size() > max_bytes) throw too_large("is " + describe_bytes(file.size()) + ", more than");
+    text.reserve(static_cast<std::size_t>(file.size()));
   }
   // Pipes and devices have no size: read until the end or until the bound is passed.
   char buffer[1 << 16];
   for (;;) {
     const std::uint64_t room = max_bytes - std::min<std::uint64_t>(max_bytes, text.size()) + 1;
-    const ssize_t count = ::read(file.get(), buffer, static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buffer, room)));
-    if (count < 0) {
-      if (errno == EINTR) continue;
-      throw cannot_read(errno);
-    }
+    const std::size_t count = file.read(buffer, static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buffer, room)));
     if (count == 0) break;
-    text.append(buffer, static_cast<std::size_t>(count));
+    text.append(buffer, count);
     if (text.size() > max_bytes) throw too_large("holds more than");
   }
   return text;
@@ -111,7 +112,7 @@ std::uint64_t available_memory_bytes() {
   std::uint64_t limit = 0, used = 0;
   if (read_number_after("/sys/fs/cgroup/memory.max", "", limit) && read_number_after("/sys/fs/cgroup/memory.current", "", used))
     available = std::min(available, limit > used ? limit - used : 0);
-  return available;
+  return std::min(available, address_space_headroom_bytes());
 }
 
 }  // namespace gpb

@@ -12,6 +12,7 @@ namespace gpb {
 namespace {
 
 std::atomic<int> requested_signal{0};
+std::atomic<bool> settled{false};  // see settle_interrupt
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
 
 // Fixed slots, so the handler reads paths without allocating or locking. A slot's state
@@ -44,6 +45,10 @@ void install_interrupt_handlers() {
   // code (OpenMP, BLAS, file writes) need not expect EINTR.
   action.sa_flags = SA_RESTART;
   for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  for (int signal : {SIGPIPE, SIGXFSZ}) sigaction(signal, &ignore, nullptr);
 }
 
 bool interrupt_requested() { return requested_signal.load() != 0; }
@@ -61,6 +66,14 @@ std::string interrupt_signal_name() {
 
 int interrupted_exit_code() { return 128 + requested_signal.load(); }
 
+void stop_if_interrupted(const std::string& what) {
+  if (interrupt_requested()) throw StoppedBySignal{what};
+}
+
+void settle_interrupt() { settled.store(true); }
+
+bool interrupt_settled() { return settled.load(); }
+
 TemporaryFileRegistration::TemporaryFileRegistration(const std::string& path) : slot_(-1) {
   if (path.size() >= PATH_MAX) return;
   for (std::size_t i = 0; i < kSlots; ++i) {
@@ -75,6 +88,12 @@ TemporaryFileRegistration::TemporaryFileRegistration(const std::string& path) : 
 
 TemporaryFileRegistration::~TemporaryFileRegistration() {
   if (slot_ >= 0) temporary_files[static_cast<std::size_t>(slot_)].state.store(kFree);
+}
+
+std::string settle_interrupt_after_commit() {
+  if (!interrupt_requested()) return "";
+  settle_interrupt();
+  return " (" + interrupt_signal_name() + " came after the commit: the run is stored)";
 }
 
 }  // namespace gpb

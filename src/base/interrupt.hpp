@@ -8,7 +8,10 @@
 
 namespace gpb {
 
-// Installs the handlers for SIGINT and SIGTERM (once, from main).
+// Installs the handlers for SIGINT and SIGTERM (once, from main), and ignores SIGPIPE and
+// SIGXFSZ: a write to a closed pipe or past `ulimit -f` then fails with EPIPE or EFBIG,
+// which the writer reports (and a temporary file is removed), instead of the signal
+// killing the process between two of its steps (say, after the reports and before the store).
 void install_interrupt_handlers();
 
 // Whether a stop was asked for, and by which signal (0 when none).
@@ -22,6 +25,25 @@ int interrupted_exit_code();
 // Thrown by the runner when a stop is asked for in the middle of a case; that case is
 // incomplete and left out. Not a std::exception, so that no "case failed" handler takes it.
 struct RunInterrupted {};
+
+// Thrown where a command stops for a signal before its point of no return (a transaction
+// not yet committed, which is then rolled back); what() says what was left undone. The
+// program prints it and exits 128 + the signal. Not a std::exception, like RunInterrupted.
+struct StoppedBySignal {
+  std::string what;
+};
+// Throws StoppedBySignal{what} when a stop has been asked for.
+void stop_if_interrupted(const std::string& what);
+
+// A signal that arrives after a command's point of no return (its transaction committed)
+// does not change the command's exit code: the command says so and calls this, and the
+// program then exits with that code instead of 128 + the signal.
+void settle_interrupt();
+bool interrupt_settled();
+// For a store that has committed: settles a signal that arrived meanwhile and returns what the
+// command adds to its "stored as run N" line (" (SIGINT came after the commit: the run is
+// stored)"); empty when no signal came.
+std::string settle_interrupt_after_commit();
 
 // Registers a temporary file for removal by the second signal, for as long as it lives.
 // Registration is best effort: it has room for a fixed number of paths (more than the

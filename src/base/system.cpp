@@ -1,9 +1,12 @@
 #include "base/system.hpp"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <limits>
 #include <thread>
 
 namespace gpb {
@@ -24,6 +27,20 @@ double physical_memory_bytes() {
   const long page_size = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_size <= 0) return 0;
   return static_cast<double>(pages) * static_cast<double>(page_size);
+}
+
+std::uint64_t address_space_headroom_bytes() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::numeric_limits<std::uint64_t>::max();
+  // The first field of statm: the pages mapped now.
+  std::uint64_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  const std::uint64_t mapped = pages * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+  return limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+}
+
+double allocatable_memory_bytes() {
+  return std::min(physical_memory_bytes(), static_cast<double>(address_space_headroom_bytes()));
 }
 
 }  // namespace gpb

@@ -1,6 +1,8 @@
 // Facts about the machine this process runs on, each asked in one place.
 #pragma once
 
+#include <cstdint>
+
 namespace gpb {
 
 // CPU cores this process may run on: its affinity mask (taskset, a cgroup cpuset), not
@@ -12,5 +14,14 @@ int worker_threads(int requested);
 
 // The machine's physical memory in bytes; 0 when the system does not say.
 double physical_memory_bytes();
+
+// Address space this process may still map under its limit (RLIMIT_AS, `ulimit -v`): the
+// limit less what it maps now; the largest std::uint64_t where there is no limit. Threads
+// count in it (each maps its stack and a malloc arena), as allocations do.
+std::uint64_t address_space_headroom_bytes();
+
+// The host memory this process may allocate: physical memory, or less where its address-space
+// limit leaves less; 0 when the system does not say.
+double allocatable_memory_bytes();
 
 }  // namespace gpb

@@ -26,7 +26,7 @@ int report_comparison(const LoadedReport& baseline, const LoadedReport& current,
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err, bool colour) {
   const LoadedReport current = read_json_report(current_path);
-  return report_comparison(Baseline::open(baseline_path).report_for(current.context), current, options, format, out, err,
+  return report_comparison(Baseline::open(baseline_path).report_for(current.context, options.allow_interrupted), current, options, format, out, err,
                            colour);
 }
 

@@ -7,6 +7,7 @@
 
 #include "analysis/history.hpp"
 #include "base/atomic_file.hpp"
+#include "base/interrupt.hpp"
 #include "config/test_knobs.hpp"
 #include "model/record_format.hpp"
 #include "report/history_report.hpp"
@@ -30,6 +31,7 @@ struct HistoryCli {
   std::string machine, since, until, report, html, format, out;
   std::size_t last = 0;
   double threshold_percent = 0;
+  bool allow_interrupted = false;
   CLI::App *ingest = nullptr, *list = nullptr, *show = nullptr, *export_ = nullptr, *check = nullptr;
 };
 
@@ -44,7 +46,15 @@ void add_filters(CLI::App& command, HistoryCli& cli) {
 }
 
 void add_analysis_options(CLI::App& command, HistoryCli& cli) {
-  command.add_option("--last", cli.last, "Only the newest N runs of each case (0: all)");
+  // Checked as text first: CLI11 would otherwise wrap "-1" into the largest count.
+  const CLI::Validator run_count(
+      [](const std::string& text) {
+        return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "expected 0 (every run) or a positive number of runs, not '" + text + "'";
+      },
+      "N");
+  command.add_option("--last", cli.last, "Only the newest N runs of each case (0: all)")->check(run_count);
   command.add_option("--threshold", cli.threshold_percent,
                      "Threshold in percent, in place of the suite's global one (case and op thresholds still win)");
 }
@@ -86,10 +96,14 @@ int command_ingest(const HistoryCli& cli) {
   refuse_outputs_over_inputs({{"the database of --db", store::database_file(cli.db)}}, {{"the report", cli.report}});
   const store::Tags tags = store::parse_tags(cli.tags);
   const LoadedReport report = read_json_report(cli.report);
+  // Its missing cases would read as regressions in every comparison against the history.
+  if (report.context.interrupted && !cli.allow_interrupted)
+    throw UsageError("report '" + cli.report + "' is of an interrupted run and holds only the cases finished before it " +
+                     "(pass --allow-interrupted to store it, marked interrupted)");
   const auto store = store::ResultStore::open(store::parse_database_url(cli.db), store::OpenMode::write);
-  const std::int64_t id = store->ingest(report.context, report.results, tags, ingest_pause_hook());
+  const std::int64_t id = store->ingest(report.context, report.results, tags, ingest_pauses());
   std::cout << "stored " << cli.report << " as run " << id << " in " << store->shown() << " (" << report.results.size()
-            << " results)\n";
+            << " results" << (report.context.interrupted ? ", interrupted" : "") << ")" << settle_interrupt_after_commit() << "\n";
   return 0;
 }
 
@@ -160,6 +174,8 @@ HistoryCommand add_history_command(CLI::App& app) {
   cli->ingest->add_option("report", cli->report, "Report (JSON) from gpubench run --out")->required();
   cli->ingest->add_option("--db", cli->db, kDatabaseHelp);
   cli->ingest->add_option("--tag", cli->tags, "A key=value tag for the run (commit=SHA, branch=main); repeatable");
+  cli->ingest->add_flag("--allow-interrupted", cli->allow_interrupted,
+                        "Store the report of an interrupted run (marked so: compare against the history leaves it out)");
 
   cli->list = history->add_subcommand("list", "The stored runs, oldest first");
   add_filters(*cli->list, *cli);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <new>
 
 #include "base/build_info.hpp"
 #include "base/interrupt.hpp"
@@ -172,6 +173,17 @@ int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
   return kExitUsage;
 }
 
+// Standard output that could not be written (a closed pipe: SIGPIPE is ignored, so the
+// write fails instead of killing the process) is an error like an --out file that could not
+// be: one line, exit 2. The command has done everything else, a store included.
+int checked_exit(int exit_code) {
+  std::cout.flush();
+  if (std::cout) return exit_code;
+  std::cerr << "gpubench: error: cannot write to standard output (a pipe closed early, or a full disk); everything "
+               "else was done\n";
+  return kExitUsage;
+}
+
 }  // namespace
 
 int run_program(int argc, char** argv) {
@@ -179,12 +191,21 @@ int run_program(int argc, char** argv) {
   try {
     const int exit_code = dispatch(argc, argv, args);
     // A command other than run finishes what it was doing first (it is short) and then
-    // reports the signal in its exit code.
-    return interrupt_requested() ? interrupted_exit_code() : exit_code;
+    // reports the signal in its exit code, unless the signal came after its point of no return.
+    return interrupt_requested() && !interrupt_settled() ? interrupted_exit_code() : checked_exit(exit_code);
+  } catch (const StoppedBySignal& stopped) {
+    std::cerr << "gpubench: interrupted by " << interrupt_signal_name() << ": " << stopped.what << "\n";
+    return interrupted_exit_code();
   } catch (const NoHistoryError& error) {
     return report_error(args, "no_history", error.what(), kExitNoHistory);
   } catch (const UsageError& error) {
     return report_error(args, "usage", error.what(), kExitUsage);
+  } catch (const std::bad_alloc&) {
+    // The machine, a cgroup or `ulimit -v` gave less memory than a step needed.
+    return report_error(args, "usage",
+                        "out of memory: an allocation failed (the memory this process may use is limited by the machine, "
+                        "its cgroup or ulimit -v)",
+                        kExitUsage);
   } catch (const std::exception& error) {
     return report_error(args, "failure", error.what(), 1);
   }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "base/terminal.hpp"
+
 namespace gpb {
 
 std::string format_duration(double seconds) {
@@ -30,10 +32,12 @@ void ProgressLine::case_started(const CaseStart& start) {
 }
 
 void ProgressLine::show(const std::string& text) {
+  // The case id may hold a matrix file's name: escaped like everything else gpubench prints.
+  const std::string shown = printable(text);
   if (terminal_)
-    std::fprintf(out_, "\r\033[K%s", text.c_str());
+    std::fprintf(out_, "\r\033[K%s", shown.c_str());
   else
-    std::fprintf(out_, "%s\n", text.c_str());
+    std::fprintf(out_, "%s\n", shown.c_str());
   std::fflush(out_);
 }
 

@@ -102,8 +102,8 @@ void write_reports(const RunConfig& config, const Context& context, const std::v
 }
 
 void store_run(store::ResultStore& store, const store::Tags& tags, const Context& context, const std::vector<ResultRecord>& results) {
-  const std::int64_t id = store.ingest(context, results, tags, ingest_pause_hook());
-  std::cerr << "gpubench: stored as run " << id << " in " << store.shown() << "\n";
+  const std::int64_t id = store.ingest(context, results, tags, ingest_pauses());
+  std::cerr << "gpubench: stored as run " << id << " in " << store.shown() << settle_interrupt_after_commit() << "\n";
 }
 
 // After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
@@ -123,7 +123,7 @@ int run_exit_code(const RunConfig& config, const Context& context, const std::ve
     // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
     std::optional<LoadedReport> baseline;
     try {
-      baseline = config.baseline->report_for(context);
+      baseline = config.baseline->report_for(context, config.allow_interrupted);
     } catch (const NoHistoryError& error) {
       // The run still stands (and is stored): only the comparison has nothing to go on.
       std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";

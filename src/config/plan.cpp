@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "base/input_file.hpp"
 #include "base/system.hpp"
 #include "base/text.hpp"
 #include "config/run_config.hpp"
@@ -309,7 +310,7 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
 }
 
 void check_plan_fits_memory(const Plan& plan) {
-  const double memory = physical_memory_bytes();
+  const double memory = allocatable_memory_bytes();
   if (memory <= 0) return;
   for (const auto& spec : plan.cases) {
     Shape shape = spec.shape;
@@ -327,9 +328,9 @@ void check_plan_fits_memory(const Plan& plan) {
     if (shape_kind(spec.op) == ShapeKind::sparse_matrix)
       needed += static_cast<double>(shape.cols) * static_cast<double>(dtype_size(spec.dtype));
     if (needed > memory * 0.8)
-      throw UsageError("case " + spec.id() + " needs about " + std::to_string(static_cast<long long>(needed / (1 << 30))) +
-                       " GiB of host memory, more than this machine's " +
-                       std::to_string(static_cast<long long>(memory / (1 << 30))) + " GiB allows");
+      throw UsageError("case " + spec.id() + " needs about " + describe_bytes(static_cast<std::uint64_t>(needed)) +
+                       " of host memory, more than 80% of the " + describe_bytes(static_cast<std::uint64_t>(memory)) +
+                       " this process may allocate (the machine's memory, or ulimit -v)");
   }
 }
 

@@ -44,8 +44,8 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
 // matrix file, an unknown --relative-to backend.
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends);
 
-// Refuses plans whose host inputs cannot fit in this machine's memory (UsageError naming
-// the case), before anything runs.
+// Refuses plans whose host inputs cannot fit in the memory this process may allocate (the
+// machine's, or less under ulimit -v; UsageError naming the case), before anything runs.
 void check_plan_fits_memory(const Plan& plan);
 
 }  // namespace gpb

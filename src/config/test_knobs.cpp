@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/errors.hpp"
+#include "base/interrupt.hpp"
 
 namespace gpb {
 namespace {
@@ -63,13 +64,21 @@ void record_slowdown(int factor, Context& context) {
                           std::to_string(factor) + " times per launch (a test knob, not a measurement)");
 }
 
-std::function<void()> ingest_pause_hook() {
+store::IngestPauses ingest_pauses() {
   const char* marker = std::getenv("GPUBENCH_TEST_INGEST_PAUSE_FILE");
   if (marker == nullptr || *marker == '\0') return {};
-  return [path = std::string(marker)] {
+  const char* at = std::getenv("GPUBENCH_TEST_INGEST_PAUSE_AT");
+  // Waits for a signal: SIGKILL ends it, and SIGINT or SIGTERM let the store go on to say
+  // what the signal did.
+  const auto pause = [path = std::string(marker)] {
     std::ofstream(path) << getpid() << "\n";
-    std::this_thread::sleep_for(std::chrono::seconds(60));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!interrupt_requested() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   };
+  store::IngestPauses pauses;
+  (at != nullptr && std::string(at) == "commit" ? pauses.committed : pauses.halfway) = pause;
+  return pauses;
 }
 
 }  // namespace gpb

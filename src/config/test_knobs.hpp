@@ -8,8 +8,9 @@
 // The context records it (settings.test_slowdown and a note).
 //
 // GPUBENCH_TEST_INGEST_PAUSE_FILE=<path>: halfway through storing a run's records (inside
-// the store's transaction, where the kill-during-ingest test needs it), the store creates
-// that file, holding this process's id, and waits there (at most a minute) to be killed.
+// the store's transaction, where the kill-during-ingest and signal tests need it) or, with
+// GPUBENCH_TEST_INGEST_PAUSE_AT=commit, just after the commit, the store creates that file,
+// holding this process's id, and waits there (at most a minute) for a signal.
 #pragma once
 
 #include <functional>
@@ -17,6 +18,7 @@
 
 #include "measure/backend.hpp"
 #include "model/result.hpp"
+#include "store/result_store.hpp"
 
 namespace gpb {
 
@@ -30,7 +32,7 @@ std::function<std::unique_ptr<Prepared>(std::unique_ptr<Prepared>)> slowdown_hoo
 // Says in the context that a run was slowed down: settings.test_slowdown and a note.
 void record_slowdown(int factor, Context& context);
 
-// The store's ingest hook of GPUBENCH_TEST_INGEST_PAUSE_FILE; empty when it is unset.
-std::function<void()> ingest_pause_hook();
+// The store's ingest pauses of GPUBENCH_TEST_INGEST_PAUSE_FILE and _AT; none when unset.
+store::IngestPauses ingest_pauses();
 
 }  // namespace gpb

@@ -56,6 +56,17 @@ int integer_variable(const Environment& environment, const char* name, int fallb
   return value ? non_negative(*value, name) : fallback;
 }
 
+// A placeholder's value becomes one file name: a host name holding '/' or "..", which
+// GPUBENCH_HOST or the launcher may give, would otherwise write outside the directory named.
+const std::string& single_path_component(const std::string& path, const std::string& name, const std::string& value) {
+  if (value.empty() || value == "." || value == ".." || value.find('/') != std::string::npos ||
+      value.find('\0') != std::string::npos)
+    throw UsageError("--out '" + path + "': {" + name + "} would be '" + value +
+                     "', which is not a single file name (empty, '.', '..' or holding '/'); set GPUBENCH_HOST to a plain "
+                     "host name");
+  return value;
+}
+
 std::string joined_devices(const std::vector<int>& devices) {
   std::string text;
   for (int device : devices) text += (text.empty() ? "" : "-") + std::to_string(device);
@@ -91,6 +102,8 @@ LaunchInfo detect_launch(const Environment& environment) {
     launch.rank = non_negative(*rank, variables.rank);
     launch.local_rank = integer_variable(environment, variables.local_rank, 0);
     launch.world_size = integer_variable(environment, variables.world_size, 0);
+    if (launch.world_size == 0 && find(environment, variables.world_size))
+      throw UsageError(std::string(variables.world_size) + "=0: a job has at least one rank");
     if (launch.world_size > 0 && launch.rank >= launch.world_size)
       throw UsageError(std::string(variables.rank) + "=" + *rank + " is not below " + variables.world_size + "=" +
                        std::to_string(launch.world_size));
@@ -189,7 +202,7 @@ std::string expand_output_path(const std::string& path, const OutputPlaceholders
     if (name == "rank")
       expanded += std::to_string(values.rank);
     else if (name == "host")
-      expanded += values.host;
+      expanded += single_path_component(path, name, values.host);
     else if (name == "device")
       expanded += joined_devices(values.devices);
     else

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/build_info.hpp"
+#include "base/secrets.hpp"
 #include "base/system.hpp"
 #include "model/telemetry.hpp"
 
@@ -46,7 +47,8 @@ Context collect_context(const std::vector<std::string>& argv, int threads_used) 
   context.git_sha = build_info::git_sha;
   context.build_type = build_info::build_type;
   context.compiler = build_info::compiler;
-  context.argv = argv;
+  // The command line goes into reports and the store: passwords in database URLs stay out.
+  for (const std::string& argument : argv) context.argv.push_back(redact_secrets(argument));
   context.timestamp = utc_timestamp();
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) context.hostname = host;

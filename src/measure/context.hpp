@@ -26,8 +26,9 @@ int visible_gpu_count();
 
 // Roofline ceilings, measured once per run outside any timed case (well under a second).
 // The host's copy bandwidth with `threads` OpenMP threads over buffers well beyond the
-// last-level cache, in GB/s counting bytes read + written; 0 when the buffers cannot be
-// allocated. Provided by cpu_backend/.
+// last-level cache, in GB/s counting bytes read + written; 0 (not measured) when the memory
+// this process may allocate cannot hold such buffers within an eighth of it, or they cannot
+// be allocated. Provided by cpu_backend/.
 double measure_cpu_copy_gbps(int threads);
 // Fills the theoretical peaks of every GPU in context.gpus and measures the copy bandwidth
 // of device `device` (a note says why when it cannot). Provided by gpu_backend/ (or its

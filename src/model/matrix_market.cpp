@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -13,13 +15,17 @@ namespace gpb {
 
 namespace {
 
-// Reads a Matrix Market text line by line, with the line number at hand for error
-// messages. The header's declared sizes are checked against the text's length and the
-// memory budget before anything is allocated from them.
+// Reads a Matrix Market text line by line, in blocks, with the line number at hand for
+// error messages: memory holds a block and the line being read, never the whole text. The
+// header's declared sizes are checked against the text's length (where it is known) and
+// the memory budget before anything is allocated from them.
 class MatrixMarketReader {
  public:
-  MatrixMarketReader(std::string text, std::string path, std::uint64_t memory_budget)
-      : path_(std::move(path)), text_(std::move(text)), memory_budget_(memory_budget) {}
+  // read(buffer, size) fills up to size bytes and returns how many; 0 at the end.
+  using Source = std::function<std::size_t(char*, std::size_t)>;
+  // text_bytes: the text's length where it is known (a regular file), else nothing.
+  MatrixMarketReader(Source read, std::optional<std::uint64_t> text_bytes, std::string path, std::uint64_t memory_budget)
+      : path_(std::move(path)), read_(std::move(read)), text_bytes_(text_bytes), memory_budget_(memory_budget) {}
 
   CsrMatrix read() {
     skip_byte_order_mark();
@@ -43,21 +49,58 @@ class MatrixMarketReader {
     fail("line " + std::to_string(line_number_) + ": " + problem);
   }
 
+  // Appends the next block of the text to the buffer, after dropping the lines already
+  // read; false at the end of the text.
+  bool read_block() {
+    if (at_end_) return false;
+    buffer_.erase(0, position_);
+    consumed_ += position_;
+    position_ = 0;
+    const std::size_t kept = buffer_.size();
+    buffer_.resize(kept + kBlockBytes);
+    const std::size_t count = read_(buffer_.data() + kept, kBlockBytes);
+    buffer_.resize(kept + count);
+    at_end_ = count == 0;
+    return !at_end_;
+  }
+
   // Editors on Windows save UTF-8 with a byte order mark.
   void skip_byte_order_mark() {
     constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
-    if (std::string_view(text_).substr(0, kUtf8Bom.size()) == kUtf8Bom) position_ = kUtf8Bom.size();
+    while (buffer_.size() < kUtf8Bom.size() && read_block()) {
+    }
+    if (std::string_view(buffer_).substr(0, kUtf8Bom.size()) == kUtf8Bom) position_ = kUtf8Bom.size();
   }
 
-  // The next line without its terminator (LF, CRLF or a lone CR); false at the end of the text.
+  // The next line without its terminator (LF, CRLF or a lone CR); false at the end of the
+  // text. The view lasts until the next call. A line longer than kMaxLineBytes is refused:
+  // no Matrix Market line is, and /dev/zero would otherwise fill memory with one line.
   bool next_line(std::string_view& line) {
-    if (position_ >= text_.size()) return false;
-    const std::size_t end = std::min(text_.find_first_of("\r\n", position_), text_.size());
-    line = std::string_view(text_).substr(position_, end - position_);
-    position_ = end + 1;
-    if (end + 1 < text_.size() && text_[end] == '\r' && text_[end + 1] == '\n') ++position_;
-    ++line_number_;
-    return true;
+    std::size_t searched = position_;
+    for (;;) {
+      const std::size_t end = buffer_.find_first_of("\r\n", searched);
+      // A CR at the end of the buffer may be the first half of a CRLF.
+      const bool complete = end != std::string::npos && (end + 1 < buffer_.size() || buffer_[end] == '\n' || at_end_);
+      const bool last = end == std::string::npos && at_end_;
+      if (last && position_ >= buffer_.size()) return false;
+      const std::size_t line_end = complete ? end : buffer_.size();
+      if (line_end - position_ > kMaxLineBytes) {
+        ++line_number_;
+        fail_at_line("longer than " + describe_bytes(kMaxLineBytes) + " (not a Matrix Market text?)");
+      }
+      if (complete || last) {
+        line = std::string_view(buffer_).substr(position_, line_end - position_);
+        position_ = complete ? end + 1 : buffer_.size();
+        if (complete && buffer_[end] == '\r' && position_ < buffer_.size() && buffer_[position_] == '\n') ++position_;
+        ++line_number_;
+        return true;
+      }
+      // Where to search on from, counted from the first unread byte (read_block moves it to
+      // the front): the CR that may start a CRLF, or the start of the new block.
+      const std::size_t resume = (end == std::string::npos ? buffer_.size() : end) - position_;
+      read_block();
+      searched = position_ + resume;
+    }
   }
 
   // The next line that is neither a comment nor blank; false at the end of the text.
@@ -164,8 +207,10 @@ class MatrixMarketReader {
   // "r c" (pattern) or "r c v" and a line break, except the last one's break.
   void check_declared_size_fits() const {
     const std::int64_t shortest_entry = field_ == Field::pattern ? 4 : 6;
-    const auto remaining = static_cast<std::int64_t>(text_.size() - std::min(position_, text_.size()));
-    if (declared_entries_ > (remaining + 1) / shortest_entry)
+    const std::uint64_t read_so_far = consumed_ + position_;
+    const auto remaining =
+        text_bytes_ ? static_cast<std::int64_t>(*text_bytes_ - std::min(*text_bytes_, read_so_far)) : std::int64_t{0};
+    if (text_bytes_ && declared_entries_ > (remaining + 1) / shortest_entry)
       fail_at_line("entry count " + std::to_string(declared_entries_) + " cannot fit in the " + std::to_string(remaining) +
                    " bytes that follow (an entry takes at least " + std::to_string(shortest_entry) + ")");
     // Peak memory of parse_entries and assemble: the entries (16 bytes each), then entries
@@ -189,7 +234,8 @@ class MatrixMarketReader {
   }
 
   void parse_entries() {
-    entries_.reserve(static_cast<std::size_t>(declared_entries_));
+    // A pipe's length is unknown: its entries are counted as they come, not reserved.
+    if (text_bytes_) entries_.reserve(static_cast<std::size_t>(declared_entries_));
     const std::size_t expected_tokens = field_ == Field::pattern ? 2 : 3;
     std::string_view line;
     while (next_content_line(line)) {
@@ -262,10 +308,17 @@ class MatrixMarketReader {
 
   enum class Field { real, integer, pattern };
 
+  static constexpr std::size_t kBlockBytes = std::size_t{1} << 16;
+  static constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+
   std::string path_;
-  std::string text_;
+  Source read_;
+  std::optional<std::uint64_t> text_bytes_;
   std::uint64_t memory_budget_;
-  std::size_t position_ = 0;
+  std::string buffer_;        // the unread part of the text read so far, from position_ on
+  std::size_t position_ = 0;  // in buffer_
+  std::uint64_t consumed_ = 0;  // bytes of the text before buffer_
+  bool at_end_ = false;
   std::int64_t line_number_ = 0;
   Field field_ = Field::real;
   bool symmetric_ = false;
@@ -278,15 +331,21 @@ class MatrixMarketReader {
 }  // namespace
 
 CsrMatrix parse_matrix_market(std::string text, const std::string& path, std::uint64_t memory_budget) {
-  return MatrixMarketReader(std::move(text), path, memory_budget).read();
+  std::size_t offset = 0;
+  const auto read = [&](char* buffer, std::size_t size) {
+    const std::size_t count = std::min(size, text.size() - offset);
+    std::copy_n(text.data() + offset, count, buffer);
+    offset += count;
+    return count;
+  };
+  return MatrixMarketReader(read, text.size(), path, memory_budget).read();
 }
 
 CsrMatrix read_matrix_market(const std::string& path) {
-  // The text may take half of the memory available; reading it into a matrix needs the rest.
-  const std::uint64_t available = available_memory_bytes();
-  std::string text = read_input_file(path, available / 2, "matrix file");
-  const std::uint64_t budget = available - text.size();
-  return parse_matrix_market(std::move(text), path, budget);
+  InputStream file(path, "matrix file");
+  const auto read = [&](char* buffer, std::size_t size) { return file.read(buffer, size); };
+  const std::optional<std::uint64_t> text_bytes = file.has_size() ? std::optional<std::uint64_t>(file.size()) : std::nullopt;
+  return MatrixMarketReader(read, text_bytes, path, available_memory_bytes()).read();
 }
 
 }  // namespace gpb

@@ -12,8 +12,9 @@ namespace gpb {
 // general/symmetric symmetry. Pattern entries get value 1. Duplicates are summed.
 // Throws UsageError naming the file and the problem on anything malformed. The file may be
 // a pipe (`--matrix <(zcat m.mtx.gz)`); LF, CRLF and CR line ends and a UTF-8 byte order
-// mark are accepted. The text may take half of the available memory, and the sizes its
-// header declares must fit the rest (docs/bounds.md).
+// mark are accepted. The text is parsed as it is read (memory holds one line of at most
+// 1 MiB, not the text), and the sizes its header declares must fit the available memory
+// (docs/bounds.md).
 CsrMatrix read_matrix_market(const std::string& path);
 
 // The same from text already in memory; path names it in errors. The declared sizes are

@@ -83,10 +83,11 @@ void require_positive(std::int64_t value, const std::string& what) {
 }
 
 void check_fits_in_memory(const Problem& problem, double bytes) {
-  const double available = physical_memory_bytes();  // 0: unknown
+  const double available = allocatable_memory_bytes();  // 0: unknown
   if (available > 0 && bytes > available)
     throw UsageError(to_string(problem.op) + " " + to_string(problem.dtype) + " " + problem.shape.label(problem.op) + " needs " +
-                     gibibytes(bytes) + " GiB, more than this machine's " + gibibytes(available) + " GiB");
+                     gibibytes(bytes) + " GiB, more than the " + gibibytes(available) +
+                     " GiB this process may allocate (the machine's memory, or ulimit -v)");
 }
 
 std::shared_ptr<const CsrMatrix> load_matrix_cached(const std::string& path) {

@@ -19,6 +19,7 @@
 
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
+#include "base/secrets.hpp"
 
 namespace gpb {
 namespace {
@@ -1059,6 +1060,8 @@ LoadedReport parse_json_report(const std::string& text, const std::string& origi
 
   LoadedReport report;
   Value<Context>::read(root.required("context"), report.context, Kind::plain);
+  // A report written before gpubench kept passwords out of it passes none on.
+  for (std::string& argument : report.context.argv) argument = redact_secrets(argument);
   report.context.schema_version = version;
   if (const auto interrupted = root.member("interrupted")) Value<bool>::read(*interrupted, report.context.interrupted, Kind::plain);
   Value<std::vector<ResultRecord>>::read(root.required("results"), report.results, Kind::plain);

@@ -11,14 +11,21 @@ namespace gpb::store {
 
 enum class Engine { sqlite, postgresql };
 
+// A password never travels with the rest: `target` and `shown` hold none, so nothing that
+// writes or prints them can leak it, and libpq gets it on its own.
 struct DatabaseUrl {
   Engine engine = Engine::sqlite;
-  std::string target;  // the SQLite file, or the libpq connection URI
-  std::string shown;   // for messages: the URL with any password masked
+  std::string target;    // the SQLite file, or a libpq connection URI or keyword string
+  std::string password;  // the URL's password, decoded; empty: none (libpq reads PGPASSWORD, ~/.pgpass)
+  std::string shown;     // for messages: the URL as given, every password as ***
 };
 
-// "gpubench.db", "sqlite:PATH" -> SQLite; "postgresql://..." or "postgres://..." ->
-// PostgreSQL. Anything else with "://" and the empty string are UsageErrors.
+// "gpubench.db", "sqlite:PATH" -> SQLite; "postgresql://..." or "postgres://..." (a libpq
+// URI) or "host=... dbname=..." (a libpq keyword string: it starts with keyword=) ->
+// PostgreSQL. A password is taken from the URI's user information (percent-encoded or not:
+// see base/secrets.hpp), from a password=... parameter in any case, or from a keyword
+// string. Anything else with "://", the empty string and malformed URLs are UsageErrors
+// that show the URL without its password.
 DatabaseUrl parse_database_url(const std::string& text);
 
 // `compare --baseline db:URL[?branch=main&last=N]`: the runs to pool. Query parameters

@@ -18,6 +18,7 @@ namespace {
 const SqlDialect kPostgresDialect{
     "PostgreSQL", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
     "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name",
     // Two processes migrating a fresh database at once would both create the tables; an
     // advisory lock held to the end of the transaction makes the second wait and see them.
     "SELECT pg_advisory_xact_lock(7405046418765920301)"};
@@ -64,15 +65,41 @@ std::string exact_text(double value) {
 
 void ignore_notice(void*, const char*) {}
 
+// The server's code for a statement cancelled, here by statement_timeout.
+constexpr const char* kQueryCanceled = "57014";
+
+const std::string* find_parameter(const std::vector<std::pair<std::string, std::string>>& parameters, const char* keyword) {
+  for (const auto& [name, value] : parameters)
+    if (name == keyword) return &value;
+  return nullptr;
+}
+
 class PostgresConnection final : public SqlConnection {
  public:
-  PostgresConnection(const std::string& conninfo, std::string shown) : shown_(std::move(shown)) {
-    connection_.reset(PQconnectdb(conninfo.c_str()));
+  PostgresConnection(const std::string& conninfo, std::string shown, const std::string& password) : shown_(std::move(shown)) {
+    auto parameters = postgres_parameters(conninfo, shown_);
+    if (!password.empty()) parameters.emplace_back("password", password);
+    std::vector<const char*> keywords, values;
+    for (const auto& [keyword, value] : parameters) {
+      keywords.push_back(keyword.c_str());
+      values.push_back(value.c_str());
+    }
+    keywords.push_back(nullptr);
+    values.push_back(nullptr);
+    connection_.reset(PQconnectdbParams(keywords.data(), values.data(), 0));
     if (!connection_) throw StoreError("cannot connect to database '" + shown_ + "': out of memory");
-    if (PQstatus(connection_.get()) != CONNECTION_OK)
-      throw StoreError("cannot connect to database '" + shown_ + "': " + first_line(PQerrorMessage(connection_.get())));
+    if (PQstatus(connection_.get()) != CONNECTION_OK) {
+      std::string message = first_line(PQerrorMessage(connection_.get()));
+      const std::string* timeout = find_parameter(parameters, "connect_timeout");
+      if (message.find("timeout expired") != std::string::npos && timeout)
+        message += " after connect_timeout=" + *timeout + " s (gpubench waits " + std::to_string(kDefaultConnectTimeoutSeconds) +
+                   " s unless the URL sets connect_timeout=N)";
+      throw StoreError("cannot connect to database '" + shown_ + "': " + message);
+    }
     // "relation already exists, skipping" and the like are not for the user's terminal.
     PQsetNoticeProcessor(connection_.get(), ignore_notice, nullptr);
+    // Named in the error when a statement runs out of it.
+    statement_timeout_ = query("SHOW statement_timeout", {}).at(0).text(0);
   }
 
   const SqlDialect& dialect() const override { return kPostgresDialect; }
@@ -120,8 +147,14 @@ class PostgresConnection final : public SqlConnection {
   void check(const Result& result) const {
     if (!result) throw StoreError("database '" + shown_ + "': " + first_line(PQerrorMessage(connection_.get())));
     const ExecStatusType status = PQresultStatus(result.get());
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
-      throw StoreError("database '" + shown_ + "': " + first_line(PQresultErrorMessage(result.get())));
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+    std::string message = first_line(PQresultErrorMessage(result.get()));
+    const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+    if (state && std::string(state) == kQueryCanceled && message.find("statement timeout") != std::string::npos)
+      message += " (statement_timeout " + statement_timeout_ + "; gpubench allows " +
+                 std::to_string(kDefaultStatementTimeoutSeconds) +
+                 " s unless the URL sets options=-c statement_timeout=..., e.g. ?options=-c%20statement_timeout%3D10min)";
+    throw StoreError("database '" + shown_ + "': " + message);
   }
 
   // Statements are prepared once per connection: ingestion runs the same few inserts many
@@ -156,12 +189,47 @@ class PostgresConnection final : public SqlConnection {
   std::string shown_;
   std::unique_ptr<PGconn, ConnectionCloser> connection_;
   std::map<std::string, std::string> statements_;  // SQL -> prepared statement name
+  std::string statement_timeout_;                  // as the server shows it ("1min")
 };
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_postgres(const std::string& conninfo, const std::string& shown) {
-  return std::make_unique<PostgresConnection>(conninfo, shown);
+std::vector<std::pair<std::string, std::string>> postgres_parameters(const std::string& conninfo, const std::string& shown) {
+  char* error = nullptr;
+  std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(PQconninfoParse(conninfo.c_str(), &error),
+                                                                          PQconninfoFree);
+  if (!options) {
+    const std::string message = error ? first_line(error) : "out of memory";
+    PQfreemem(error);
+    throw StoreError("database '" + shown + "': " + message);
+  }
+  std::vector<std::pair<std::string, std::string>> parameters;
+  // Where neither the URL nor the environment sets them, libpq would wait forever.
+  const char* environment_options = std::getenv("PGOPTIONS");
+  std::string extra_options = environment_options ? environment_options : "";
+  bool has_connect_timeout = std::getenv("PGCONNECT_TIMEOUT") != nullptr;
+  for (const PQconninfoOption* option = options.get(); option->keyword; ++option) {
+    if (!option->val) continue;
+    const std::string keyword = option->keyword;
+    if (keyword == "password")
+      throw StoreError("database '" + shown +
+                       "': holds a password in a form gpubench cannot take apart; percent-encode it, or give it in "
+                       "PGPASSWORD or ~/.pgpass");
+    if (keyword == "options") {
+      extra_options = option->val;
+      continue;
+    }
+    has_connect_timeout = has_connect_timeout || keyword == "connect_timeout";
+    parameters.emplace_back(keyword, option->val);
+  }
+  if (!has_connect_timeout) parameters.emplace_back("connect_timeout", std::to_string(kDefaultConnectTimeoutSeconds));
+  parameters.emplace_back("options", "-c statement_timeout=" + std::to_string(kDefaultStatementTimeoutSeconds) + "s" +
+                                         (extra_options.empty() ? "" : " " + extra_options));
+  return parameters;
+}
+
+std::unique_ptr<SqlConnection> open_postgres(const std::string& conninfo, const std::string& shown, const std::string& password) {
+  return std::make_unique<PostgresConnection>(conninfo, shown, password);
 }
 
 bool have_postgres() { return true; }
@@ -180,10 +248,18 @@ bool is_postgres_parameter(const std::string& keyword) {
 
 namespace gpb::store {
 
-std::unique_ptr<SqlConnection> open_postgres(const std::string&, const std::string& shown) {
+[[noreturn]] void no_libpq(const std::string& shown) {
   throw StoreError("database '" + shown +
                    "': this gpubench was built without libpq, so PostgreSQL is not available (install libpq-dev "
                    "and rebuild, or use a SQLite file)");
+}
+
+std::unique_ptr<SqlConnection> open_postgres(const std::string&, const std::string& shown, const std::string&) {
+  no_libpq(shown);
+}
+
+std::vector<std::pair<std::string, std::string>> postgres_parameters(const std::string&, const std::string& shown) {
+  no_libpq(shown);
 }
 
 bool have_postgres() { return false; }

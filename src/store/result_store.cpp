@@ -4,6 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "base/input_file.hpp"
+#include "base/interrupt.hpp"
+#include "base/json_input.hpp"
 #include "measure/context.hpp"
 #include "store/schema.hpp"
 
@@ -90,20 +93,52 @@ ResultStore::ResultStore(std::unique_ptr<SqlConnection> connection, std::string 
     : connection_(std::move(connection)), shown_(std::move(shown)) {}
 
 std::unique_ptr<ResultStore> ResultStore::open(const DatabaseUrl& url, OpenMode mode) {
-  auto connection = url.engine == Engine::postgresql ? open_postgres(url.target, url.shown)
+  auto connection = url.engine == Engine::postgresql ? open_postgres(url.target, url.shown, url.password)
                                                      : open_sqlite(url.target, mode == OpenMode::write, url.shown);
-  if (mode == OpenMode::read && schema_version(*connection) == 0)
-    throw NoHistoryError("database '" + url.shown + "' holds no gpubench history yet (no run stored)");
+  if (schema_version(*connection) == 0) {
+    if (mode == OpenMode::read)
+      throw NoHistoryError("database '" + url.shown + "' holds no gpubench history yet (no run stored)");
+    // Someone else's database: gpubench's tables do not belong in it. (Some of gpubench's
+    // own, without a version yet, are another process's migration under way.)
+    std::string tables;
+    for (const SqlRow& row : connection->query(connection->dialect().list_tables, {}))
+      if (!is_history_table(row.text(0))) tables += (tables.empty() ? "" : ", ") + row.text(0);
+    if (!tables.empty())
+      throw StoreError("database '" + url.shown + "' holds other tables (" + tables +
+                       ") and no gpubench history; refusing to add gpubench's tables to it (give a new database)");
+  }
   apply_migrations(*connection, history_migrations(), url.shown);
-  return std::make_unique<ResultStore>(std::move(connection), url.shown);
+  auto store = std::make_unique<ResultStore>(std::move(connection), url.shown);
+  if (mode == OpenMode::write) store->check_writable();
+  return store;
+}
+
+void ResultStore::check_writable() {
+  // A write transaction that inserts nothing, rolled back: a read-only file, a read-only
+  // server or a role without INSERT fails here, before a run measures anything.
+  try {
+    WriteTransaction transaction(*connection_);
+    for (const auto& [table, column] : {std::pair<const char*, const char*>{"runs", "digest"}, {"run_tags", "run_id"},
+                                        {"results", "run_id"}, {"samples", "run_id"}})
+      connection_->query(std::string("INSERT INTO ") + table + " (" + column + ") SELECT " + column + " FROM " + table +
+                             " WHERE 1 = 0",
+                         {});
+  } catch (const StoreError& error) {
+    throw StoreError("database '" + shown_ + "' does not take writes (read-only?), so nothing could be stored: " + error.what());
+  }
 }
 
 std::int64_t ResultStore::ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags,
-                                 const std::function<void()>& halfway) {
+                                 const IngestPauses& pauses) {
   const std::string report_text = render_records_json(context, results);
+  // What gpubench stores it can read back (parse_stored holds a run to the same bound).
+  if (report_text.size() > kMaxReportBytes)
+    throw StoreError("database '" + shown_ + "': this run's records take " + describe_bytes(report_text.size()) +
+                     ", more than the " + describe_bytes(kMaxReportBytes) + " that gpubench reads back (docs/bounds.md)");
   const Json document = Json::parse(report_text);
   const std::string digest = fingerprint(report_text);
   SqlConnection& db = *connection_;
+  const std::string nothing_stored = "nothing stored in " + shown_;
 
   WriteTransaction transaction(db);
   const auto existing = db.query("SELECT id FROM runs WHERE digest = ?", {digest});
@@ -112,10 +147,11 @@ std::int64_t ResultStore::ingest(const Context& context, const std::vector<Resul
                      std::to_string(existing[0].integer(0)));
   const auto inserted = db.query(
       "INSERT INTO runs (digest, run_timestamp, ingested_at, machine, cpu_model, gpu_name, hostname, git_sha,"
-      " tool_version, report_schema_version, context_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      " tool_version, report_schema_version, context_json, interrupted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      " RETURNING id",
       {digest, context.timestamp, utc_timestamp(), machine_of(context), context.cpu_model, gpu_names(context),
        context.hostname, context.git_sha, context.tool_version, std::int64_t{context.schema_version},
-       document.at("context").dump()});
+       document.at("context").dump(), std::int64_t{context.interrupted ? 1 : 0}});
   if (inserted.size() != 1) throw StoreError("database '" + shown_ + "': storing the run returned no id");
   const std::int64_t run_id = inserted[0].integer(0);
 
@@ -124,7 +160,8 @@ std::int64_t ResultStore::ingest(const Context& context, const std::vector<Resul
 
   const Json& records = document.at("results");
   for (std::size_t index = 0; index < results.size(); ++index) {
-    if (index == results.size() / 2 && halfway) halfway();
+    if (index == results.size() / 2 && pauses.halfway) pauses.halfway();
+    stop_if_interrupted(nothing_stored);
     const ResultRecord& record = results[index];
     const auto result_index = static_cast<std::int64_t>(index);
     db.query(
@@ -147,8 +184,10 @@ std::int64_t ResultStore::ingest(const Context& context, const std::vector<Resul
       db.query(sql, values);
     }
   }
-  if (results.empty() && halfway) halfway();
+  if (results.empty() && pauses.halfway) pauses.halfway();
+  stop_if_interrupted(nothing_stored);
   transaction.commit();
+  if (pauses.committed) pauses.committed();
   return run_id;
 }
 
@@ -156,7 +195,7 @@ std::vector<RunInfo> ResultStore::runs(const RunFilter& filter) {
   filter.validate();
   std::string sql =
       "SELECT id, run_timestamp, ingested_at, machine, hostname, git_sha,"
-      " (SELECT COUNT(*) FROM results WHERE results.run_id = runs.id) FROM runs WHERE 1 = 1";
+      " (SELECT COUNT(*) FROM results WHERE results.run_id = runs.id), interrupted FROM runs WHERE 1 = 1";
   std::vector<SqlValue> params;
   for (const auto& [name, value] : filter.tags) {
     sql += " AND EXISTS (SELECT 1 FROM run_tags WHERE run_tags.run_id = runs.id AND tag_name = ? AND tag_value = ?)";
@@ -173,6 +212,7 @@ std::vector<RunInfo> ResultStore::runs(const RunFilter& filter) {
     run.hostname = row.text(4);
     run.git_sha = row.text(5);
     run.results = static_cast<std::size_t>(row.integer(6));
+    run.interrupted = row.integer(7) != 0;
     if (matches(run, filter)) runs.push_back(std::move(run));
   }
   std::unordered_map<std::int64_t, RunInfo*> by_id;
@@ -220,38 +260,48 @@ std::vector<StoredResult> ResultStore::results(const std::vector<RunInfo>& runs,
   return found;
 }
 
-std::string ResultStore::context_json(std::int64_t run_id) {
-  const auto rows = connection_->query("SELECT context_json FROM runs WHERE id = ?", {run_id});
+ResultStore::StoredRun ResultStore::stored_run(std::int64_t run_id) {
+  const auto rows = connection_->query("SELECT context_json, interrupted FROM runs WHERE id = ?", {run_id});
   if (rows.empty()) throw StoreError("database '" + shown_ + "' has no run " + std::to_string(run_id));
-  return rows[0].text(0);
+  return {rows[0].text(0), rows[0].integer(1) != 0};
 }
 
-LoadedReport ResultStore::parse_stored(const std::string& context_json, const std::vector<std::string>& record_jsons,
-                                       std::int64_t run_id) {
-  // The report's own envelope (schema name and version), around the stored context and
-  // records; the JSON reader then checks them as it checks a file.
+// A stored run is read as a report file is: each piece parsed with the bounds of JSON input
+// (nesting depth, numbers that fit a double: a hostile or corrupted row is a usage error,
+// never a crash), the whole no larger than a report gpubench reads, then the report's own
+// reader over the envelope, the context and the records.
+LoadedReport ResultStore::parse_stored(const StoredRun& run, const std::vector<std::string>& record_jsons, std::int64_t run_id) {
+  const std::string origin = "database '" + shown_ + "' run " + std::to_string(run_id);
+  std::uint64_t bytes = run.context_json.size();
+  for (const std::string& record : record_jsons) bytes += record.size();
+  if (bytes > kMaxReportBytes)
+    throw StoreError(origin + " holds " + describe_bytes(bytes) + " of JSON, more than the " +
+                     describe_bytes(kMaxReportBytes) + " that gpubench reads (docs/bounds.md)");
+  const auto object = [&](const std::string& text, const std::string& what) {
+    Json piece = parse_json_input(text, origin + " " + what);
+    if (!piece.is_object()) throw StoreError(origin + " " + what + ": expected a JSON object, got " + piece.type_name());
+    return piece;
+  };
+  // The report's own envelope (schema name and version) around the stored pieces.
   Json document = Json::parse(render_records_json(Context{}, {}));
-  try {
-    document["context"] = Json::parse(context_json);
-    Json records = Json::array();
-    for (const std::string& record : record_jsons) records.push_back(Json::parse(record));
-    document["results"] = std::move(records);
-  } catch (const Json::parse_error& error) {
-    throw StoreError("database '" + shown_ + "': run " + std::to_string(run_id) + " holds invalid JSON: " + error.what());
-  }
-  return parse_json_report(document.dump(), "database '" + shown_ + "' run " + std::to_string(run_id));
+  document["context"] = object(run.context_json, "context");
+  Json records = Json::array();
+  for (std::size_t i = 0; i < record_jsons.size(); ++i) records.push_back(object(record_jsons[i], "result " + std::to_string(i)));
+  document["results"] = std::move(records);
+  if (run.interrupted) document["interrupted"] = true;
+  return parse_json_report(document.dump(), origin);
 }
 
 LoadedReport ResultStore::report(std::int64_t run_id) {
-  const std::string context_text = context_json(run_id);
+  const StoredRun run = stored_run(run_id);
   std::vector<std::string> records;
   for (const SqlRow& row :
        connection_->query("SELECT record_json FROM results WHERE run_id = ? ORDER BY result_index", {run_id}))
     records.push_back(row.text(0));
-  return parse_stored(context_text, records, run_id);
+  return parse_stored(run, records, run_id);
 }
 
-Context ResultStore::context(std::int64_t run_id) { return parse_stored(context_json(run_id), {}, run_id).context; }
+Context ResultStore::context(std::int64_t run_id) { return parse_stored(stored_run(run_id), {}, run_id).context; }
 
 ResultRecord ResultStore::record(std::int64_t run_id, std::int64_t result_index) {
   const auto rows = connection_->query("SELECT record_json FROM results WHERE run_id = ? AND result_index = ?",
@@ -259,7 +309,7 @@ ResultRecord ResultStore::record(std::int64_t run_id, std::int64_t result_index)
   if (rows.empty())
     throw StoreError("database '" + shown_ + "' has no result " + std::to_string(result_index) + " in run " +
                      std::to_string(run_id));
-  return parse_stored("{}", {rows[0].text(0)}, run_id).results.at(0);
+  return parse_stored({"{}", false}, {rows[0].text(0)}, run_id).results.at(0);
 }
 
 }  // namespace gpb::store

@@ -34,6 +34,7 @@ struct RunInfo {
   std::string machine, hostname, git_sha;
   Tags tags;
   std::size_t results = 0;
+  bool interrupted = false;  // the report of an interrupted run: it holds the cases finished before the signal
 
   // How reports name the run: its commit tag, else the git SHA in its context, else "run <id>".
   std::string label() const;
@@ -58,6 +59,12 @@ struct StoredResult {
   double median_s = 0, median_ci_low_s = 0, median_ci_high_s = 0;  // NaN where not measured
 };
 
+// Points inside an ingestion where a test may hold the process (config/test_knobs.hpp).
+struct IngestPauses {
+  std::function<void()> halfway;    // inside the transaction, halfway through the records
+  std::function<void()> committed;  // just after the commit
+};
+
 enum class OpenMode {
   read,   // the database must exist and hold a history
   write,  // a SQLite file is created; the schema is brought up to date
@@ -68,17 +75,19 @@ class ResultStore {
   ResultStore(std::unique_ptr<SqlConnection> connection, std::string shown);
 
   // Opens (and for writing, migrates) the database. StoreError (a usage error) when it
-  // cannot be opened or holds no gpubench history.
+  // cannot be opened, holds no gpubench history (to read) or another program's tables, or
+  // (to write) does not take writes.
   static std::unique_ptr<ResultStore> open(const DatabaseUrl& url, OpenMode mode);
 
   const std::string& shown() const { return shown_; }
 
   // Stores a run with its tags in one transaction; returns its id. A report already stored
-  // (the same context and results) is a StoreError naming the run that holds it. `halfway`,
-  // when given, is called once halfway through the records, inside the transaction (a test
-  // kills the process there).
+  // (the same context and results) is a StoreError naming the run that holds it. A signal
+  // (SIGINT, SIGTERM) before the commit rolls it back and throws StoppedBySignal. `pauses`,
+  // for tests: called halfway through the records inside the transaction, and just after
+  // the commit (a test signals or kills the process there).
   std::int64_t ingest(const Context& context, const std::vector<ResultRecord>& results, const Tags& tags,
-                      const std::function<void()>& halfway = {});
+                      const IngestPauses& pauses = {});
 
   // Runs matching the filter, oldest first (report timestamp, then id).
   std::vector<RunInfo> runs(const RunFilter& filter);
@@ -93,9 +102,13 @@ class ResultStore {
   SqlConnection& connection() { return *connection_; }
 
  private:
-  LoadedReport parse_stored(const std::string& context_json, const std::vector<std::string>& record_jsons,
-                            std::int64_t run_id);
-  std::string context_json(std::int64_t run_id);
+  struct StoredRun {
+    std::string context_json;
+    bool interrupted = false;
+  };
+  StoredRun stored_run(std::int64_t run_id);
+  LoadedReport parse_stored(const StoredRun& run, const std::vector<std::string>& record_jsons, std::int64_t run_id);
+  void check_writable();
 
   std::unique_ptr<SqlConnection> connection_;
   std::string shown_;

@@ -72,8 +72,21 @@ const std::vector<Migration>& history_migrations() {
         " sample_index BIGINT NOT NULL,"
         " seconds DOUBLE PRECISION,"
         " PRIMARY KEY (run_id, result_index, sample_index))"}},
+      // Version 2: a run whose report is of an interrupted run says so, as the report does.
+      {2, {"ALTER TABLE runs ADD COLUMN interrupted BIGINT NOT NULL DEFAULT 0"}},
   };
   return migrations;
+}
+
+bool is_history_table(const std::string& table) {
+  if (table == "schema_version") return true;
+  const std::string create = "CREATE TABLE ";
+  for (const Migration& migration : history_migrations())
+    for (const std::string& statement : migration.statements)
+      if (statement.compare(0, create.size(), create) == 0 &&
+          statement.compare(create.size(), table.size() + 1, table + " ") == 0)
+        return true;
+  return false;
 }
 
 int schema_version(SqlConnection& connection) {

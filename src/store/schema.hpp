@@ -19,6 +19,10 @@ struct Migration {
 // The history schema, oldest first.
 const std::vector<Migration>& history_migrations();
 
+// Whether `table` is one of the history's own tables (schema_version, or one a migration
+// creates): a database being migrated by another process holds some of them.
+bool is_history_table(const std::string& table);
+
 // The newest version applied; 0 for a database without schema_version.
 int schema_version(SqlConnection& connection);
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct SqlDialect {
   const char* name;                // "SQLite", "PostgreSQL"
   const char* generated_id;        // column definition of an auto-numbered primary key
   const char* table_exists;        // one '?' (the table name); returns one row with a count
+  const char* list_tables;         // the names of the tables (of the current schema), one row each
   const char* lock_schema;         // taken inside a migration's transaction; empty where
                                    // begin_write already excludes other writers
 };
@@ -87,8 +89,24 @@ class WriteTransaction {
 // `shown` names the database in messages (a path, or a URL without its password).
 // create: make the file when it does not exist (otherwise its absence is a StoreError).
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, bool create, const std::string& shown);
-// conninfo: a libpq connection URI. A StoreError when this build has no libpq.
-std::unique_ptr<SqlConnection> open_postgres(const std::string& conninfo, const std::string& shown);
+
+// How long a PostgreSQL connection may take to open, and a statement to run, unless the
+// URL says otherwise (connect_timeout=N; options=-c statement_timeout=...): a server that
+// accepts a connection and never answers, or a lock held elsewhere, ends in a StoreError
+// naming the limit instead of a hang.
+inline constexpr int kDefaultConnectTimeoutSeconds = 10;
+inline constexpr int kDefaultStatementTimeoutSeconds = 60;
+
+// conninfo: a libpq connection URI or keyword string without a password; password: the
+// URL's own (empty: libpq looks in PGPASSWORD and ~/.pgpass). A StoreError when this build
+// has no libpq.
+std::unique_ptr<SqlConnection> open_postgres(const std::string& conninfo, const std::string& shown,
+                                             const std::string& password = {});
+// The keyword/value pairs open_postgres hands libpq for conninfo: its own, with the default
+// connect_timeout where it sets none and the default statement_timeout ahead of its
+// options (a statement_timeout there comes later and wins). StoreError when libpq cannot
+// parse conninfo, or finds a password in it.
+std::vector<std::pair<std::string, std::string>> postgres_parameters(const std::string& conninfo, const std::string& shown);
 // Whether this build has the PostgreSQL engine.
 bool have_postgres();
 // Whether libpq reads `keyword` as a connection parameter (host, port, sslmode, ...);

@@ -1,6 +1,7 @@
 // The SQLite engine: a file, WAL journaling so readers never wait for a writer, a busy
 // timeout so concurrent writers queue, and every sqlite3_* result checked.
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <cmath>
@@ -17,7 +18,9 @@ namespace {
 constexpr int kBusyTimeoutMs = 60000;
 
 const SqlDialect kSqliteDialect{"SQLite", "INTEGER PRIMARY KEY",
-                                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", ""};
+                                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+                                ""};
 
 struct DatabaseCloser {
   void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
@@ -30,6 +33,7 @@ using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 class SqliteConnection final : public SqlConnection {
  public:
   SqliteConnection(const std::string& path, bool create, std::string shown) : shown_(std::move(shown)) {
+    refuse_special_file(path);
     sqlite3* raw = nullptr;
     const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
     const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
@@ -86,6 +90,19 @@ class SqliteConnection final : public SqlConnection {
   }
 
  private:
+  // A history is a regular file (or a new one): SQLite would otherwise open a device or a
+  // fifo and create its journal beside it ("/dev/null-journal").
+  void refuse_special_file(const std::string& path) const {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return;
+    const char* kind = S_ISDIR(info.st_mode)                          ? "a directory"
+                       : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
+                       : S_ISFIFO(info.st_mode)                         ? "a fifo"
+                                                                        : "a special file";
+    throw StoreError("database '" + shown_ + "' is " + kind +
+                     ", not a SQLite file; --db takes a history file (or a new path for one)");
+  }
+
   // WAL is a property of the file: set once, by whichever process gets there first. The
   // switch needs the database to itself, and SQLite reports a busy database to it without
   // calling the busy handler, so processes opening a new file together retry here.

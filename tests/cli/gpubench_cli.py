@@ -20,8 +20,7 @@ SANITIZED = os.environ.get("GPUBENCH_SANITIZED") == "1"
 
 
 def gpubench(*args, timeout=300, env=None, cwd=None):
-    """Runs gpubench with args (in cwd, when given); returns the CompletedProcess (stdout/stderr
-    as text)."""
+    """Runs gpubench with args (in cwd, when given); returns the CompletedProcess (stdout/stderr as text)."""
     if not GPUBENCH:
         raise RuntimeError("GPUBENCH is not set; run these tests through ctest")
     # A launcher the tests themselves run under (srun, mpirun) must not make gpubench a rank.

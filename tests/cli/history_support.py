@@ -73,6 +73,13 @@ class PostgresServer:
             raise RuntimeError(f"psql {statement!r}: {result.stderr}")
         return result.stdout.strip()
 
+    def sql_from_stdin(self, url, statement):
+        result = subprocess.run([self.psql, url, "-v", "ON_ERROR_STOP=1", "-At", "-f", "-"], input=statement,
+                                capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError(f"psql {statement[:80]!r}: {result.stderr}")
+        return result.stdout.strip()
+
     def new_database(self):
         PostgresServer.counter += 1
         name = f"gpubench_cli_{os.getpid()}_{PostgresServer.counter}"
@@ -128,6 +135,11 @@ class SqliteEngine:
         with sqlite3.connect(db) as connection:
             return connection.execute(statement).fetchone()[0]
 
+    def execute(self, db, statement, *values):
+        """Runs a statement with '?' placeholders bound to values."""
+        with sqlite3.connect(db) as connection:
+            connection.execute(statement, values)
+
     def check_engine_integrity(self, db):
         with sqlite3.connect(db) as connection:
             self.assertEqual(connection.execute("PRAGMA integrity_check").fetchone()[0], "ok")
@@ -158,6 +170,14 @@ class PostgresEngine:
 
     def scalar(self, db, statement):
         return self.server.sql(db, statement)
+
+    def execute(self, db, statement, *values):
+        """Runs a statement with '?' placeholders bound to values (as dollar-quoted literals,
+        sent on stdin: a value may be larger than a command line takes)."""
+        parts = statement.split("?")
+        assert len(parts) == len(values) + 1, statement
+        text = parts[0] + "".join(f"$gpb${value}$gpb$" + part for value, part in zip(values, parts[1:]))
+        self.server.sql_from_stdin(db, text)
 
     def check_engine_integrity(self, db):
         self.assertEqual(self.server.sql(db, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "

@@ -68,6 +68,22 @@ class FleetTests(CliTestCase):
         self.assertIn(f"merged {len(paths)} reports", process.stdout)
         return out
 
+    def test_host_names_from_the_environment_stay_one_file_name(self):
+        inner = os.path.join(self.dir, "reports")
+        os.mkdir(inner)
+        os.mkdir(os.path.join(self.dir, "outside"))
+        for env in ({"GPUBENCH_HOST": "../outside/escaped"}, slurm(0, 0, "../escaped", tasks=1), {"GPUBENCH_HOST": ".."}):
+            with self.subTest(env=env):
+                process = gpubench("run", *SUITE, "--quiet", "--out", os.path.join(inner, "{host}.json"), env=env)
+                self.assertUsageError(process, "{host}", "not a single file name")
+                self.assertEqual(os.listdir(inner), [])
+                self.assertEqual(os.listdir(os.path.join(self.dir, "outside")), [], "a report was written outside")
+                self.assertEqual(sorted(os.listdir(self.dir)), ["outside", "reports"], "a report was written outside")
+
+    def test_world_size_zero_is_refused(self):
+        process = gpubench("run", *SUITE, "--quiet", env={"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "0"})
+        self.assertUsageError(process, "WORLD_SIZE=0")
+
     def test_slurm_variables_choose_the_gpu_and_expand_out_paths(self):
         out = os.path.join(self.dir, "r-{host}-{rank}-gpu{device}.json")
         process = gpubench("run", *SUITE, "--quiet", "--out", out, env=slurm(3, 1, "node-x", tasks=4))

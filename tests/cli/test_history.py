@@ -176,6 +176,8 @@ class SqliteHistoryTests(SqliteEngine, HistoryCases, CliTestCase):
             (["history", "show", "--db", db], ["--case"]),
             (["history", "export", "--db", db, "--format", "xml"], ["csv or json"]),
             (["history", "check", "--db", db, "--threshold", "0"], ["--threshold"]),
+            (["history", "show", "--db", db, "--case", "sum/eigen/f32/1024", "--last", "-1"], ["--last", "'-1'"]),
+            (["history", "check", "--db", db, "--last", "-1"], ["--last", "'-1'"]),
             (["history", "ingest", os.path.join(self.dir, "missing.json"), "--db", db], ["missing.json"]),
             (["history", "ingest", notes, "--db", db], ["notes.txt"]),
             (["compare", "db:" + db + "?last=0", report], ["last=0"]),

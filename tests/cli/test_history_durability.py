@@ -33,7 +33,7 @@ class DurabilityCases(HistoryBase):
         self.assertEqual(self.count(db, "runs"), 16)
         self.assertEqual(self.count(db, "results"), 16 * 5 * len(case_ids()))
         self.assertEqual(self.count(db, "samples"), 16 * 5 * len(case_ids()) * 200)
-        self.assertEqual(self.count(db, "schema_version"), 1)
+        self.assertEqual(self.count(db, "schema_version"), 2)  # each migration once
         listing = gpubench("history", "list", "--db", db)
         self.assertOk(listing)
         self.assertEqual({f"job={i}" for i in range(16)}, set(re.findall(r"job=\d+", listing.stdout)))

@@ -103,15 +103,23 @@ class InputBoundsTests(CliTestCase):
 
     def test_endless_inputs(self):
         # Every reader reads through the same bounded function; two of them suffice here.
-        self.assertUsageError(gpubench("report", "/dev/zero"), "/dev/zero", "256 MiB")
-        self.assertUsageError(gpubench("compare", self.good_report(), "/dev/zero"), "/dev/zero", "256 MiB")
+        self.assertUsageError(gpubench("report", "/dev/zero"), "/dev/zero", "1 GiB")
+        self.assertUsageError(gpubench("compare", self.good_report(), "/dev/zero"), "/dev/zero", "1 GiB")
         self.assertUsageError(gpubench("run", "--config", "/dev/zero"), "/dev/zero", "16 MiB")
 
     def test_oversized_report_file(self):
         path = os.path.join(self.dir, "big.json")
         with open(path, "wb") as handle:
-            handle.truncate(256 * 1024 * 1024 + 1)  # sparse: no disk used
-        self.assertUsageError(gpubench("report", path), "big.json", "256 MiB")
+            handle.truncate(1024 * 1024 * 1024 + 1)  # sparse: no disk used
+        self.assertUsageError(gpubench("report", path), "big.json", "is 1.0 GiB, more than the 1 GiB that gpubench reads")
+
+    def test_a_report_as_large_as_the_largest_suite_writes_is_read(self):
+        # A suite of 100000 cases (the most a run holds) writes about 300 MiB of JSON, which
+        # the readers refused at 256 MiB. 300 MiB of spaces: read, then found to hold no JSON.
+        path = os.path.join(self.dir, "large.json")
+        with open(path, "wb") as handle:
+            handle.write(b" " * (300 * 1024 * 1024))
+        self.assertUsageError(gpubench("report", path), "large.json", "invalid JSON")
 
     # ---- reports with impossible samples ----
 

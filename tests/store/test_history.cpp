@@ -77,7 +77,7 @@ TEST_P(HistoryTest, PooledBaselineHoldsTheNewestRunMedians) {
   }
   const LoadedReport baseline = Baseline::open("db:" + db().url() + (db().url().find('?') == std::string::npos ? "?" : "&") +
                                                "branch=main&last=4")
-                                     .report_for(machine_context(99));
+                                     .report_for(machine_context(99), false);
   ASSERT_EQ(baseline.results.size(), 2u);
   const ResultRecord& sum = baseline.results[0];
   EXPECT_EQ(sum.spec.id(), sum_case().id());
@@ -88,11 +88,38 @@ TEST_P(HistoryTest, PooledBaselineHoldsTheNewestRunMedians) {
 
   // No run of another machine: refused with the machine named.
   try {
-    Baseline::open("db:" + db().url()).report_for(machine_context(99, "NVIDIA A100"));
+    Baseline::open("db:" + db().url()).report_for(machine_context(99, "NVIDIA A100"), false);
     FAIL() << "pooled runs of another machine";
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("NVIDIA A100"), std::string::npos) << error.what();
   }
+}
+
+// A stored run of an interrupted run holds only the cases it finished: the pooled baseline
+// leaves it out, and says so, unless --allow-interrupted.
+TEST_P(HistoryTest, PooledBaselineLeavesOutInterruptedRunsUnlessAllowed) {
+  const auto store = db().open();
+  for (int run = 1; run <= 7; ++run) {
+    LoadedReport report = synthetic_run(run, 1e-3 * (run == 7 ? 2 : 1));
+    report.context.interrupted = run == 7;
+    store->ingest(report.context, report.results, {{"commit", commit_label(run)}});
+  }
+  const auto runs = store->runs({});
+  ASSERT_EQ(runs.size(), 7u);
+  EXPECT_TRUE(runs.back().interrupted);
+  EXPECT_FALSE(runs.front().interrupted);
+  EXPECT_TRUE(store->report(runs.back().id).context.interrupted);
+
+  const LoadedReport without = Baseline::open("db:" + db().url()).report_for(machine_context(99), false);
+  EXPECT_FALSE(without.context.interrupted);
+  EXPECT_NE(without.context.git_sha.find("run06"), std::string::npos) << without.context.git_sha;
+  ASSERT_EQ(without.results[0].samples_s.size(), 6u);
+  for (double median : without.results[0].samples_s) EXPECT_DOUBLE_EQ(median, 1e-3);
+  EXPECT_NE(without.context.git_sha.find("1 interrupted run left out"), std::string::npos) << without.context.git_sha;
+
+  const LoadedReport with = Baseline::open("db:" + db().url()).report_for(machine_context(99), true);
+  EXPECT_TRUE(with.context.interrupted);
+  EXPECT_EQ(with.results[0].samples_s.size(), 7u);
 }
 
 // Why run medians, not pooled samples: a case where one process in five runs 8 % slow, each
@@ -112,7 +139,7 @@ TEST_P(HistoryTest, DriftBetweenRunsIsBaselineSpreadNotARegression) {
   };
   const auto judge = [&](double level) {
     const LoadedReport current = synthetic_run(50, level);
-    return sum_verdict(compare_reports(Baseline::open(baseline_spec).report_for(current.context), current, {}));
+    return sum_verdict(compare_reports(Baseline::open(baseline_spec).report_for(current.context, false), current, {}));
   };
   // Another slow process, as two of the last ten were: same. Beyond every recent run: slower.
   const CaseComparison slow_process = judge(1.07e-3);

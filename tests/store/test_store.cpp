@@ -1,6 +1,10 @@
 // The results store on both engines: a run read back exactly, the same report refused twice,
 // filters, a failed ingest leaving nothing behind, migrations in transactions, and how
 // databases are opened.
+#include <sys/stat.h>
+
+#include <functional>
+
 #include "report/report.hpp"
 #include "store/schema.hpp"
 #include "store_fixture.hpp"
@@ -185,31 +189,54 @@ TEST_P(StoreTest, FailedIngestLeavesNothing) {
 }
 
 TEST_P(StoreTest, MigrationsAreVersionedAndTransactional) {
+  const int newest = history_migrations().back().version;
+  const int next = newest + 1;
   auto connection = db().connect();
   EXPECT_EQ(schema_version(*connection), 0);
   apply_migrations(*connection, history_migrations(), "test");
-  EXPECT_EQ(schema_version(*connection), 1);
+  EXPECT_EQ(schema_version(*connection), newest);
   apply_migrations(*connection, history_migrations(), "test");  // nothing to do
-  EXPECT_EQ(connection->query("SELECT COUNT(*) FROM schema_version", {}).at(0).integer(0), 1);
+  EXPECT_EQ(connection->query("SELECT COUNT(*) FROM schema_version", {}).at(0).integer(0), newest);
 
   // A migration that fails halfway leaves the database at the version before it.
   std::vector<Migration> with_broken = history_migrations();
-  with_broken.push_back({2, {"CREATE TABLE added_by_two (x BIGINT)", "CREATE TABLE broken ("}});
+  with_broken.push_back({next, {"CREATE TABLE added_by_next (x BIGINT)", "CREATE TABLE broken ("}});
   EXPECT_THROW(apply_migrations(*connection, with_broken, "test"), StoreError);
-  EXPECT_EQ(schema_version(*connection), 1);
-  EXPECT_EQ(connection->query(connection->dialect().table_exists, {std::string("added_by_two")}).at(0).integer(0), 0);
+  EXPECT_EQ(schema_version(*connection), newest);
+  EXPECT_EQ(connection->query(connection->dialect().table_exists, {std::string("added_by_next")}).at(0).integer(0), 0);
 
-  std::vector<Migration> with_two = history_migrations();
-  with_two.push_back({2, {"CREATE TABLE added_by_two (x BIGINT)"}});
-  apply_migrations(*connection, with_two, "test");
-  EXPECT_EQ(schema_version(*connection), 2);
-  // This gpubench knows version 1 only: a database at 2 is refused, not misread.
+  std::vector<Migration> with_next = history_migrations();
+  with_next.push_back({next, {"CREATE TABLE added_by_next (x BIGINT)"}});
+  apply_migrations(*connection, with_next, "test");
+  EXPECT_EQ(schema_version(*connection), next);
+  // This gpubench knows the versions up to `newest` only: a database at the next is refused, not misread.
   try {
     db().open(OpenMode::read);
     FAIL() << "opened a database newer than the schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 2, newer"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("schema version " + std::to_string(next) + ", newer"), std::string::npos)
+        << error.what();
   }
+}
+
+// A database of version 1 (before runs said whether they were interrupted) is brought up to
+// date, its runs read as complete.
+TEST_P(StoreTest, VersionOneDatabasesAreMigrated) {
+  auto connection = db().connect();
+  apply_migrations(*connection, {history_migrations().front()}, "test");
+  ASSERT_EQ(schema_version(*connection), 1);
+  const LoadedReport report = synthetic_run(1, 1e-3);
+  const std::string context_json = "{\"timestamp\": \"" + report.context.timestamp + "\"}";
+  connection->query(
+      "INSERT INTO runs (digest, run_timestamp, ingested_at, machine, cpu_model, gpu_name, hostname, git_sha, tool_version,"
+      " report_schema_version, context_json) VALUES ('d', ?, ?, 'm', 'c', 'g', 'h', 's', 't', 1, ?)",
+      {report.context.timestamp, report.context.timestamp, context_json});
+  const auto store = db().open();
+  EXPECT_EQ(schema_version(store->connection()), history_migrations().back().version);
+  const auto runs = store->runs({});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs[0].interrupted);
+  EXPECT_FALSE(store->context(runs[0].id).interrupted);
 }
 
 TEST_P(StoreTest, ReadingNeedsAHistory) {
@@ -226,6 +253,65 @@ TEST_P(StoreTest, ReadingNeedsAHistory) {
   EXPECT_TRUE(db().open(OpenMode::read)->runs({}).empty());
 }
 
+// A stored run read back passes the bounds of a report file: a corrupted or hostile row
+// (nested 200000 levels deep, a number beyond a double, not an object, cut short, the wrong
+// type) is a usage error of one line naming the database and the run, never a crash.
+TEST_P(StoreTest, CorruptedStoredRunsAreUsageErrors) {
+  const auto store = db().open();
+  const LoadedReport report = synthetic_run(1, 1e-3);
+  const std::int64_t id = store->ingest(report.context, report.results, {});
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  const std::vector<std::string> corruptions = {
+      "{\"a\": " + deep + "}", deep, "{\"timestamp\": 1e999}", "[]", "\"text\"", "{\"cpu_model\": ", "", "nul",
+      "{\"argv\": [\"x\"], \"cpu_cores\": 99999999999999999999}", "{\"gpus\": [{\"sm_count\": -1.5e308}]}"};
+  auto connection = db().connect();
+  const auto expect_refused = [&](const char* what, const std::string& corruption) {
+    for (const auto& read : std::vector<std::function<void()>>{[&] { store->report(id); }, [&] { store->context(id); },
+                                                               [&] { store->record(id, 0); }}) {
+      try {
+        read();
+      } catch (const UsageError& error) {
+        const std::string message = error.what();
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message.substr(0, 300);
+        EXPECT_NE(message.find("run " + std::to_string(id)), std::string::npos) << message.substr(0, 300);
+        continue;
+      } catch (const std::exception& error) {
+        ADD_FAILURE() << what << " " << corruption.substr(0, 40) << ": not a usage error: " << error.what();
+        continue;
+      }
+      // Some reads do not look at the corrupted piece (context() reads no record): fine.
+    }
+  };
+  const std::string original_context = connection->query("SELECT context_json FROM runs WHERE id = ?", {id}).at(0).text(0);
+  for (const std::string& corruption : corruptions) {
+    connection->query("UPDATE runs SET context_json = ? WHERE id = ?", {corruption, id});
+    EXPECT_THROW(store->report(id), UsageError) << "context " << corruption.substr(0, 40);
+    expect_refused("context", corruption);
+  }
+  connection->query("UPDATE runs SET context_json = ? WHERE id = ?", {original_context, id});
+  for (const std::string& corruption : corruptions) {
+    connection->query("UPDATE results SET record_json = ? WHERE run_id = ? AND result_index = 0", {corruption, id});
+    EXPECT_THROW(store->report(id), UsageError) << "record " << corruption.substr(0, 40);
+    EXPECT_THROW(store->record(id, 0), UsageError) << "record " << corruption.substr(0, 40);
+    expect_refused("record", corruption);
+  }
+}
+
+// gpubench's tables do not go into another program's database.
+TEST_P(StoreTest, AnotherProgramsDatabaseIsRefused) {
+  db().connect()->query("CREATE TABLE invoices (id BIGINT)", {});
+  try {
+    db().open(OpenMode::write);
+    FAIL() << "added gpubench's tables to another program's database";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("holds other tables (invoices)"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(db().open(OpenMode::read), StoreError);
+  auto connection = db().connect();
+  EXPECT_EQ(schema_version(*connection), 0);
+  EXPECT_EQ(connection->query(connection->dialect().list_tables, {}).size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, StoreTest, ::testing::Values(Engine::sqlite, Engine::postgresql), engine_name);
 
 TEST(SqliteStore, FileThatIsNotADatabaseIsAUsageError) {
@@ -237,6 +323,37 @@ TEST(SqliteStore, FileThatIsNotADatabaseIsAUsageError) {
   EXPECT_THROW(ResultStore::open(parse_database_url(path), OpenMode::write), UsageError);
   EXPECT_THROW(ResultStore::open(parse_database_url(std::string(pattern) + "/missing/dir/h.db"), OpenMode::write), UsageError);
   std::filesystem::remove_all(pattern);
+}
+
+// A history is a regular file or a new one: SQLite would open a device or a fifo and write
+// its journal beside it (as root, "/dev/null-journal").
+TEST(SqliteStore, SpecialFilesAreRefused) {
+  char pattern[] = "/tmp/gpubench-store-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string directory = pattern;
+  const std::string fifo = directory + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const bool journal_before = std::filesystem::exists("/dev/null-journal");
+  for (const std::string& path : {std::string("/dev/null"), fifo, directory, "sqlite:" + directory}) {
+    for (OpenMode mode : {OpenMode::write, OpenMode::read}) {
+      try {
+        ResultStore::open(parse_database_url(path), mode);
+        ADD_FAILURE() << "opened " << path;
+      } catch (const StoreError& error) {
+        EXPECT_NE(std::string(error.what()).find("not a SQLite file"), std::string::npos) << error.what();
+      }
+    }
+  }
+  EXPECT_EQ(std::filesystem::exists("/dev/null-journal"), journal_before);
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) left.push_back(entry.path().filename());
+  EXPECT_EQ(left, std::vector<std::string>{"fifo"});
+  // A symbolic link to a history is the history.
+  const std::string real = directory + "/real.db";
+  ResultStore::open(parse_database_url(real), OpenMode::write);
+  std::filesystem::create_symlink(real, directory + "/link.db");
+  EXPECT_NO_THROW(ResultStore::open(parse_database_url(directory + "/link.db"), OpenMode::read));
+  std::filesystem::remove_all(directory);
 }
 
 TEST(PostgresStore, UnreachableServerIsAUsageError) {

@@ -67,6 +67,35 @@ TEST(HistoryBaseline, LibpqParametersStayInThePostgresUrl) {
   EXPECT_EQ(spec.last, 3u);
 }
 
+// Where the URL says nothing, a server that never answers or a statement that never ends
+// costs a bounded wait; what the URL (or the environment) sets wins.
+TEST(PostgresParameters, DefaultTimeoutsUnlessTheUrlSetsThem) {
+  if (!have_postgres()) GTEST_SKIP() << "built without libpq: every PostgreSQL URL is refused when opened";
+  using Parameters = std::vector<std::pair<std::string, std::string>>;
+  const auto value = [](const Parameters& parameters, const std::string& keyword) -> std::string {
+    for (const auto& [name, text] : parameters)
+      if (name == keyword) return text;
+    return "(unset)";
+  };
+  const Parameters plain = postgres_parameters("postgresql://ci@db/perf", "shown");
+  EXPECT_EQ(value(plain, "connect_timeout"), std::to_string(kDefaultConnectTimeoutSeconds));
+  EXPECT_EQ(value(plain, "options"), "-c statement_timeout=" + std::to_string(kDefaultStatementTimeoutSeconds) + "s");
+  EXPECT_EQ(value(plain, "user"), "ci");
+  EXPECT_EQ(value(plain, "dbname"), "perf");
+
+  const Parameters own = postgres_parameters("postgresql://ci@db/perf?connect_timeout=3&options=-c%20statement_timeout%3D5s",
+                                             "shown");
+  EXPECT_EQ(value(own, "connect_timeout"), "3");
+  // The URL's statement_timeout comes later in the options, and the server keeps the last.
+  EXPECT_EQ(value(own, "options"), "-c statement_timeout=" + std::to_string(kDefaultStatementTimeoutSeconds) +
+                                       "s -c statement_timeout=5s");
+  EXPECT_EQ(value(postgres_parameters("host=h connect_timeout=7", "shown"), "connect_timeout"), "7");
+
+  // A password that reached libpq's parser would have travelled with the URL: refused.
+  EXPECT_THROW(postgres_parameters("host=h password=x", "shown"), StoreError);
+  EXPECT_THROW(postgres_parameters("postgresql://db/perf?nonsense=1", "shown"), StoreError);
+}
+
 TEST(HistoryBaseline, BadSelectorsAreUsageErrors) {
   for (const char* bad : {"db:h.db?last=0", "db:h.db?last=x", "db:h.db?last=", "db:h.db?branch", "db:h.db?=main",
                           "db:h.db?bad key=1", "db:", "db:ftp://x/y"})

@@ -234,6 +234,19 @@ TEST(Merge, StampsRanksAndHostsAndListsEveryRank) {
   EXPECT_EQ(read.results[3].gpu.pci_bus_id, "0000:11:00.0");
 }
 
+// A merged report of an interrupted rank is an interrupted run, whichever rank it was: its
+// missing cases must not read as regressions in compare.
+TEST(Merge, KeepsTheInterruptedFlagOfAnyInput) {
+  for (int interrupted_rank : {0, 1}) {
+    std::vector<NamedReport> reports = {rank_report(0, "node-a"), rank_report(1, "node-b")};
+    reports[static_cast<std::size_t>(interrupted_rank)].report.context.interrupted = true;
+    const LoadedReport merged = merge_reports(std::move(reports));
+    EXPECT_TRUE(merged.context.interrupted) << "rank " << interrupted_rank;
+    EXPECT_TRUE(parse_json_report(render_json(merged.context, merged.results), "merged").context.interrupted);
+  }
+  EXPECT_FALSE(merge_reports({rank_report(0, "node-a"), rank_report(1, "node-b")}).context.interrupted);
+}
+
 void expect_refusal(std::vector<NamedReport> reports, const std::string& fragment) {
   try {
     merge_reports(std::move(reports));

@@ -78,6 +78,18 @@ TEST(Launcher, BadValuesAreUsageErrorsNamingTheVariable) {
   EXPECT_THROW(detect_launch({{"SLURM_PROCID", "-1"}}), UsageError);
   EXPECT_THROW(detect_launch({{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "4"}}), UsageError);
   EXPECT_THROW(detect_launch({{"PMI_RANK", "0"}, {"MPI_LOCALRANKID", "one"}}), UsageError);
+  // A world of no ranks is a broken environment, not an unknown size.
+  for (const char* size : {"WORLD_SIZE", "SLURM_NTASKS"}) {
+    const std::string rank = size == std::string("WORLD_SIZE") ? "RANK" : "SLURM_PROCID";
+    Environment environment{{rank, "0"}, {size, "0"}};
+    if (rank == "RANK") environment["LOCAL_RANK"] = "0";
+    try {
+      detect_launch(environment);
+      FAIL() << size << "=0 was accepted";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string(size) + "=0"), std::string::npos) << error.what();
+    }
+  }
 }
 
 TEST(DeviceChoice, ParsesAllAndLists) {
@@ -128,6 +140,18 @@ TEST(OutputPaths, ExpandsPlaceholders) {
   EXPECT_EQ(expand_output_path("{rank}{rank}.md", values), "1212.md");
   EXPECT_THROW(expand_output_path("fleet-{hots}.json", values), UsageError);
   EXPECT_THROW(expand_output_path("fleet-{rank.json", values), UsageError);
+}
+
+// {host} comes from the environment (GPUBENCH_HOST, SLURMD_NODENAME): it names one file, never
+// a path that leaves the directory given.
+TEST(OutputPaths, HostIsASinglePathComponent) {
+  for (const char* host : {"../outside/escaped", "a/b", "..", ".", "", "/etc/x", "node/"}) {
+    const OutputPlaceholders values{0, host, {0}};
+    EXPECT_THROW(expand_output_path("out/{host}.json", values), UsageError) << host;
+    EXPECT_EQ(expand_output_path("plain.json", values), "plain.json") << "only an expanded {host} is checked";
+  }
+  EXPECT_EQ(expand_output_path("{host}.json", OutputPlaceholders{0, "..node..", {0}}), "..node...json");
+  EXPECT_EQ(expand_output_path("{host}.json", OutputPlaceholders{0, ".hidden-ok", {0}}), ".hidden-ok.json");
 }
 
 TEST(OutputPaths, SeveralRanksNeedRankInTheirPaths) {

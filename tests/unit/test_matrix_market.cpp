@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -225,6 +227,43 @@ TEST(MatrixMarketBounds, AcceptsAByteOrderMarkAndLoneCarriageReturns) {
 TEST(MatrixMarketBounds, LineNumbersCountLoneCarriageReturns) {
   EXPECT_EQ(budget_error_of("%%MatrixMarket matrix coordinate real general\r3 3 1\r4 1 1.0\r", 1 << 20),
             "matrix file 'm.mtx': line 3: row index 4 outside 1..3");
+}
+
+// The text is read in 64 KiB blocks: lines, CRLF pairs and comments that straddle a block's
+// end read as they would in one piece. Seeded random texts of many blocks, each line ended
+// by LF, CRLF or a lone CR at random, with comments of random length between the entries.
+TEST(MatrixMarketBounds, ReadsLinesAcrossBlocksWhateverTheirEnds) {
+  const char* const kEnds[] = {"\n", "\r\n", "\r"};
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::mt19937 random(seed);
+    const auto end_of_line = [&] { return std::string(kEnds[random() % 3]); };
+    const int rows = 100, cols = 80, count = 3000;
+    std::string text = "%%MatrixMarket matrix coordinate real general" + end_of_line();
+    text += "% " + std::string(random() % 70000, 'c') + end_of_line();
+    text += std::to_string(rows) + " " + std::to_string(cols) + " " + std::to_string(count) + end_of_line();
+    std::map<std::pair<int, int>, double> expected;
+    for (int i = 0; i < count; ++i) {
+      const int row = static_cast<int>(random() % rows), col = static_cast<int>(random() % cols);
+      const double value = static_cast<double>(random() % 1000) / 8;  // exact in binary: sums do not round
+      expected[{row, col}] += value;
+      if (random() % 50 == 0) text += "%" + std::string(random() % 3000, 'x') + end_of_line();
+      text += std::to_string(row + 1) + " " + std::to_string(col + 1) + " " + std::to_string(value) + end_of_line();
+    }
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(text.size()) + " bytes");
+    std::vector<Entry> listed;
+    for (const auto& [position, value] : expected) listed.push_back({position.first, position.second, value});
+    EXPECT_EQ(entries(parse_matrix_market(text, "m.mtx", 1 << 24)), listed);
+  }
+}
+
+TEST(MatrixMarketBounds, RefusesALineLongerThanAnyMatrixMarketLine) {
+  // /dev/zero, or a binary file: one endless line, refused after 1 MiB instead of filling memory.
+  EXPECT_EQ(budget_error_of(std::string((1 << 20) + 2, '\0'), 1 << 30),
+            "matrix file 'm.mtx': line 1: longer than 1 MiB (not a Matrix Market text?)");
+  EXPECT_EQ(budget_error_of(kGeneralHeader + "% " + std::string(1 << 20, 'c') + "\n1 1 1\n1 1 1\n", 1 << 30),
+            "matrix file 'm.mtx': line 2: longer than 1 MiB (not a Matrix Market text?)");
+  // A long comment within the bound is read.
+  EXPECT_EQ(budget_error_of(kGeneralHeader + "% " + std::string(1000000, 'c') + "\r\n1 1 1\n1 1 1\n", 1 << 30), "<accepted>");
 }
 
 }  // namespace

@@ -1,0 +1,114 @@
+"""gpubench under the limits a shell or a container sets: an address-space limit (ulimit -v),
+a file-size limit (ulimit -f), a memory budget. No command hangs, every failure is one line,
+no temporary file stays behind, and a small run takes little memory. Each limit is set with
+`ulimit` in the shell that starts gpubench."""
+import os
+import shlex
+import subprocess
+
+from gpubench_cli import FAST, GPUBENCH, CliTestCase, main
+
+QUICK_SUM = ["run", "--op", "sum", "--size", "1K", "--backend", "eigen", *FAST]
+GIB_IN_KIB = 1024 * 1024
+
+
+def ulimit_command(limit, args, shell_tail=""):
+    """A shell command that sets the limit and execs gpubench with args, then shell_tail as
+    the shell reads it (a process substitution)."""
+    return f"ulimit {limit} && exec {shlex.quote(GPUBENCH)} {' '.join(shlex.quote(arg) for arg in args)} {shell_tail}"
+
+
+def limited(limit, *args, cwd=None, timeout=120):
+    """gpubench args under `ulimit <limit>` in a subshell (which execs gpubench); a hang
+    fails the test after timeout seconds."""
+    process = subprocess.Popen(["bash", "-c", ulimit_command(limit, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               stdin=subprocess.DEVNULL, cwd=cwd)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise AssertionError(f"gpubench {' '.join(args)} under ulimit {limit} still ran after {timeout} s (a hang)")
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
+
+
+def peak_resident_bytes(limit, *args, shell_tail=""):
+    """Runs gpubench args under `ulimit <limit>` and returns (CompletedProcess, its peak
+    resident set in bytes), from wait4's rusage of that one process."""
+    with open(os.devnull, "wb") as null:
+        process = subprocess.Popen(["bash", "-c", ulimit_command(limit, args, shell_tail)], stdout=null, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        with process.stderr:
+            stderr = process.stderr.read().decode(errors="replace")
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    return subprocess.CompletedProcess(args, process.returncode, "", stderr), usage.ru_maxrss * 1024
+
+
+class AddressSpaceLimit(CliTestCase):
+    def test_no_command_hangs_under_a_limit(self):
+        # OpenBLAS used to start a thread per core as it loaded, each looping on a 128 MiB
+        # allocation that failed, and exit() waited for them: --version never returned (under
+        # 1 GiB on a machine of many cores; under 200 MiB on one of two).
+        for limit in (200 * 1024, GIB_IN_KIB):
+            for args in (["--version"], ["list"]):
+                with self.subTest(limit=limit, args=args[0]):
+                    self.assertOk(limited(f"-v {limit}", *args, timeout=60))
+        self.assertOk(limited(f"-v {GIB_IN_KIB}", *QUICK_SUM, "--out", os.path.join(self.dir, "r.json"), timeout=60))
+
+    def test_openblas_threads_beyond_the_limit_fail_the_case_with_one_reason(self):
+        process = limited(f"-v {GIB_IN_KIB}", "run", "--op", "matmul", "--size", "64", "--backend", "openblas",
+                          "--threads", "16", *FAST, timeout=60)
+        self.assertEqual(process.returncode, 3, process.stderr)
+        output = " ".join((process.stdout + process.stderr).split())  # the summary wraps its lines
+        self.assertIn("openblas: 16 threads need about", output)
+        self.assertIn("(ulimit -v): use fewer --threads or raise the limit", output)
+
+    def test_openblas_within_the_limit_runs(self):
+        self.assertOk(limited(f"-v {GIB_IN_KIB}", "run", "--op", "matmul", "--size", "64", "--backend", "openblas",
+                              "--threads", "2", *FAST, "--quiet", timeout=60))
+
+    def test_an_allocation_beyond_the_limit_is_one_line(self):
+        # 256M doubles (2 GiB) under a 1 GiB limit.
+        process = limited(f"-v {GIB_IN_KIB}", "run", "--op", "sum", "--size", "256M", "--dtype", "f64", "--backend",
+                          "eigen", *FAST, "--quiet", timeout=120)
+        self.assertUsageError(process)
+        self.assertRegex(process.stderr, r"memory|ulimit -v")
+
+
+class FileSizeLimit(CliTestCase):
+    def test_a_report_beyond_the_limit_fails_and_leaves_no_temporary_file(self):
+        # ulimit -f counts 1024-byte blocks: a report of one case is several KiB.
+        process = limited("-f 2", *QUICK_SUM, "--out", "r.json", "--quiet", cwd=self.dir)
+        self.assertUsageError(process, "cannot write report 'r.json'", "File too large")
+        self.assertEqual(os.listdir(self.dir), [], "a report or its temporary file stayed behind")
+
+
+class MemoryFootprint(CliTestCase):
+    def test_a_small_run_sizes_its_copy_probe_to_the_limit(self):
+        # The host copy-bandwidth probe took two buffers of up to 1 GiB whatever the machine
+        # allowed, so a 1K-element sum peaked at 1 to 2 GiB. Under a 3 GiB address-space
+        # limit it takes at most an eighth of what is left.
+        process, peak = peak_resident_bytes(f"-v {3 * GIB_IN_KIB}", *QUICK_SUM, "--out",
+                                            os.path.join(self.dir, "r.json"), "--quiet")
+        self.assertOk(process)
+        self.assertLess(peak, 512 << 20, f"a 1K-element sum peaked at {peak >> 20} MiB under a 3 GiB limit")
+
+    def test_a_matrix_is_read_as_a_stream(self):
+        # 300 MB of comments from a pipe, then a bad entry: the text used to be read whole
+        # into memory before parsing (a 3 GB pipe peaked at 6.5 GB).
+        text = ("<({ printf '%%%%MatrixMarket matrix coordinate real general\\n'; "
+                "yes '% a comment line, one of many' | head -c 300M; printf '\\n2 2 1\\n1 1 x\\n'; })")
+        process, peak = peak_resident_bytes("-v unlimited", "run", "--op", "spmv", "--backend", "eigen", *FAST, "--matrix",
+                                            shell_tail=text)
+        self.assertUsageError(process, "value 'x' is not a number")
+        self.assertLess(peak, 128 << 20, f"reading a 300 MB matrix text peaked at {peak >> 20} MiB")
+
+    def test_an_endless_line_is_refused_after_a_mebibyte(self):
+        process, peak = peak_resident_bytes("-v unlimited", "run", "--op", "spmv", "--backend", "eigen", *FAST, "--matrix",
+                                            shell_tail="<(head -c 3G /dev/zero)")
+        self.assertUsageError(process, "line 1: longer than 1 MiB (not a Matrix Market text?)")
+        self.assertLess(peak, 128 << 20, f"reading /dev/zero as a matrix peaked at {peak >> 20} MiB")
+
+
+if __name__ == "__main__":
+    main()
