@@ -140,6 +140,23 @@ void refuse_duplicates(const std::vector<CaseSpec>& cases) {
                        "each case runs once");
 }
 
+// --case: the cases with the ids given, each of which must name one of the plan's.
+void keep_named_cases(std::vector<CaseSpec>& cases, const std::vector<std::string>& ids) {
+  if (ids.empty()) return;
+  const std::set<std::string> wanted(ids.begin(), ids.end());
+  std::set<std::string> found;
+  cases.erase(std::remove_if(cases.begin(), cases.end(),
+                             [&](const CaseSpec& spec) {
+                               if (wanted.count(spec.id()) == 0) return true;
+                               found.insert(spec.id());
+                               return false;
+                             }),
+              cases.end());
+  for (const std::string& id : ids)
+    if (found.count(id) == 0)
+      throw UsageError("--case " + id + " is not a case of this run (the other options select the cases --case picks from)");
+}
+
 }  // namespace
 
 Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& backends) {
@@ -178,6 +195,7 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   if (config.relative_to) find_backend(backends, *config.relative_to);
   if (plan.cases.empty()) throw UsageError("nothing to run: no available backend implements the requested ops and dtypes");
   refuse_duplicates(plan.cases);
+  keep_named_cases(plan.cases, config.only_cases);
   // Generated matrices are checked and matrix files read (and cached) now, so that a bad
   // one is a usage error up front rather than a failure halfway through a suite.
   for (const auto& spec : plan.cases) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,8 @@
 #include "analysis/history_baseline.hpp"
 #include "config/settings.hpp"
 #include "config/suite.hpp"
+#include "config/test_knobs.hpp"
+#include "config/verdict_flags.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/runner.hpp"
 #include "model/record_format.hpp"
@@ -27,8 +30,6 @@ class App;
 }
 
 namespace gpb {
-
-struct CompareOptions;
 
 RunSettings default_run_settings();
 
@@ -63,8 +64,16 @@ struct RunConfig {
   // whose merged report rank 0 stores. --tag: the stored run's tags.
   std::shared_ptr<store::ResultStore> store;
   store::Tags tags;
-  int test_slowdown = 1;  // GPUBENCH_TEST_SLOWDOWN (config/test_knobs.hpp)
+  TestSlowdown test_slowdown;  // GPUBENCH_TEST_SLOWDOWN (config/test_knobs.hpp)
   bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
+  // With --baseline: how compare decides (--alpha, --p-adjust, --inconclusive), and the
+  // rounds of re-measurement that may settle inconclusive cases (--resolve, --resolve-time).
+  double alpha = kDefaultSignificanceLevel;
+  PAdjust p_adjust = PAdjust::bh;
+  InconclusivePolicy inconclusive = InconclusivePolicy::fail;
+  int resolve_rounds = 0;
+  double resolve_seconds = std::numeric_limits<double>::infinity();
+  std::vector<std::string> only_cases;        // --case: the plan's cases with these ids, the others left out
   std::optional<std::string> relative_to;
   bool quiet = false;
   ProcessPlace place;    // this process's rank and host ({rank} and {host} in the --out paths)
@@ -101,6 +110,10 @@ class RunCommandLine {
   std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_, db_;
   std::vector<std::string> tags_;
   std::string progress_ = "auto";
+  std::vector<std::string> cases_;
+  VerdictFlags verdict_;
+  int resolve_rounds_ = 0;
+  double resolve_seconds_ = 0;
   bool tf32_ = false, quiet_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
 };
 
