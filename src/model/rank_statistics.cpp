@@ -138,7 +138,8 @@ std::vector<double> benjamini_hochberg(const std::vector<double>& p_values) {
   std::vector<double> adjusted(p_values.size());
   double running_min = 1.0;
   for (std::size_t rank = order.size(); rank-- > 0;) {
-    running_min = std::min(running_min, p_values[order[rank]] * tests / static_cast<double>(rank + 1));
+    // m / j first: exactly 1 for the largest p, and at least 1, so no p is adjusted downwards.
+    running_min = std::min(running_min, p_values[order[rank]] * (tests / static_cast<double>(rank + 1)));
     adjusted[order[rank]] = running_min;
   }
   return adjusted;

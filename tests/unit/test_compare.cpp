@@ -11,7 +11,6 @@
 
 #include "analysis/compare.hpp"
 #include "base/atomic_file.hpp"
-#include "base/random.hpp"
 #include "cli/compare.hpp"
 #include "model/csr.hpp"
 #include "model/rank_statistics.hpp"
@@ -19,37 +18,16 @@
 #include "model/statistics.hpp"
 #include "report/compare_render.hpp"
 #include "report/report.hpp"
+#include "synthetic_samples.hpp"
 
 namespace gpb {
 namespace {
 
 // ---- Synthetic measurements -----------------------------------------------------------------
 
-constexpr double kPi = 3.14159265358979323846;
-
-struct Noise {
-  double relative = 0.01;      // standard deviation of log(time): 0.3 is "30 % noise"
-  double autocorrelation = 0;  // AR(1) coefficient between consecutive samples
-  double outlier_rate = 0;     // fraction of samples hit by an interruption (x1.5)
-};
-
-// Lognormal timings around median_s, the shape benchmark samples tend to have.
-std::vector<double> timing_samples(std::uint64_t seed, double median_s, std::size_t count, const Noise& noise) {
-  SplitMix64 rng(seed);
-  const auto standard_normal = [&rng] {  // Box-Muller; 1 - u keeps the logarithm finite
-    const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_interval(rng.next())));
-    return radius * std::cos(2.0 * kPi * unit_interval(rng.next()));
-  };
-  const double innovation_scale = std::sqrt(1.0 - noise.autocorrelation * noise.autocorrelation);
-  double state = standard_normal();
-  std::vector<double> samples;
-  for (std::size_t i = 0; i < count; ++i) {
-    state = noise.autocorrelation * state + innovation_scale * standard_normal();
-    const bool interrupted = unit_interval(rng.next()) < noise.outlier_rate;
-    samples.push_back(median_s * std::exp(noise.relative * state) * (interrupted ? 1.5 : 1.0));
-  }
-  return samples;
-}
+using testing::measured;
+using testing::Noise;
+using testing::timing_samples;
 
 // A case at 64M elements; matmul and spmv cases replace the shape.
 CaseSpec case_spec(Op op, const std::string& backend, DType dtype = DType::f32) {
@@ -59,16 +37,6 @@ CaseSpec case_spec(Op op, const std::string& backend, DType dtype = DType::f32) 
   spec.dtype = dtype;
   spec.shape = elementwise_shape(64 << 20);
   return spec;
-}
-
-ResultRecord measured(const CaseSpec& spec, std::vector<double> samples) {
-  ResultRecord record;
-  record.spec = spec;
-  record.samples_s = std::move(samples);
-  record.stats = compute_statistics(record.samples_s);
-  record.verification.checked = true;
-  record.verification.passed = true;
-  return record;
 }
 
 Context machine_context() {
