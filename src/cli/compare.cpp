@@ -21,7 +21,8 @@ int print_comparison(const Comparison& comparison, ReportFormat format, std::ost
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err) {
   const LoadedReport current = read_json_report(current_path);
-  return print_comparison(compare_reports(Baseline::open(baseline_path).report_for(current.context, options.allow_interrupted), current, options),
+  const LoadedReport baseline = Baseline::open(baseline_path).report_for(current.context, options.allow_interrupted);
+  return print_comparison(compare_reports(baseline, current, options),
                           format, out, err);
 }
 
