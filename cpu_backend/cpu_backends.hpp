@@ -38,6 +38,7 @@ class CpuPrepared : public Prepared {
   }
 
   void run() final { compute(); }
+  bool runs_on_host_threads() const final { return true; }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<SteadyClockTimer>(); }
   HostArray result() override {
     return dispatch_dtype(output_dtype_, [&](auto tag) {

@@ -4,6 +4,7 @@
 
 #include "cpu_backend/cpu_backends.hpp"
 #include "cpu_backend/openblas_library.hpp"
+#include "cpu_backend/threading.hpp"
 #include "measure/context.hpp"
 
 namespace gpb {
@@ -17,6 +18,7 @@ void append_cpu_context(Context& context) {
   } catch (const std::runtime_error& error) {
     context.libraries["openblas"] = error.what();
   }
+  context.settings["omp_wait_policy"] = openmp_wait_policy();
 }
 
 }  // namespace gpb

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "base/text.hpp"
+#include "model/cpu_telemetry.hpp"
 #include "model/rank_statistics.hpp"
 #include "model/statistics.hpp"
 #include "model/telemetry.hpp"
@@ -17,9 +19,6 @@
 
 namespace gpb {
 namespace {
-
-constexpr int kExitNoRegression = 0;
-constexpr int kExitRegression = 1;
 
 // ---- Inputs -------------------------------------------------------------------------------
 
@@ -168,12 +167,29 @@ std::string noise_problem(const char* side_name, const SideEvidence& side, doubl
   return {};
 }
 
-// Both sides ran: the statistical verdict on their raw samples.
-void judge_samples(const ResultRecord& baseline, const ResultRecord& current, double alpha, CaseComparison& out) {
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
+  std::string text;
+  for (const std::string& part : parts)
+    if (!part.empty()) text += (text.empty() ? "" : separator) + part;
+  return text;
+}
+
+// A case while it is judged: what the samples say, before the p-values of all cases are
+// adjusted and the verdict decided.
+struct PendingCase {
+  CaseComparison comparison;
+  bool measured = false;                    // both sides have samples: decided after the adjustment
+  std::vector<std::string> noise_problems;  // noise_problem() of each side that has one
+  std::string serial_remark;
+};
+
+// Both sides ran: the evidence of their raw samples.
+void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, PendingCase& pending) {
+  CaseComparison& out = pending.comparison;
   if (baseline.samples_s.empty() || current.samples_s.empty()) {
-    out.noisy = true;
-    out.note =
-        std::string("no raw samples in the ") + (baseline.samples_s.empty() ? "baseline" : "current") + " report";
+    out.verdict = Verdict::inconclusive;
+    out.note = std::string("no raw samples in the ") + (baseline.samples_s.empty() ? "baseline" : "current") + " report";
+    out.next_step = "rerun that side: its report holds no samples to judge";
     return;
   }
   const SideEvidence base = evidence_of(baseline.samples_s);
@@ -185,39 +201,90 @@ void judge_samples(const ResultRecord& baseline, const ResultRecord& current, do
   out.ratio = cur.stats.median / base.stats.median;
   out.ratio_bounds = Interval{cur.median_ci.low / base.median_ci.high, cur.median_ci.high / base.median_ci.low};
   out.p_value = mann_whitney_u(cur.samples, base.samples, cur.variance_inflation, base.variance_inflation).p_value;
-
+  pending.measured = true;
   for (const auto& problem :
-       {noise_problem("baseline", base, out.threshold), noise_problem("current", cur, out.threshold)}) {
-    if (problem.empty()) continue;
-    out.noisy = true;
-    out.note += (out.note.empty() ? "" : "; ") + problem;
-  }
-  if (out.noisy) return;
+       {noise_problem("baseline", base, out.threshold), noise_problem("current", cur, out.threshold)})
+    if (!problem.empty()) pending.noise_problems.push_back(problem);
+  pending.serial_remark = serial_correlation_remark(base, cur);
+}
 
-  const bool slower = *out.ratio > 1 + out.threshold;
-  const bool faster = *out.ratio < 1 - out.threshold;
-  if (!slower && !faster) return;
-  const bool significant = *out.p_value < alpha;
-  const bool separated = slower ? cur.median_ci.low > base.median_ci.high : cur.median_ci.high < base.median_ci.low;
-  if (significant && separated) {
-    out.verdict = slower ? Verdict::slower : Verdict::faster;
+// "current: 41/60 samples oversubscribed, load 6.1 on 2 cores" for each side whose CPU
+// telemetry shows interference.
+std::string interference_of(const ResultRecord& baseline, const ResultRecord& current) {
+  std::vector<std::string> sides;
+  for (const auto& [name, record] :
+       {std::pair<const char*, const ResultRecord&>{"baseline", baseline}, {"current", current}}) {
+    if (!record.cpu_telemetry) continue;
+    const std::string summary = interference_summary(*record.cpu_telemetry, record.samples_s.size(), record.threads_used);
+    if (!summary.empty()) sides.push_back(std::string(name) + ": " + summary);
+  }
+  return joined(sides, "; ");
+}
+
+// What would settle an inconclusive case: more samples first; a quieter machine where the
+// samples show interference or noise; or a threshold above the noise.
+std::string settling_steps(const CaseComparison& c, bool noisy) {
+  std::string steps = "more samples (run --baseline with --resolve N, or gpubench ab to re-measure both sides)";
+  if (!c.interference.empty())
+    steps += "; a quieter runner (" + c.interference + ")";
+  else if (noisy)
+    steps += "; a quieter runner";
+  if (c.ratio)
+    steps += "; or, if a change of " + format_percent(std::abs(*c.ratio - 1), "%.1f%%") +
+             " does not matter here, a threshold above it for this case (the suite's \"thresholds\")";
+  return steps;
+}
+
+// The verdict once the case's p-value is adjusted: slower or faster where the evidence
+// settles the change beyond the threshold, inconclusive where the median moved beyond it and
+// the evidence does not settle it, same otherwise.
+void decide(PendingCase& pending, double alpha) {
+  CaseComparison& out = pending.comparison;
+  const double ratio = *out.ratio;
+  const Interval bounds = *out.ratio_bounds;
+  const double threshold = out.threshold;
+  const bool significant = *out.p_adjusted < alpha;
+  const std::string noise = joined(pending.noise_problems, "; ");
+  if (significant && (bounds.low > 1 + threshold || bounds.high < 1 - threshold)) {
+    out.verdict = bounds.low > 1 + threshold ? Verdict::slower : Verdict::faster;
+    out.note = noise.empty() ? "" : "decided despite the noise: " + noise;
     return;
   }
-  out.noisy = true;
-  out.note = "change of " + format_percent(*out.ratio - 1, "%+.1f%%") + " lacks evidence: " +
-             (significant ? "the median CIs overlap"
-                          : "p = " + format_short(*out.p_value) + " >= alpha " + format_short(alpha)) +
-             serial_correlation_remark(base, cur);
+  const bool moved = ratio > 1 + threshold || ratio < 1 - threshold;
+  if (!moved) {
+    out.noisy = !noise.empty();
+    out.note = noise;
+    return;
+  }
+  out.verdict = Verdict::inconclusive;
+  std::vector<std::string> missing;
+  const bool bounds_clear = ratio > 1 ? bounds.low > 1 + threshold : bounds.high < 1 - threshold;
+  if (!bounds_clear) {
+    char range[96];
+    std::snprintf(range, sizeof range, "its 95%% bounds [%.3f, %.3f] reach within the threshold", bounds.low, bounds.high);
+    missing.emplace_back(range);
+  }
+  if (!significant) {
+    std::string test = "p = " + format_short(*out.p_value);
+    if (*out.p_adjusted != *out.p_value) test += " (adjusted " + format_short(*out.p_adjusted) + ")";
+    missing.push_back(test + " >= alpha " + format_short(alpha));
+  }
+  missing.insert(missing.end(), pending.noise_problems.begin(), pending.noise_problems.end());
+  out.note = "median " + format_percent(ratio - 1, "%+.1f%%") + " beyond the " + format_percent(threshold, "%g%%") +
+             " threshold, not settled: " + joined(missing, "; ") + pending.serial_remark;
+  out.next_step = settling_steps(out, !noise.empty());
 }
 
 // baseline or current may be null (missing / new). The verdict rules are in docs/ci.md.
-CaseComparison judge_case(const ResultRecord* baseline, const ResultRecord* current, double threshold, double alpha) {
+PendingCase judge_case(const ResultRecord* baseline, const ResultRecord* current, double threshold) {
   const ResultRecord& either = current ? *current : *baseline;
-  CaseComparison out;
+  PendingCase pending;
+  CaseComparison& out = pending.comparison;
   out.id = either.spec.id();
   out.op = either.spec.op;
   out.backend = either.spec.backend;
   out.threshold = threshold;
+  out.rounds = std::max(baseline ? baseline->resolve_rounds : 0, current ? current->resolve_rounds : 0);
 
   if (!current) {
     out.verdict = Verdict::missing;
@@ -236,14 +303,38 @@ CaseComparison judge_case(const ResultRecord* baseline, const ResultRecord* curr
     out.verdict = Verdict::new_case;
     out.note = "no baseline measurement: " + not_run_reason(*baseline);
   } else {
-    judge_samples(*baseline, *current, alpha, out);
-    if (baseline->telemetry && current->telemetry) {
+    weigh_samples(*baseline, *current, pending);
+    out.interference = interference_of(*baseline, *current);
+    if (baseline->telemetry && current->telemetry)
       out.telemetry_difference = telemetry_difference(*baseline->telemetry, *current->telemetry);
-      if (!out.telemetry_difference.empty())
-        out.note += (out.note.empty() ? "" : "; ") + std::string("clocks/power differ: ") + out.telemetry_difference;
-    }
   }
-  return out;
+  return pending;
+}
+
+// The measured cases' p-values adjusted over the comparison, then their verdicts.
+void decide_measured(std::vector<PendingCase>& cases, PAdjust adjust, double alpha) {
+  std::vector<double> p_values;
+  for (const PendingCase& pending : cases)
+    if (pending.measured) p_values.push_back(*pending.comparison.p_value);
+  const std::vector<double> adjusted = adjust == PAdjust::bh     ? benjamini_hochberg(p_values)
+                                       : adjust == PAdjust::holm ? holm(p_values)
+                                                                 : p_values;
+  std::size_t next = 0;
+  for (PendingCase& pending : cases) {
+    if (!pending.measured) continue;
+    pending.comparison.p_adjusted = adjusted[next++];
+    decide(pending, alpha);
+  }
+}
+
+// What the machines did beside the verdict: the notes every verdict carries.
+void add_remarks(CaseComparison& c) {
+  if (!c.interference.empty()) c.note += (c.note.empty() ? "" : "; ") + std::string("interference: ") + c.interference;
+  if (!c.telemetry_difference.empty())
+    c.note += (c.note.empty() ? "" : "; ") + std::string("clocks/power differ: ") + c.telemetry_difference;
+  if (c.rounds > 0)
+    c.note += (c.note.empty() ? "" : "; ") + std::string("after ") + std::to_string(c.rounds) +
+              (c.rounds == 1 ? " round" : " rounds") + " of re-measurement";
 }
 
 // Failures and slowdowns first (largest first), then what is worth a look, then the rest.
@@ -252,16 +343,17 @@ int display_rank(const CaseComparison& c) {
     case Verdict::failed: return 0;
     case Verdict::slower: return 1;
     case Verdict::missing: return 2;
-    case Verdict::same: return c.noisy ? 3 : 6;
-    case Verdict::faster: return 4;
-    case Verdict::new_case: return 5;
+    case Verdict::inconclusive: return 3;
+    case Verdict::same: return c.noisy ? 4 : 7;
+    case Verdict::faster: return 5;
+    case Verdict::new_case: return 6;
   }
-  return 6;
+  return 7;
 }
 
 double change_size(const CaseComparison& c) {
-  const bool decided = c.verdict == Verdict::slower || c.verdict == Verdict::faster;
-  return decided && c.ratio ? std::abs(std::log(*c.ratio)) : 0.0;
+  const bool moved = c.verdict == Verdict::slower || c.verdict == Verdict::faster || c.verdict == Verdict::inconclusive;
+  return moved && c.ratio ? std::abs(std::log(*c.ratio)) : 0.0;
 }
 
 void sort_for_display(std::vector<CaseComparison>& cases) {
@@ -278,6 +370,7 @@ VerdictCounts count_verdicts(const std::vector<CaseComparison>& cases) {
       case Verdict::failed: ++counts.failed; break;
       case Verdict::slower: ++counts.slower; break;
       case Verdict::missing: ++counts.missing; break;
+      case Verdict::inconclusive: ++counts.inconclusive; break;
       case Verdict::same: ++counts.same; break;
       case Verdict::faster: ++counts.faster; break;
       case Verdict::new_case: ++counts.new_cases; break;
@@ -296,6 +389,7 @@ std::string to_string(Verdict verdict) {
     case Verdict::failed: return "failed";
     case Verdict::slower: return "slower";
     case Verdict::missing: return "missing";
+    case Verdict::inconclusive: return "inconclusive";
     case Verdict::same: return "same";
     case Verdict::faster: return "faster";
     case Verdict::new_case: return "new";
@@ -303,20 +397,58 @@ std::string to_string(Verdict verdict) {
   return "?";
 }
 
+std::string to_string(PAdjust adjust) {
+  switch (adjust) {
+    case PAdjust::bh: return "bh";
+    case PAdjust::holm: return "holm";
+    case PAdjust::none: return "none";
+  }
+  return "?";
+}
+
+PAdjust parse_p_adjust(std::string_view text) {
+  for (PAdjust adjust : {PAdjust::bh, PAdjust::holm, PAdjust::none})
+    if (text == to_string(adjust)) return adjust;
+  throw UsageError("--p-adjust '" + std::string(text) +
+                   "': expected bh (Benjamini-Hochberg, the false discovery rate), holm (the family-wise error rate) "
+                   "or none");
+}
+
+std::string to_string(InconclusivePolicy policy) { return policy == InconclusivePolicy::fail ? "fail" : "pass"; }
+
+InconclusivePolicy parse_inconclusive_policy(std::string_view text) {
+  if (text == "fail") return InconclusivePolicy::fail;
+  if (text == "pass") return InconclusivePolicy::pass;
+  throw UsageError("--inconclusive '" + std::string(text) + "': expected fail (exit " +
+                   std::to_string(kCompareExitInconclusive) + ") or pass (exit 0)");
+}
+
 std::string CaseComparison::label() const {
-  std::string qualifiers;
-  if (noisy) qualifiers = "noisy";
-  if (cross_machine) qualifiers += (qualifiers.empty() ? "" : ", ") + std::string("cross-machine");
-  if (!telemetry_difference.empty()) qualifiers += (qualifiers.empty() ? "" : ", ") + std::string("clocks/power differ");
-  return to_string(verdict) + (qualifiers.empty() ? "" : " (" + qualifiers + ")");
+  std::vector<std::string> qualifiers;
+  if (noisy) qualifiers.emplace_back("noisy");
+  if (cross_machine) qualifiers.emplace_back("cross-machine");
+  if (!telemetry_difference.empty()) qualifiers.emplace_back("clocks/power differ");
+  if (!interference.empty()) qualifiers.emplace_back("interference");
+  const std::string text = joined(qualifiers, ", ");
+  return to_string(verdict) + (text.empty() ? "" : " (" + text + ")");
 }
 
 int Comparison::exit_code() const {
-  const bool regressed = counts.slower > 0 || counts.failed > 0 || (counts.missing > 0 && !allow_missing);
-  return regressed ? kExitRegression : kExitNoRegression;
+  if (counts.slower > 0 || counts.failed > 0 || (counts.missing > 0 && !allow_missing)) return kCompareExitRegression;
+  if (counts.inconclusive > 0 && inconclusive == InconclusivePolicy::fail) return kCompareExitInconclusive;
+  return kCompareExitPass;
 }
 
-bool Comparison::passed() const { return exit_code() == kExitNoRegression; }
+bool Comparison::passed() const { return exit_code() == kCompareExitPass; }
+
+std::string inconclusive_advice(const Comparison& comparison) {
+  if (comparison.counts.inconclusive == 0) return {};
+  const std::size_t n = comparison.counts.inconclusive;
+  return std::to_string(n) + (n == 1 ? " case moved" : " cases moved") +
+         " beyond the threshold without the evidence to settle it: re-measure (gpubench run --baseline ... --resolve N "
+         "pools more samples of them; gpubench ab re-measures both sides in turn), run on a quieter runner, or give "
+         "those cases a threshold above their noise. --inconclusive pass lets them pass (exit 0).";
+}
 
 void require_complete_report(const LoadedReport& report, const std::string& side, bool allow_interrupted) {
   if (report.context.interrupted && !allow_interrupted)
@@ -332,10 +464,14 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   require_complete_report(baseline, "baseline", options.allow_interrupted);
   require_complete_report(current, "current", options.allow_interrupted);
   require_alpha(options.alpha);
+  if (options.looks < 1) throw UsageError("a comparison takes at least one look, got " + std::to_string(options.looks));
   if (options.threshold) require_threshold(*options.threshold, "threshold");
 
   Comparison comparison;
   comparison.alpha = options.alpha;
+  comparison.p_adjust = options.p_adjust;
+  comparison.inconclusive = options.inconclusive;
+  comparison.looks = options.looks;
   comparison.allow_missing = options.allow_missing;
   comparison.baseline = origin_of(baseline.context);
   comparison.current = origin_of(current.context);
@@ -346,12 +482,18 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   comparison.warnings = context_warnings(baseline.context, current.context);
 
   const auto thresholds = merged_thresholds(baseline.context, current.context);
+  std::vector<PendingCase> cases;
   for (const MatchedRecords& pair : match_records(baseline.results, current.results, options.match_devices)) {
     const ResultRecord& either = pair.current ? *pair.current : *pair.baseline;
     const double threshold = case_threshold(thresholds, either.spec.op, either.spec.id(), options.threshold);
-    comparison.cases.push_back(judge_case(pair.baseline, pair.current, threshold, options.alpha));
-    comparison.cases.back().device = pair.device;
-    comparison.cases.back().cross_machine = !comparison.machine_mismatch.empty();
+    cases.push_back(judge_case(pair.baseline, pair.current, threshold));
+    cases.back().comparison.device = pair.device;
+    cases.back().comparison.cross_machine = !comparison.machine_mismatch.empty();
+  }
+  decide_measured(cases, options.p_adjust, comparison.alpha_per_look());
+  for (PendingCase& pending : cases) {
+    add_remarks(pending.comparison);
+    comparison.cases.push_back(std::move(pending.comparison));
   }
 
   sort_for_display(comparison.cases);

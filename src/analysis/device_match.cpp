@@ -24,13 +24,6 @@ RecordsById group_by_id(const std::vector<ResultRecord>& results) {
   return grouped;
 }
 
-std::string device_key(const ResultRecord& record, DeviceMatch match) {
-  const std::string rank = "rank " + std::to_string(std::max(record.rank, 0));
-  if (record.device == DeviceKind::cpu) return match == DeviceMatch::uuid ? rank + " on " + record.host : rank;
-  if (match == DeviceMatch::uuid && !record.gpu.uuid.empty()) return record.gpu.uuid;
-  return rank + " GPU " + std::to_string(record.gpu.ordinal);
-}
-
 std::map<std::string, const ResultRecord*> by_device(const std::vector<const ResultRecord*>& records, DeviceMatch match,
                                                      const char* side) {
   std::map<std::string, const ResultRecord*> keyed;
@@ -42,6 +35,13 @@ std::map<std::string, const ResultRecord*> by_device(const std::vector<const Res
 }
 
 }  // namespace
+
+std::string device_key(const ResultRecord& record, DeviceMatch match) {
+  const std::string rank = "rank " + std::to_string(std::max(record.rank, 0));
+  if (record.device == DeviceKind::cpu) return match == DeviceMatch::uuid ? rank + " on " + record.host : rank;
+  if (match == DeviceMatch::uuid && !record.gpu.uuid.empty()) return record.gpu.uuid;
+  return rank + " GPU " + std::to_string(record.gpu.ordinal);
+}
 
 std::string to_string(DeviceMatch match) { return match == DeviceMatch::uuid ? "uuid" : "ordinal"; }
 

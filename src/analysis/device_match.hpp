@@ -20,6 +20,10 @@ enum class DeviceMatch { uuid, ordinal };
 std::string to_string(DeviceMatch match);
 DeviceMatch parse_device_match(std::string_view text);  // throws UsageError
 
+// The device a record ran on, as matching tells devices apart: a GPU's UUID (uuid) or
+// "rank 0 GPU 1" (ordinal); a CPU record's "rank 0 on node-a" (uuid) or "rank 0" (ordinal).
+std::string device_key(const ResultRecord& record, DeviceMatch match);
+
 // Where a record ran, for tables and messages: "GPU 1", "node-b rank 3 GPU 0", "node-a rank 1 CPU".
 std::string placement_label(const ResultRecord& record);
 

@@ -1,5 +1,5 @@
-// `gpubench compare`, and the comparison that `gpubench run --baseline` ends with: compare's
-// verdicts rendered on out, its warnings on err, its exit code returned.
+// `gpubench compare`, and the comparison that `gpubench run --baseline` and `gpubench ab` end
+// with: compare's verdicts rendered on out, its warnings on err, its exit code returned.
 #pragma once
 
 #include <ostream>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/compare.hpp"
+#include "config/verdict_flags.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
 
@@ -15,6 +16,7 @@ namespace gpb {
 // `gpubench compare`'s command line.
 struct CompareCli {
   std::string baseline, current, format = "console", threshold, match_devices = "uuid";
+  VerdictFlags verdict;
   CompareOptions options;
 };
 
@@ -27,10 +29,9 @@ int command_compare(CompareCli cli, bool colour);
 int run_compare(const std::string& baseline_path, const std::string& current_path, const CompareOptions& options,
                 ReportFormat format, std::ostream& out, std::ostream& err, bool colour = false);
 
-// `gpubench run --baseline`: compares results just measured against a baseline read before
-// the run (or, from the history, after it).
-int compare_with_baseline(const LoadedReport& baseline, const Context& context,
-                          const std::vector<ResultRecord>& results, const CompareOptions& options, ReportFormat format,
-                          std::ostream& out, std::ostream& err, bool colour = false);
+// Renders a comparison on out (coloured where colour) and its warnings on err (compare, run
+// --baseline, ab); returns its exit code.
+int print_comparison(const Comparison& comparison, ReportFormat format, std::ostream& out, std::ostream& err,
+                     bool colour = false);
 
 }  // namespace gpb

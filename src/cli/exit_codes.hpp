@@ -1,4 +1,5 @@
-// The program's exit codes (documented in the README).
+// The program's exit codes (documented in the README). compare, run --baseline and ab end
+// with compare's (analysis/compare.hpp): 1 on a regression, 4 when a case is inconclusive.
 #pragma once
 
 namespace gpb {

@@ -1,6 +1,6 @@
 // gpubench command line: binds argv to the commands' options and dispatches to the one given
-// (each command is a file of cli/: run, list, info, compare, history, report, merge), and says
-// what went wrong in one line (JSON with --format json) with the exit code for it.
+// (each command is a file of cli/: run, list, info, compare, ab, history, report, merge), and
+// says what went wrong in one line (JSON with --format json) with the exit code for it.
 #include "cli/program.hpp"
 
 #include <unistd.h>
@@ -14,6 +14,7 @@
 #include "base/build_info.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "cli/ab.hpp"
 #include "cli/compare.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/help.hpp"
@@ -100,22 +101,24 @@ int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
   info_app->add_option("--format", info_format, "console or json");
 
   CompareCli compare;
-  CLI::App* compare_app = app.add_subcommand("compare", "Compare two JSON reports: verdict per case, exit 1 on regression");
+  CLI::App* compare_app = app.add_subcommand(
+      "compare", "Compare two JSON reports: verdict per case, exit 1 on regression, 4 when a change is inconclusive");
   compare_app->add_option("baseline", compare.baseline, "Baseline report (JSON), or db:URL[?key=value&last=N] (the history)")
       ->required();
   compare_app->add_option("current", compare.current, "Current report (JSON)")->required();
   compare_app->add_option("--format", compare.format, "console, markdown or json (default console)");
   compare_app->add_option("--threshold", compare.threshold, "Practical threshold in percent (overrides the suite's global one)")
       ->type_name("PERCENT");
-  compare_app->add_option("--alpha", compare.options.alpha,
-                          "Significance level of the rank test (default 0.001): a change is a verdict only below it")
-      ->type_name("P");
+  add_verdict_flags(*compare_app, compare.verdict);
   compare_app->add_flag("--allow-missing", compare.options.allow_missing, "Cases missing from the current report do not fail");
   compare_app->add_flag("--allow-machine-mismatch", compare.options.allow_machine_mismatch, "Compare reports from different machines");
   compare_app->add_option("--match-devices", compare.match_devices,
                           "Pair records of several GPUs by uuid (the same GPU; the default) or ordinal (rank and GPU ordinal)");
   compare_app->add_flag("--allow-interrupted", compare.options.allow_interrupted,
                         "Compare reports of interrupted runs (the cases they finished)");
+
+  AbCli ab;
+  CLI::App* ab_app = add_ab_command(app, ab);
 
   const HistoryCommand history = add_history_command(app);
 
@@ -161,6 +164,7 @@ int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
   if (list_app->parsed()) return command_list(list_format, std::cout);
   if (info_app->parsed()) return command_info(info_format, args);
   if (compare_app->parsed()) return command_compare(compare, colour_out);
+  if (ab_app->parsed()) return command_ab(ab, colour_out);
   if (report_app->parsed()) {
     report.gate_on_outliers = report_app->get_option("--fail-on-outlier")->count() > 0;
     return command_report(report, colour_out);

@@ -3,15 +3,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "analysis/fleet.hpp"
+#include "analysis/resolve.hpp"
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
+#include "base/text.hpp"
 #include "base/system.hpp"
 #include "cli/compare.hpp"
 #include "cli/exit_codes.hpp"
@@ -106,6 +109,15 @@ void store_run(store::ResultStore& store, const store::Tags& tags, const Context
   std::cerr << "gpubench: stored as run " << id << " in " << store.shown() << settle_interrupt_after_commit() << "\n";
 }
 
+// SIGINT/SIGTERM while --resolve re-measured: every case is in the report, with the samples
+// of the rounds it finished.
+void mark_resolve_interrupted(Context& context) {
+  context.interrupted = true;
+  context.notes.push_back("interrupted by " + interrupt_signal_name() +
+                          " while re-measuring inconclusive cases (--resolve): every case is in this report, with the "
+                          "samples of the rounds finished before it");
+}
+
 // After SIGINT/SIGTERM the runner stops after the current sample: the report holds the
 // cases finished so far and says so.
 void mark_interrupted(Context& context, std::size_t finished, std::size_t planned) {
@@ -114,27 +126,38 @@ void mark_interrupted(Context& context, std::size_t finished, std::size_t planne
                           std::to_string(planned) + " cases finished; the others are not in this report");
 }
 
-// 3 when a case failed, else the baseline's verdict (1 on a regression; 5 when a history
-// baseline has no run to compare with yet), else 0.
-int run_exit_code(const RunConfig& config, const Context& context, const std::vector<ResultRecord>& results, bool colour) {
-  const bool any_failed = std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
-  int exit_code = any_failed ? kExitCaseFailed : kExitOk;
-  if (config.baseline) {
-    // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
-    std::optional<LoadedReport> baseline;
-    try {
-      baseline = config.baseline->report_for(context, config.allow_interrupted);
-    } catch (const NoHistoryError& error) {
-      // The run still stands (and is stored): only the comparison has nothing to go on.
-      std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";
-      return exit_code == kExitOk ? kExitNoHistory : exit_code;
-    }
-    const int verdict =
-        compare_with_baseline(*baseline, context, results, compare_options(config), ReportFormat::console, std::cout, std::cerr,
-                              colour);
-    if (exit_code == kExitOk) exit_code = verdict;
+// A round of re-measurement (--resolve), said on stderr: "gpubench: resolve round 2: 3 cases
+// re-measured in 4.1 s; now 1 slower, 2 inconclusive".
+void say_round(const ResolveRound& round) {
+  const VerdictCounts& n = round.counts;
+  std::cerr << "gpubench: resolve round " << round.round << ": " << round.case_ids.size()
+            << (round.case_ids.size() == 1 ? " case" : " cases") << " re-measured in " << format_significant(round.seconds, 3)
+            << " s; now " << n.slower << " slower, " << n.faster << " faster, " << n.inconclusive << " inconclusive\n";
+}
+
+// With a baseline: the comparison, after up to --resolve rounds of re-measuring the cases it
+// left inconclusive (their new samples pooled into `results`); nullopt without a baseline, and
+// for a history baseline with no run to compare with yet (said, and `no_history` set).
+std::optional<Comparison> compare_with_run_baseline(const RunConfig& config, const Context& context,
+                                                    std::vector<ResultRecord>& results, const Remeasure& remeasure,
+                                                    bool& no_history) {
+  if (!config.baseline) return std::nullopt;
+  // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
+  LoadedReport baseline;
+  try {
+    baseline = config.baseline->report_for(context, config.allow_interrupted);
+  } catch (const NoHistoryError& error) {
+    // The run still stands (and is stored): only the comparison has nothing to go on.
+    std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";
+    no_history = true;
+    return std::nullopt;
   }
-  return exit_code;
+  LoadedReport current{context, std::move(results)};
+  const std::function<void(const ResolveRound&)> on_round = config.quiet ? nullptr : say_round;
+  Comparison comparison = resolve_comparison(baseline, current, compare_options(config),
+                                             {config.resolve_rounds, config.resolve_seconds}, remeasure, {}, on_round);
+  results = std::move(current.results);
+  return comparison;
 }
 
 // The run's context before measuring: the machine, the settings, the plan's and the GPU
@@ -212,6 +235,9 @@ void print_plan(const RunConfig& config, const Plan& plan, std::vector<std::uniq
 // is measured, so a long run never ends in one.
 int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv, ProcessGroup& processes, bool colour) {
   const RunConfig config = cli.resolve(place_process(processes.rank(), processes.size()));
+  if (config.resolve_rounds > 0 && processes.size() > 1)
+    throw UsageError("--resolve re-measures in one process, and this run has " + std::to_string(processes.size()) +
+                     " ranks: resolve with gpubench ab, or run without MPI");
   const std::vector<int>& devices = config.devices.devices;
   if (processes.size() > 1 && devices.size() > 1 && device_schedule(config) == DeviceSchedule::concurrent &&
       !processes.any_thread_may_call())
@@ -234,9 +260,13 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
   nvtx::initialize();
   measure_ceilings(plan, backends, devices, context);
   add_telemetry_notes(plan, backends, devices, context);
-  auto results = run_plan_on_devices(plan, backends, make_all_backends, runner, devices, device_schedule(config));
-  identify_gpus(context, results);
-  annotate_roofline(context, results, devices.front());
+  const auto measure_plan = [&](const Plan& cases) {
+    auto records = run_plan_on_devices(cases, backends, make_all_backends, runner, devices, device_schedule(config));
+    identify_gpus(context, records);
+    annotate_roofline(context, records, devices.front());
+    return records;
+  };
+  auto results = measure_plan(plan);
   if (interrupt_requested())
     mark_interrupted(context, results.size(), planned_records(plan, backends, devices));
   if (processes.size() > 1) {
@@ -246,10 +276,31 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
     context = std::move(merged.context);
     results = std::move(merged.results);
   }
+  std::optional<Comparison> comparison;
+  bool no_history = false;
+  if (!context.interrupted) {
+    // --resolve: the inconclusive cases again, on this process's GPUs (runs of one process only).
+    comparison = compare_with_run_baseline(config, context, results, [&](const std::vector<std::string>& ids) {
+      Plan round = plan;
+      round.cases.erase(std::remove_if(round.cases.begin(), round.cases.end(),
+                                       [&](const CaseSpec& spec) {
+                                         return std::find(ids.begin(), ids.end(), spec.id()) == ids.end();
+                                       }),
+                        round.cases.end());
+      return measure_plan(round);
+    }, no_history);
+    annotate_roofline(context, results, devices.front());  // pooled records have new medians
+    if (interrupt_requested()) mark_resolve_interrupted(context);
+  }
   write_reports(config, context, results, colour);
   int exit_code = interrupted_exit_code();
   if (!context.interrupted) {
-    exit_code = run_exit_code(config, context, results, colour);
+    const bool any_failed =
+        std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
+    const int verdict = comparison ? print_comparison(*comparison, ReportFormat::console, std::cout, std::cerr, colour)
+                        : no_history ? kExitNoHistory
+                                     : kExitOk;
+    exit_code = any_failed ? kExitCaseFailed : verdict;
     if (config.store) store_run(*config.store, config.tags, context, results);  // after compare: a db baseline pools earlier runs only
   }
   return processes.size() > 1 ? std::stoi(processes.broadcast(std::to_string(exit_code))) : exit_code;

@@ -207,6 +207,23 @@ void refuse_duplicates(const std::vector<CaseSpec>& cases) {
                        "each case runs once");
 }
 
+// --case: the cases with the ids given, each of which must name one of the plan's.
+void keep_named_cases(std::vector<CaseSpec>& cases, const std::vector<std::string>& ids) {
+  if (ids.empty()) return;
+  const std::set<std::string> wanted(ids.begin(), ids.end());
+  std::set<std::string> found;
+  cases.erase(std::remove_if(cases.begin(), cases.end(),
+                             [&](const CaseSpec& spec) {
+                               if (wanted.count(spec.id()) == 0) return true;
+                               found.insert(spec.id());
+                               return false;
+                             }),
+              cases.end());
+  for (const std::string& id : ids)
+    if (found.count(id) == 0)
+      throw UsageError("--case " + id + " is not a case of this run (the other options select the cases --case picks from)");
+}
+
 }  // namespace
 
 std::string default_sizes_text() {
@@ -260,6 +277,7 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
   if (config.relative_to) find_backend(backends, *config.relative_to);
   if (plan.cases.empty()) throw UsageError("nothing to measure: no available backend implements the requested ops and dtypes");
   refuse_duplicates(plan.cases);
+  keep_named_cases(plan.cases, config.only_cases);
   check_gpu_flags(config, plan, backends);
   require_something_to_measure(plan, backends);
   // Generated matrices are checked and matrix files read (and cached) now, so that a bad

@@ -172,9 +172,17 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--baseline", baseline_,
                  "Compare against this JSON report, or db:URL[?key=value&last=N] (the history), after running");
   run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)")->type_name("PERCENT");
-  run.add_option("--alpha", alpha_,
-                 "With --baseline: significance level of the rank test (default 0.001), as compare's --alpha")
-      ->type_name("P");
+  add_verdict_flags(run, verdict_);
+  run.add_option("--resolve", resolve_rounds_,
+                 "With --baseline: re-measure the cases that come out inconclusive, up to this many more rounds, pooling "
+                 "their samples")
+      ->check(CLI::Range(1, 1000))
+      ->type_name("ROUNDS");
+  run.add_option("--resolve-time", resolve_seconds_, "With --resolve: start no round of re-measurement after this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
+  run.add_option("--case", cases_, "Run only the cases with these ids (as reports name them), of those the other options select")
+      ->delimiter(',');
   run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");
   run.add_flag("--allow-interrupted", allow_interrupted_, "With --baseline: accept a baseline of an interrupted run");
@@ -339,10 +347,6 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
                                   place.launch, visible_gpu_count());
   config.outputs = outputs(place, config.devices);
   if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
-  if (given("--alpha")) {
-    require_alpha(alpha_);
-    config.alpha = alpha_;
-  }
   if (!baseline_.empty()) {
     // A history is pooled after measuring, for this machine; one that does not exist yet is
     // said then, after the run is measured and stored.
@@ -350,8 +354,20 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
     if (const LoadedReport* file = config.baseline->file()) require_complete_report(*file, "baseline", allow_interrupted_);
   }
   config.allow_interrupted = allow_interrupted_;
-  for (const char* flag : {"--allow-missing", "--allow-machine-mismatch", "--allow-interrupted"})
-    if (given(flag) && baseline_.empty()) throw UsageError(std::string(flag) + " applies to --baseline, which is not given");
+  std::vector<std::string> baseline_flags{"--allow-missing", "--allow-machine-mismatch", "--allow-interrupted", "--resolve"};
+  baseline_flags.insert(baseline_flags.end(), verdict_flag_names().begin(), verdict_flag_names().end());
+  for (const std::string& flag : baseline_flags)
+    if (given(flag) && baseline_.empty()) throw UsageError(flag + " applies to --baseline, which is not given");
+  if (given("--resolve-time") && !given("--resolve"))
+    throw UsageError("--resolve-time bounds the rounds of --resolve, which is not given");
+  CompareOptions verdict;
+  apply_verdict_flags(verdict_, verdict);
+  config.alpha = verdict.alpha;
+  config.p_adjust = verdict.p_adjust;
+  config.inconclusive = verdict.inconclusive;
+  config.resolve_rounds = resolve_rounds_;
+  if (given("--resolve-time")) config.resolve_seconds = resolve_seconds_;
+  config.only_cases = flatten_lists(cases_);
   config.allow_missing = allow_missing_;
   config.allow_machine_mismatch = allow_machine_mismatch_;
   if (!relative_to_.empty()) config.relative_to = relative_to_;
@@ -366,7 +382,7 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   // A dry run checks the URL and the tags, and opens nothing.
   if (!db_.empty() && !dry_run_ && (!place.rank_zero_writes || place.launch.rank == 0))
     config.store = store::ResultStore::open(database, store::OpenMode::write);
-  config.test_slowdown = test_slowdown_factor();
+  config.test_slowdown = test_slowdown();
   return config;
 }
 
@@ -385,6 +401,7 @@ RunnerOptions runner_options(const RunConfig& config) {
   runner.telemetry.discard_throttled = settings.discard_throttled;
   runner.telemetry.soak_s = settings.soak_s;
   runner.hooks.wrap_prepared = slowdown_hook(config.test_slowdown);
+  runner.hooks.batch_multiple = config.test_slowdown.batch_multiple();
   return runner;
 }
 
@@ -395,7 +412,9 @@ bool shows_progress(const RunConfig& config, bool stderr_is_terminal) {
 CompareOptions compare_options(const RunConfig& config) {
   CompareOptions compare;
   compare.threshold = config.threshold;
-  if (config.alpha) compare.alpha = *config.alpha;
+  compare.alpha = config.alpha;
+  compare.p_adjust = config.p_adjust;
+  compare.inconclusive = config.inconclusive;
   compare.allow_missing = config.allow_missing;
   compare.allow_interrupted = config.allow_interrupted;
   compare.allow_machine_mismatch = config.allow_machine_mismatch;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,8 @@
 #include "analysis/history_baseline.hpp"
 #include "config/settings.hpp"
 #include "config/suite.hpp"
+#include "config/test_knobs.hpp"
+#include "config/verdict_flags.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/runner.hpp"
 #include "model/record_format.hpp"
@@ -27,8 +30,6 @@ class App;
 }
 
 namespace gpb {
-
-struct CompareOptions;
 
 RunSettings default_run_settings();
 
@@ -55,7 +56,6 @@ struct RunConfig {
   bool backends_named = false;                // --backend given: an unavailable one is a usage error
   std::map<std::string, double> thresholds;   // the suite's, and --threshold as "*" (fractions)
   std::optional<double> threshold;            // --threshold as a fraction
-  std::optional<double> alpha;                // --alpha, the rank test's significance level
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
   std::optional<Baseline> baseline;           // --baseline: a file read, or a history opened, before anything runs
@@ -64,8 +64,16 @@ struct RunConfig {
   // whose merged report rank 0 stores. --tag: the stored run's tags.
   std::shared_ptr<store::ResultStore> store;
   store::Tags tags;
-  int test_slowdown = 1;  // GPUBENCH_TEST_SLOWDOWN (config/test_knobs.hpp)
+  TestSlowdown test_slowdown;  // GPUBENCH_TEST_SLOWDOWN (config/test_knobs.hpp)
   bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
+  // With --baseline: how compare decides (--alpha, --p-adjust, --inconclusive), and the
+  // rounds of re-measurement that may settle inconclusive cases (--resolve, --resolve-time).
+  double alpha = kDefaultSignificanceLevel;
+  PAdjust p_adjust = PAdjust::bh;
+  InconclusivePolicy inconclusive = InconclusivePolicy::fail;
+  int resolve_rounds = 0;
+  double resolve_seconds = std::numeric_limits<double>::infinity();
+  std::vector<std::string> only_cases;        // --case: the plan's cases with these ids, the others left out
   std::optional<std::string> relative_to;
   bool quiet = false;
   bool dry_run = false;  // print the plan and measure nothing
@@ -103,8 +111,12 @@ class RunCommandLine {
   std::string rows_, nnz_per_row_, matrix_, spmv_kernel_, config_, format_, baseline_, threshold_, relative_to_, db_;
   std::vector<std::string> tags_;
   std::string progress_ = "auto";
-  double alpha_ = 0;
-  bool tf32_ = false, quiet_ = false, dry_run_ = false, allow_missing_ = false, allow_machine_mismatch_ = false, allow_interrupted_ = false;
+  std::vector<std::string> cases_;
+  VerdictFlags verdict_;
+  int resolve_rounds_ = 0;
+  double resolve_seconds_ = 0;
+  bool tf32_ = false, quiet_ = false, dry_run_ = false, allow_missing_ = false, allow_machine_mismatch_ = false,
+       allow_interrupted_ = false;
 };
 
 // A threshold flag's percent as a fraction, held to compare's rule (require_threshold).

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -14,12 +16,13 @@
 namespace gpb {
 namespace {
 
-// A prepared case that runs its op `factor` times per run(); everything else is the case's own.
+// A prepared case that runs its op as SlowdownRuns says per run(); everything else is the
+// case's own.
 class RepeatedRuns final : public Prepared {
  public:
-  RepeatedRuns(std::unique_ptr<Prepared> inner, int factor) : inner_(std::move(inner)), factor_(factor) {}
+  RepeatedRuns(std::unique_ptr<Prepared> inner, const TestSlowdown& slowdown) : inner_(std::move(inner)), runs_(slowdown) {}
   void run() override {
-    for (int i = 0; i < factor_; ++i) inner_->run();
+    for (int i = runs_.next(); i > 0; --i) inner_->run();
   }
   bool has_transfers() const override { return inner_->has_transfers(); }
   void upload() override { inner_->upload(); }
@@ -27,6 +30,7 @@ class RepeatedRuns final : public Prepared {
   void flush_cache() override { inner_->flush_cache(); }
   bool has_cache_flush() const override { return inner_->has_cache_flush(); }
   std::unique_ptr<TelemetrySource> telemetry_source() override { return inner_->telemetry_source(); }
+  bool runs_on_host_threads() const override { return inner_->runs_on_host_threads(); }
   void synchronize() override { inner_->synchronize(); }
   std::unique_ptr<SampleTimer> make_timer() override { return inner_->make_timer(); }
   HostArray result() override { return inner_->result(); }
@@ -35,33 +39,53 @@ class RepeatedRuns final : public Prepared {
 
  private:
   std::unique_ptr<Prepared> inner_;
-  int factor_;
+  SlowdownRuns runs_;
 };
 
 }  // namespace
 
-int test_slowdown_factor() {
-  const char* text = std::getenv("GPUBENCH_TEST_SLOWDOWN");
-  if (text == nullptr || *text == '\0') return 1;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < 1 || value > 100)
-    throw UsageError("GPUBENCH_TEST_SLOWDOWN must be a whole number from 1 to 100, not '" + std::string(text) + "'");
-  return static_cast<int>(value);
+std::string TestSlowdown::text() const {
+  char text[16];
+  std::snprintf(text, sizeof text, "%g", hundredths / 100.0);
+  return text;
 }
 
-std::function<std::unique_ptr<Prepared>(std::unique_ptr<Prepared>)> slowdown_hook(int factor) {
-  if (factor <= 1) return {};
-  return [factor](std::unique_ptr<Prepared> prepared) -> std::unique_ptr<Prepared> {
-    return std::make_unique<RepeatedRuns>(std::move(prepared), factor);
+TestSlowdown parse_test_slowdown(const char* text) {
+  TestSlowdown knob;
+  if (text == nullptr || *text == '\0') return knob;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  const double hundredths = std::round(value * 100);
+  if (*end != '\0' || !(value >= 1 && value <= 100) || std::abs(value * 100 - hundredths) > 1e-6)
+    throw UsageError("GPUBENCH_TEST_SLOWDOWN must be a number from 1 to 100 with at most two decimals (5, 1.03), not '" +
+                     std::string(text) + "'");
+  knob.hundredths = static_cast<int>(hundredths);
+  return knob;
+}
+
+TestSlowdown test_slowdown() { return parse_test_slowdown(std::getenv("GPUBENCH_TEST_SLOWDOWN")); }
+
+int SlowdownRuns::next() {
+  carried_ += fraction_;
+  if (carried_ < 100) return whole_;
+  carried_ -= 100;
+  return whole_ + 1;
+}
+
+std::function<std::unique_ptr<Prepared>(std::unique_ptr<Prepared>)> slowdown_hook(const TestSlowdown& slowdown) {
+  if (!slowdown.active()) return {};
+  return [slowdown](std::unique_ptr<Prepared> prepared) -> std::unique_ptr<Prepared> {
+    return std::make_unique<RepeatedRuns>(std::move(prepared), slowdown);
   };
 }
 
-void record_slowdown(int factor, Context& context) {
-  if (factor <= 1) return;
-  context.settings["test_slowdown"] = std::to_string(factor);
-  context.notes.push_back("GPUBENCH_TEST_SLOWDOWN=" + std::to_string(factor) + ": every op does its work " +
-                          std::to_string(factor) + " times per launch (a test knob, not a measurement)");
+void record_slowdown(const TestSlowdown& slowdown, Context& context) {
+  if (!slowdown.active()) return;
+  context.settings["test_slowdown"] = slowdown.text();
+  context.notes.push_back("GPUBENCH_TEST_SLOWDOWN=" + slowdown.text() + ": every op does its work " + slowdown.text() +
+                          " times per launch" +
+                          (slowdown.fractional() ? ", timed in batches of a multiple of 100 launches" : "") +
+                          " (a test knob, not a measurement)");
 }
 
 store::IngestPauses ingest_pauses() {

@@ -59,6 +59,9 @@ class Prepared {
   // The sensors of the device this case runs on, read beside the timed region; nullptr
   // where there are none to read (CPU cases, a GPU without NVML).
   virtual std::unique_ptr<TelemetrySource> telemetry_source() { return nullptr; }
+  // Whether the op's work runs on this process's threads (CPU backends): the runner then
+  // records what the rest of the machine did to them while measuring (host interference).
+  virtual bool runs_on_host_threads() const { return false; }
   // Waits for all outstanding work of this case.
   virtual void synchronize() {}
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;

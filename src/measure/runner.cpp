@@ -10,6 +10,7 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
+#include "measure/host_interference.hpp"
 #include "model/op_table.hpp"
 #include "model/verify.hpp"
 
@@ -75,7 +76,9 @@ class Strategy {
   virtual void run_once() { prepared_.run(); }
   // After the warm-up and soak: sizes the batches of launches a sample times.
   virtual void calibrate(double /*min_sample_s*/) {}
-  virtual std::int64_t batch() const { return 1; }
+  // Rounds the batch up to a multiple of `multiple` (RunnerHooks::batch_multiple).
+  void round_batch(std::int64_t multiple) { batch_ = (batch_ + multiple - 1) / multiple * multiple; }
+  std::int64_t batch() const { return batch_; }
   // Before each sample, outside the host-observed time: a cold cache.
   virtual void before_sample() {}
   // One sample, timed: seconds per launch.
@@ -99,20 +102,21 @@ class Strategy {
 
   Prepared& prepared_;
   std::unique_ptr<SampleTimer> timer_;
+  std::int64_t batch_ = 1;  // launches per sample
 };
 
 // Single launches from an evicted L2 (nvbench's measure_cold): a batch would warm the cache
-// for every launch after its first.
+// for every launch after its first. Only a batch multiple of the hooks batches them.
 class ColdLaunches final : public Strategy {
  public:
   using Strategy::Strategy;
   void before_warmup() override { prepared_.flush_cache(); }
   void before_sample() override { prepared_.flush_cache(); }
   double take_sample() override {
-    return time_launches(1, [this] { prepared_.run(); });
+    return time_launches(batch_, [this] { prepared_.run(); });
   }
   std::string timing_note(double median_s, double min_sample_s) const override {
-    if (!(median_s > 0) || median_s >= min_sample_s) return {};
+    if (!(median_s > 0) || median_s >= min_sample_s || batch_ > 1) return {};
     return cold_timing_note(median_s, timer_->resolution_s());
   }
 };
@@ -130,18 +134,14 @@ class BatchedLaunches final : public Strategy {
       batch_ = std::min<std::int64_t>(kMaxBatch,
                                       static_cast<std::int64_t>(std::ceil(min_sample_s / std::max(estimate, 1e-9) - 1e-9)));
   }
-  std::int64_t batch() const override { return batch_; }
   double take_sample() override {
     return time_launches(batch_, [this] { prepared_.run(); });
   }
-
- private:
-  std::int64_t batch_ = 1;
 };
 
 // End to end: the inputs' upload, the op and the outputs' download, each a timed phase of
-// its own (with its NVTX range), the sample their sum. Never batched: the transfers are
-// what it measures.
+// its own (with its NVTX range), the sample their sum. Not batched but for a batch multiple
+// of the hooks: the transfers are what it measures.
 class EndToEnd final : public Strategy {
  public:
   EndToEnd(Prepared& prepared, bool flushed) : Strategy(prepared), flushed_(flushed) {
@@ -160,12 +160,12 @@ class EndToEnd final : public Strategy {
     for (auto& phase : phases_) {
       nvtx::ScopedRange range(to_string(phase.kind));
       phase.timer->start();
-      run(phase.kind);
+      for (std::int64_t launch = 0; launch < batch_; ++launch) run(phase.kind);
       phase.timer->stop();
     }
     double total = 0;
     for (auto& phase : phases_) {
-      phase.samples.push_back(phase.timer->elapsed_seconds());
+      phase.samples.push_back(phase.timer->elapsed_seconds() / static_cast<double>(batch_));
       total += phase.samples.back();
     }
     return total;
@@ -224,11 +224,13 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   record.warmup = warmup;
 
   CaseTelemetry telemetry(prepared.telemetry_source(), options.telemetry);
+  HostInterference interference(prepared.runs_on_host_threads());
   if (options.telemetry.soak_s > 0 && !options.profile) {
     nvtx::ScopedRange range("soak");
     record.soak = telemetry.soak([&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
   }
   if (!options.profile) strategy->calibrate(options.min_sample_s);
+  strategy->round_batch(options.hooks.batch_multiple);
   record.batch = strategy->batch();
 
   StoppingRule rule = options.stopping;
@@ -245,13 +247,16 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     nvtx::ScopedRange range("measure");
     if (options.profile) profiler_capture_start();
     telemetry.start_measuring();
+    interference.start_measuring();
     const auto measure_start = Clock::now();
     std::optional<StopReason> stop;
     while (!stop) {
       strategy->before_sample();
+      interference.before_sample();
       const auto host_start = Clock::now();
       const double sample = strategy->take_sample();
       const auto host_end = Clock::now();
+      interference.sample_oversubscribed();
       record.host_samples_s.push_back(std::chrono::duration<double>(host_end - host_start).count() * per_launch);
       record.samples_s.push_back(sample);
       flagged.push_back(telemetry.throttled(clock_seconds(host_start), clock_seconds(host_end)));
@@ -269,6 +274,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     record.stop_reasons = StopReasons(*stop);
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);
+  record.cpu_telemetry = interference.finish(record.measure_seconds);
   if (record.telemetry) {
     TelemetrySummary& summary = *record.telemetry;
     summary.flagged_samples = static_cast<std::size_t>(std::count(flagged.begin(), flagged.end(), true));
@@ -419,6 +425,8 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
                                        pass.telemetry_readings.end());
       merged.telemetry = merge_telemetry(*merged.telemetry, *pass.telemetry, merged.telemetry_readings);
     }
+    if (merged.cpu_telemetry && pass.cpu_telemetry)
+      merged.cpu_telemetry = merge_cpu_telemetry(*merged.cpu_telemetry, *pass.cpu_telemetry);
     if (merged.soak && pass.soak) {
       merged.soak->seconds += pass.soak->seconds;
       if (merged.soak->settled && pass.soak->settled) *merged.soak->settled = *merged.soak->settled && *pass.soak->settled;

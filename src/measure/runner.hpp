@@ -5,6 +5,7 @@
 // measure_hot.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -59,6 +60,10 @@ struct RunnerHooks {
   // Replaces each prepared case before it is measured, say by one that does its work
   // several times per run (the command line's test slowdown). Empty: the case as prepared.
   std::function<std::unique_ptr<Prepared>(std::unique_ptr<Prepared>)> wrap_prepared;
+  // Every sample times a multiple of this many launches, in every timing mode (1: as the
+  // mode chooses). A fractional test slowdown needs 100, so that each sample carries its
+  // fraction exactly.
+  std::int64_t batch_multiple = 1;
 };
 
 struct RunnerOptions {

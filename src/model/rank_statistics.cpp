@@ -94,6 +94,14 @@ double normal_two_sided_p(double u, double n_x, double n_y, double tie_term, dou
   return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
 }
 
+// Positions of the p-values in ascending order (ties in input order).
+std::vector<std::size_t> ascending_order(const std::vector<double>& p_values) {
+  std::vector<std::size_t> order(p_values.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  return order;
+}
+
 }  // namespace
 
 MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y,
@@ -122,6 +130,31 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
     result.p_value = exact_two_sided_p(ranks.doubled_ranks, smaller, y_doubled_sum);
   }
   return result;
+}
+
+std::vector<double> benjamini_hochberg(const std::vector<double>& p_values) {
+  const std::vector<std::size_t> order = ascending_order(p_values);
+  const auto tests = static_cast<double>(p_values.size());
+  std::vector<double> adjusted(p_values.size());
+  double running_min = 1.0;
+  for (std::size_t rank = order.size(); rank-- > 0;) {
+    // m / j first: exactly 1 for the largest p, and at least 1, so no p is adjusted downwards.
+    running_min = std::min(running_min, p_values[order[rank]] * (tests / static_cast<double>(rank + 1)));
+    adjusted[order[rank]] = running_min;
+  }
+  return adjusted;
+}
+
+std::vector<double> holm(const std::vector<double>& p_values) {
+  const std::vector<std::size_t> order = ascending_order(p_values);
+  const std::size_t tests = p_values.size();
+  std::vector<double> adjusted(tests);
+  double running_max = 0.0;
+  for (std::size_t rank = 0; rank < tests; ++rank) {
+    running_max = std::max(running_max, std::min(1.0, p_values[order[rank]] * static_cast<double>(tests - rank)));
+    adjusted[order[rank]] = running_max;
+  }
+  return adjusted;
 }
 
 double serial_variance_inflation(const std::vector<double>& samples) {

@@ -20,6 +20,16 @@ struct MannWhitneyResult {
 MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y,
                                  double x_variance_inflation = 1.0, double y_variance_inflation = 1.0);
 
+// p-values adjusted for the number of tests they came from, in input order, each capped at
+// 1 (R's p.adjust): a test rejects at level alpha when its adjusted p is below alpha.
+// Benjamini-Hochberg's step-up adjustment controls the false discovery rate (the expected
+// share of false rejections among the rejections): with m tests and p sorted ascending,
+// q(i) = min over j >= i of m p(j) / j.
+std::vector<double> benjamini_hochberg(const std::vector<double>& p_values);
+// Holm's step-down adjustment controls the family-wise error rate (the chance of any false
+// rejection): q(i) = max over j <= i of (m - j + 1) p(j), p sorted ascending.
+std::vector<double> holm(const std::vector<double>& p_values);
+
 // How much the serial correlation of samples taken one after another inflates the variance
 // of their mean (or median) over independent ones: (1 + r) / (1 - r), with r the lag-1
 // autocorrelation of their ranks, clamped to [0, 0.9] (so 1 to 19). The effective sample

@@ -217,6 +217,28 @@ struct FieldList<TelemetrySummary> {
 };
 
 template <>
+struct FieldList<CpuTelemetry> {
+  static constexpr const char* kName = "cpu_telemetry";
+  template <class V, class T>
+  static void visit(V& v, T& t) {
+    v.field("cores", t.cores,
+            about("What the rest of the machine did to a CPU case's threads while it measured (host interference: "
+                  "getrusage and /proc/self/task/*/schedstat and sched); figures are null where the kernel does not "
+                  "report them. The cores this process may run on"));
+    v.field("load_average", t.load_average, about("The highest 1-minute load average read at the start and end of measuring"));
+    v.field("threads_obtained", t.threads_obtained, about("Threads of the process that ran at least 5 % of the measuring time"));
+    v.field("cpu_s", t.cpu_s, seconds());
+    v.field("run_queue_wait_s", t.run_queue_wait_s, seconds().about("Time the threads were runnable but waited for a CPU"));
+    v.field("involuntary_switches", t.involuntary_switches);
+    v.field("migrations", t.migrations, about("Moves of the threads between CPUs; null where the kernel does not say"));
+    v.field("cpu_mhz_min", t.cpu_mhz_min);
+    v.field("cpu_mhz_max", t.cpu_mhz_max);
+    v.field("oversubscribed_samples", t.oversubscribed_samples,
+            about("Timing samples during which a measuring thread was switched out involuntarily"));
+  }
+};
+
+template <>
 struct FieldList<GpuIdentity> {
   static constexpr const char* kName = "gpu_identity";
   template <class V, class G>
@@ -251,6 +273,8 @@ struct FieldList<ResultRecord> {
       settings.field("batch", r.batch, Attr().with(at_least_one));
       settings.field("timer", r.timer);
       settings.field("stop_reason", r.stop_reasons);
+      settings.field("resolve_rounds", r.resolve_rounds,
+                     since_added("Rounds of re-measurement pooled into the samples (run --resolve, gpubench ab)"));
       settings.field("measure_seconds", r.measure_seconds, seconds());
       settings.field("timing_note", r.timing_note);
       // Only where it was forced, which only cuda spmv cases can be (config/plan.cpp).
@@ -275,6 +299,7 @@ struct FieldList<ResultRecord> {
     v.field("verification", r.verification);
     v.field("soak", r.soak);
     v.field("telemetry", r.telemetry);
+    v.field("cpu_telemetry", r.cpu_telemetry, since_added("CPU cases: host interference while measuring; null for GPU cases"));
     v.slot("speedup", about("With relative_to: this backend's speed-up over that one (null where it did not measure the case)"));
     v.field("gpu", r.gpu, only_if(r.gpu.recorded()).about("GPU records: the device the case ran on"));
     v.field("rank", r.rank, only_if(r.rank >= 0).about("Merged reports: the rank that measured the record"));

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "model/cpu_telemetry.hpp"
 #include "model/statistics.hpp"
 #include "model/telemetry.hpp"
 #include "model/types.hpp"
@@ -118,6 +119,9 @@ struct ResultRecord {
   int warmup = 0;
   std::int64_t batch = 1;        // launches per sample; samples are per launch
   StopReasons stop_reasons;      // why sampling stopped, in each pass
+  // Rounds of re-measurement pooled into the samples after the first measurement, to settle
+  // an inconclusive comparison (run --resolve, gpubench ab); 0: measured once.
+  int resolve_rounds = 0;
   double measure_seconds = 0;    // wall time spent taking samples
   std::vector<double> samples_s;       // the reported figure per sample (op, or h2d+op+d2h in e2e)
   std::vector<double> host_samples_s;  // host-observed wall time per sample
@@ -129,6 +133,7 @@ struct ResultRecord {
   std::string timing_note;
   std::optional<SoakSummary> soak;             // --soak only
   std::optional<TelemetrySummary> telemetry;   // cases whose device reports telemetry
+  std::optional<CpuTelemetry> cpu_telemetry;   // cases whose work runs on this process's threads (CPU backends)
   std::vector<TelemetryReading> telemetry_readings;  // in memory only: lets passes merge
 
   // Throughput from op_bytes/op_flops over stats.median

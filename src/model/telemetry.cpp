@@ -126,9 +126,45 @@ TelemetrySummary summarize_readings(const std::vector<TelemetryReading>& reading
   return summary;
 }
 
+namespace {
+
+// The mean of two values weighted by their reading counts; a value not reported (NaN)
+// leaves the other.
+double weighted(double a, std::size_t a_readings, double b, std::size_t b_readings) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  const auto total = static_cast<double>(a_readings + b_readings);
+  return total > 0 ? (a * static_cast<double>(a_readings) + b * static_cast<double>(b_readings)) / total : a;
+}
+
+// The sensor part of two summaries whose readings are not at hand (records read from
+// reports): the extremes of their extremes, and reading-weighted means of their medians,
+// means and shares.
+TelemetrySummary pooled_sensors(const TelemetrySummary& first, const TelemetrySummary& second) {
+  TelemetrySummary pooled = first;
+  const std::size_t a = first.readings, b = second.readings;
+  pooled.readings = a + b;
+  pooled.sm_clock_min_mhz = std::fmin(first.sm_clock_min_mhz, second.sm_clock_min_mhz);
+  pooled.sm_clock_median_mhz = weighted(first.sm_clock_median_mhz, a, second.sm_clock_median_mhz, b);
+  pooled.sm_clock_max_mhz = std::fmax(first.sm_clock_max_mhz, second.sm_clock_max_mhz);
+  pooled.mem_clock_median_mhz = weighted(first.mem_clock_median_mhz, a, second.mem_clock_median_mhz, b);
+  pooled.power_mean_w = weighted(first.power_mean_w, a, second.power_mean_w, b);
+  pooled.power_max_w = std::fmax(first.power_max_w, second.power_max_w);
+  pooled.temperature_max_c = std::fmax(first.temperature_max_c, second.temperature_max_c);
+  for (const std::string& reason : second.clock_events)
+    if (std::find(pooled.clock_events.begin(), pooled.clock_events.end(), reason) == pooled.clock_events.end())
+      pooled.clock_events.push_back(reason);
+  pooled.throttled_share = weighted(first.throttled_share, a, second.throttled_share, b);
+  return pooled;
+}
+
+}  // namespace
+
 TelemetrySummary merge_telemetry(const TelemetrySummary& first, const TelemetrySummary& second,
                                  const std::vector<TelemetryReading>& readings) {
-  TelemetrySummary merged = summarize_readings(readings, first.period_s, first.sm_clock_limit_mhz, first.throttle_threshold);
+  TelemetrySummary merged = readings.empty() ? pooled_sensors(first, second)
+                                             : summarize_readings(readings, first.period_s, first.sm_clock_limit_mhz,
+                                                                  first.throttle_threshold);
   merged.flagged_samples = first.flagged_samples + second.flagged_samples;
   merged.discarded_samples = first.discarded_samples + second.discarded_samples;
   merged.discarded_samples_s = first.discarded_samples_s;

@@ -135,6 +135,9 @@ TelemetrySummary summarize_readings(const std::vector<TelemetryReading>& reading
 
 // One summary for two passes of a case: the sensor part over all their readings, counts,
 // discarded samples and energy added up (energy stays unknown unless both passes have it).
+// Without readings (records read from reports, pooled by gpubench ab) the sensor part is
+// pooled from the two summaries: the extremes of their extremes, reading-weighted means of
+// their medians, means and throttled shares, and every clock-event reason either saw.
 TelemetrySummary merge_telemetry(const TelemetrySummary& first, const TelemetrySummary& second,
                                  const std::vector<TelemetryReading>& readings);
 

@@ -1,5 +1,6 @@
 #include "report/compare_render.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,16 +16,41 @@ using report_model::Align;
 using report_model::escape_markdown;
 
 std::string outcome(const Comparison& comparison) {
-  return std::string(comparison.passed() ? "PASS" : "FAIL") + " (exit " + std::to_string(comparison.exit_code()) + ")";
+  const int code = comparison.exit_code();
+  const char* word = code == kCompareExitPass ? "PASS" : code == kCompareExitInconclusive ? "INCONCLUSIVE" : "FAIL";
+  return std::string(word) + " (exit " + std::to_string(code) + ")";
 }
 
 std::string verdict_counts(const Comparison& comparison) {
   const VerdictCounts& n = comparison.counts;
   return std::to_string(comparison.cases.size()) + " cases: " + std::to_string(n.slower) + " slower, " +
          std::to_string(n.failed) + " failed, " + std::to_string(n.missing) + " missing" +
-         (comparison.allow_missing && n.missing > 0 ? " (allowed)" : "") + ", " + std::to_string(n.faster) +
-         " faster, " + std::to_string(n.same) + " same (" + std::to_string(n.noisy) + " noisy), " +
-         std::to_string(n.new_cases) + " new";
+         (comparison.allow_missing && n.missing > 0 ? " (allowed)" : "") + ", " + std::to_string(n.inconclusive) +
+         " inconclusive" +
+         (comparison.inconclusive == InconclusivePolicy::pass && n.inconclusive > 0 ? " (passed)" : "") + ", " +
+         std::to_string(n.faster) + " faster, " + std::to_string(n.same) + " same (" + std::to_string(n.noisy) +
+         " noisy), " + std::to_string(n.new_cases) + " new";
+}
+
+// "alpha 0.001, p adjusted by Benjamini-Hochberg over 34 cases" (and the looks of a
+// sequential re-measurement).
+std::string test_rule(const Comparison& comparison) {
+  std::size_t tested = 0;
+  for (const CaseComparison& c : comparison.cases) tested += c.p_adjusted.has_value();
+  std::string text = "alpha " + format_short(comparison.alpha);
+  if (comparison.looks > 1)
+    text += " over " + std::to_string(comparison.looks) + " looks (" + format_short(comparison.alpha_per_look()) +
+            " each)";
+  switch (comparison.p_adjust) {
+    case PAdjust::bh: text += ", p adjusted by Benjamini-Hochberg"; break;
+    case PAdjust::holm: text += ", p adjusted by Holm"; break;
+    case PAdjust::none: text += ", p not adjusted"; break;
+  }
+  return text + " over " + std::to_string(tested) + (tested == 1 ? " case" : " cases");
+}
+
+bool any_rounds(const Comparison& comparison) {
+  return std::any_of(comparison.cases.begin(), comparison.cases.end(), [](const CaseComparison& c) { return c.rounds > 0; });
 }
 
 std::string format_ratio(const CaseComparison& c) {
@@ -41,27 +67,35 @@ std::string verdict_cell(const CaseComparison& c, bool colour) {
   using report_model::Paint;
   const bool regressed = c.verdict == Verdict::slower || c.verdict == Verdict::failed || c.verdict == Verdict::missing;
   const Paint paint = regressed ? Paint::failure : c.verdict == Verdict::faster ? Paint::success : Paint::warning;
-  const bool plain = !regressed && c.verdict != Verdict::faster && !c.noisy && c.telemetry_difference.empty();
+  const bool plain = c.verdict == Verdict::same && !c.noisy && c.telemetry_difference.empty();
   return report_model::painted(c.label(), paint, colour && !plain);
 }
 
+std::string optional_short(const std::optional<double>& value) { return value ? format_short(*value) : "-"; }
+
+// The adjusted p-value column where p-values are adjusted, the rounds column where a
+// sequential re-measurement pooled any.
 report_model::Table comparison_table(const Comparison& comparison, bool colour) {
+  const bool adjusted = comparison.p_adjust != PAdjust::none;
+  const bool rounds = any_rounds(comparison);
   report_model::Table table;
-  table.columns = {{"case", Align::left},
-                   {"baseline", Align::right},
-                   {"current", Align::right},
-                   {"ratio [95% bounds]", Align::right},
-                   {"p", Align::right},
-                   {"threshold", Align::right},
-                   {"verdict", Align::left},
-                   {"note", Align::left}};
+  table.columns = {{"case", Align::left}, {"baseline", Align::right}, {"current", Align::right},
+                   {"ratio [95% bounds]", Align::right}, {"p", Align::right}};
+  if (adjusted) table.columns.push_back({"p adj", Align::right});
+  table.columns.push_back({"threshold", Align::right});
+  if (rounds) table.columns.push_back({"rounds", Align::right});
+  table.columns.push_back({"verdict", Align::left});
+  table.columns.push_back({"note", Align::left});
   table.key_columns = 1;
   for (const CaseComparison& c : comparison.cases) {
     report_model::Row row;
     row.cells = {c.device.empty() ? c.id : c.id + " on " + c.device, optional_seconds(c.baseline_median_s),
-                 optional_seconds(c.current_median_s), format_ratio(c),
-                 c.p_value ? format_short(*c.p_value) : "-", format_percent(c.threshold, "%g%%"), verdict_cell(c, colour),
-                 c.note};
+                 optional_seconds(c.current_median_s), format_ratio(c), optional_short(c.p_value)};
+    if (adjusted) row.cells.push_back(optional_short(c.p_adjusted));
+    row.cells.push_back(format_percent(c.threshold, "%g%%"));
+    if (rounds) row.cells.push_back(std::to_string(c.rounds));
+    row.cells.push_back(verdict_cell(c, colour));
+    row.cells.push_back(c.note);
     table.rows.push_back(std::move(row));
   }
   return table;
@@ -70,8 +104,10 @@ report_model::Table comparison_table(const Comparison& comparison, bool colour) 
 std::string render_console_table(const Comparison& comparison, bool colour) {
   std::ostringstream out;
   report_model::append_console_table(out, comparison_table(comparison, colour));
+  out << '\n' << test_rule(comparison) << '\n';
+  if (const std::string advice = inconclusive_advice(comparison); !advice.empty()) out << "Next: " << advice << '\n';
   const auto paint = comparison.passed() ? report_model::Paint::success : report_model::Paint::failure;
-  out << '\n' << report_model::painted(outcome(comparison), paint, colour) << ": " << verdict_counts(comparison) << '\n';
+  out << report_model::painted(outcome(comparison), paint, colour) << ": " << verdict_counts(comparison) << '\n';
   return out.str();
 }
 
@@ -84,7 +120,10 @@ std::string describe_origin(const ReportOrigin& origin) {
 
 std::string render_markdown_table(const Comparison& comparison) {
   std::ostringstream out;
-  out << "### gpubench compare: " << outcome(comparison) << "\n\n" << verdict_counts(comparison) << "\n\n";
+  out << "### gpubench compare: " << outcome(comparison) << "\n\n" << verdict_counts(comparison) << "; "
+      << test_rule(comparison) << ".\n\n";
+  if (const std::string advice = inconclusive_advice(comparison); !advice.empty())
+    out << "> **Next:** " << escape_markdown(advice) << "\n\n";
   out << "Baseline " << describe_origin(comparison.baseline) << "; current " << describe_origin(comparison.current) << ".\n\n";
   if (!comparison.machine_mismatch.empty())
     out << "> **Cross-machine comparison:** " << escape_markdown(comparison.machine_mismatch) << "\n\n";
@@ -95,6 +134,8 @@ std::string render_markdown_table(const Comparison& comparison) {
 }
 
 Json optional_json(const std::optional<double>& value) { return value ? Json(*value) : Json(); }
+
+Json text_or_null(const std::string& text) { return text.empty() ? Json() : Json(text); }
 
 Json interval_json(const std::optional<Interval>& interval) {
   return interval ? Json::array({interval->low, interval->high}) : Json();
@@ -114,7 +155,7 @@ std::string render_json_document(const Comparison& comparison) {
                      {"verdict", to_string(c.verdict)},
                      {"noisy", c.noisy},
                      {"cross_machine", c.cross_machine},
-                     {"clocks_power_differ", c.telemetry_difference.empty() ? Json() : Json(c.telemetry_difference)},
+                     {"clocks_power_differ", text_or_null(c.telemetry_difference)},
                      {"label", c.label()},
                      {"baseline_median_s", optional_json(c.baseline_median_s)},
                      {"current_median_s", optional_json(c.current_median_s)},
@@ -123,8 +164,12 @@ std::string render_json_document(const Comparison& comparison) {
                      {"ratio", optional_json(c.ratio)},
                      {"ratio_bounds", interval_json(c.ratio_bounds)},
                      {"p_value", optional_json(c.p_value)},
+                     {"p_adjusted", optional_json(c.p_adjusted)},
                      {"threshold", c.threshold},
-                     {"note", c.note}});
+                     {"rounds", c.rounds},
+                     {"interference", text_or_null(c.interference)},
+                     {"note", c.note},
+                     {"next_step", text_or_null(c.next_step)}});
     if (!c.device.empty()) cases.back()["device"] = c.device;
   }
   const Json document = {
@@ -132,20 +177,26 @@ std::string render_json_document(const Comparison& comparison) {
       {"exit_code", comparison.exit_code()},
       {"passed", comparison.passed()},
       {"alpha", comparison.alpha},
+      {"looks", comparison.looks},
+      {"alpha_per_look", comparison.alpha_per_look()},
+      {"p_adjust", to_string(comparison.p_adjust)},
+      {"inconclusive", to_string(comparison.inconclusive)},
       {"allow_missing", comparison.allow_missing},
       {"baseline", origin_json(comparison.baseline)},
       {"current", origin_json(comparison.current)},
-      {"machine_mismatch", comparison.machine_mismatch.empty() ? Json() : Json(comparison.machine_mismatch)},
+      {"machine_mismatch", text_or_null(comparison.machine_mismatch)},
       {"warnings", comparison.warnings},
       {"summary",
        {{"cases", comparison.cases.size()},
         {"failed", n.failed},
         {"slower", n.slower},
         {"missing", n.missing},
+        {"inconclusive", n.inconclusive},
         {"same", n.same},
         {"noisy", n.noisy},
         {"faster", n.faster},
         {"new", n.new_cases}}},
+      {"next_step", text_or_null(inconclusive_advice(comparison))},
       {"cases", cases}};
   return document.dump(2) + "\n";
 }

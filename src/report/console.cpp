@@ -43,6 +43,13 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   }
   for (const auto& footnote : report_model::telemetry_footnotes(results))
     report_model::append_wrapped(out, "note: ", 6, footnote, failure_width, std::numeric_limits<std::size_t>::max());
+  const report_model::Table interference = report_model::cpu_telemetry_table(results);
+  if (!interference.rows.empty()) {
+    out << "\nCPU interference while measuring:\n";
+    report_model::append_console_table(out, interference);
+    report_model::append_wrapped(out, "note: ", 6, report_model::cpu_telemetry_footnote(results), failure_width,
+                                 std::numeric_limits<std::size_t>::max());
+  }
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) out << '\n' << render_fleet_console(fleet);
   return out.str();

@@ -155,6 +155,16 @@ const Column kMeasurementColumns[] = {
     {"energy_per_op_j", "telemetry.energy_per_op_j"},
     {"gflops_per_j", "telemetry.gflops_per_j"},
     {"gb_per_j", "telemetry.gb_per_j"},
+    // CPU telemetry (host interference): empty for GPU cases and where the kernel does not say.
+    {"load_average", "cpu_telemetry.load_average"},
+    {"threads_obtained", "cpu_telemetry.threads_obtained"},
+    {"cpu_s", "cpu_telemetry.cpu_s"},
+    {"run_queue_wait_s", "cpu_telemetry.run_queue_wait_s"},
+    {"involuntary_switches", "cpu_telemetry.involuntary_switches"},
+    {"migrations", "cpu_telemetry.migrations"},
+    {"oversubscribed_samples", "cpu_telemetry.oversubscribed_samples"},
+    {"cpu_mhz_min", "cpu_telemetry.cpu_mhz_min"},
+    {"cpu_mhz_max", "cpu_telemetry.cpu_mhz_max"},
     {"soak_s", "soak.seconds"},
     {"soak_settled", "soak.settled"},
 };

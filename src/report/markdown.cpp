@@ -43,6 +43,12 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
   const auto footnotes = report_model::telemetry_footnotes(results);
   if (!footnotes.empty()) out << '\n';
   for (const auto& footnote : footnotes) out << "> note: " << escape_markdown(footnote) << '\n';
+  const report_model::Table interference = report_model::cpu_telemetry_table(results);
+  if (!interference.rows.empty()) {
+    out << "\nCPU interference while measuring:\n\n";
+    report_model::append_markdown_table(out, interference);
+    out << "\n> note: " << escape_markdown(report_model::cpu_telemetry_footnote(results)) << '\n';
+  }
   const SpeedupSummary speedups = summarize_speedups(results);
   if (speedups.has_cpu_gpu_pair()) out << '\n' << render_speedups_markdown(speedups);
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);

@@ -56,7 +56,43 @@ std::string efficiency_cell(const ResultRecord& record) {
   return format_significant(value, 3) + (flops ? " GFLOP/J" : " GB/J");
 }
 
+std::string count_cell(std::size_t part, std::size_t whole) { return std::to_string(part) + "/" + std::to_string(whole); }
+
 }  // namespace
+
+Table cpu_telemetry_table(const std::vector<ResultRecord>& results) {
+  Table table;
+  table.columns = {{"case", Align::left},           {"load/cores", Align::right}, {"threads", Align::right},
+                   {"waited", Align::right},         {"oversubscribed", Align::right}, {"migrations", Align::right},
+                   {"MHz", Align::right},            {"interference", Align::left}};
+  table.key_columns = 1;
+  for (const auto& record : results) {
+    if (!record.cpu_telemetry) continue;
+    const CpuTelemetry& t = *record.cpu_telemetry;
+    const std::string load = std::isfinite(t.load_average) ? format_significant(t.load_average, 2) : "-";
+    const std::string clocks =
+        std::isfinite(t.cpu_mhz_min) ? mhz(t.cpu_mhz_min) + "-" + mhz(t.cpu_mhz_max) : std::string("-");
+    const std::string interfered = interference_summary(t, record.samples_s.size(), record.threads_used).empty() ? "" : "yes";
+    table.rows.push_back({{record.spec.id(), load + "/" + std::to_string(t.cores),
+                           count_cell(static_cast<std::size_t>(t.threads_obtained), static_cast<std::size_t>(record.threads_used)),
+                           percent(run_queue_wait_share(t)), count_cell(t.oversubscribed_samples, record.samples_s.size()),
+                           t.migrations ? std::to_string(*t.migrations) : "-", clocks, interfered},
+                          ""});
+  }
+  return table;
+}
+
+std::string cpu_telemetry_footnote(const std::vector<ResultRecord>& results) {
+  if (std::none_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.cpu_telemetry.has_value(); }))
+    return {};
+  return "load: the 1-minute load average (the highest read) over the cores this process may use; threads: threads that "
+         "ran at least " + percent(kBusyThreadShare) + " of the measuring time, of those asked for; waited: the share of "
+         "their runnable time spent waiting for a CPU; oversubscribed: samples during which a thread was switched out for "
+         "other work, of all samples; migrations: moves of the threads between cores; MHz: the cores' clock range where "
+         "readable; interference: " +
+         percent(kInterferenceShare) + " or more of the samples oversubscribed or of the time waited, or a load above the "
+         "cores (compare cites it)";
+}
 
 Table telemetry_table(const std::vector<ResultRecord>& results) {
   Table table;

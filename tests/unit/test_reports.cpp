@@ -131,6 +131,19 @@ std::vector<ResultRecord> fixed_results() {
 
   results.push_back(measured(Op::sin, "eigen", DType::f32, elementwise_shape(n), DeviceKind::cpu, 12.3e-3, 8.0 * n, n));
   results.back().roofline = fixture_roofline(Bound::memory, "measured copy", results.back().gbps, 182.5, 0);
+  // A quiet host, and a case re-measured twice to settle a comparison (run --resolve).
+  CpuTelemetry quiet;
+  quiet.cores = 16;
+  quiet.load_average = 0.5;
+  quiet.threads_obtained = 16;
+  quiet.cpu_s = 3.875;
+  quiet.run_queue_wait_s = 0.0125;
+  quiet.involuntary_switches = 3;
+  quiet.migrations = 1;
+  quiet.cpu_mhz_min = 2450;
+  quiet.cpu_mhz_max = 3500;
+  results.back().cpu_telemetry = quiet;
+  results.back().resolve_rounds = 2;
   results.push_back(measured(Op::sin, "custom", DType::f32, elementwise_shape(n), DeviceKind::gpu, 52.1e-6, 8.0 * n, n));
   results.back().details = "grid-stride kernel, 4 elements per thread";
   results.back().roofline = fixture_roofline(Bound::memory, "measured copy", results.back().gbps, 2950.4, 3352.32);
@@ -139,6 +152,17 @@ std::vector<ResultRecord> fixed_results() {
   results.push_back(measured(Op::matmul, "eigen", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::cpu, 21.4e-3,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
   results.back().roofline = fixture_roofline(Bound::compute, "", results.back().gflops, 0, 0);
+  // A host busy with other work: samples switched out, threads waiting for a CPU, a kernel
+  // without the scheduler's migration count or cpufreq.
+  CpuTelemetry busy;
+  busy.cores = 16;
+  busy.load_average = 31.25;
+  busy.threads_obtained = 12;
+  busy.cpu_s = 2.5;
+  busy.run_queue_wait_s = 1.5;
+  busy.involuntary_switches = 912;
+  busy.oversubscribed_samples = 4;
+  results.back().cpu_telemetry = busy;
   results.push_back(measured(Op::matmul, "cublas", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::gpu, 41.2e-6,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
   results.back().spec.tf32 = true;

@@ -30,6 +30,7 @@ struct Script {
   bool corrupt_output = false;
   bool throw_in_prepare = false;
   bool supported = true;
+  bool on_host_threads = false;  // the case runs on this process's threads, as a CPU case does
   // Telemetry: the SM clock (of a 2000 MHz maximum) reads clock_before until run number
   // clock_switch_run, clock_after from then on.
   bool telemetry = false;
@@ -88,6 +89,7 @@ class ScriptedPrepared final : public Prepared {
   bool has_transfers() const override { return script_.transfers; }
   void upload() override { ++script_.uploads; }
   void download() override { ++script_.downloads; }
+  bool runs_on_host_threads() const override { return script_.on_host_threads; }
   bool has_cache_flush() const override { return script_.flushes_cache; }
   std::unique_ptr<TelemetrySource> telemetry_source() override {
     return script_.telemetry ? std::make_unique<ScriptedSource>(script_) : nullptr;
@@ -182,7 +184,7 @@ TEST_F(RunnerTest, ACaseWithoutAnL2ModeIsNeverFlushed) {
 // The test slowdown (config/test_knobs.hpp) wraps each prepared case: every timed launch runs
 // the op that many times, whatever the backend, and the runner's own loop is unchanged.
 TEST_F(RunnerTest, TheSlowdownHookRunsTheOpThatManyTimesPerLaunch) {
-  options.hooks.wrap_prepared = slowdown_hook(3);
+  options.hooks.wrap_prepared = slowdown_hook(parse_test_slowdown("3"));
   const ResultRecord record = run_case(spec, problem, backend, options);
   ASSERT_EQ(record.status, Status::ok) << record.reason;
   EXPECT_EQ(record.batch, 1);
@@ -190,6 +192,86 @@ TEST_F(RunnerTest, TheSlowdownHookRunsTheOpThatManyTimesPerLaunch) {
   EXPECT_EQ(script.runs % 3, 0);
   EXPECT_GE(script.runs, 3 * (options.warmup + static_cast<int>(record.samples_s.size())));
   EXPECT_DOUBLE_EQ(record.stats.median, 3 * script.seconds_per_run);
+}
+
+// A fractional factor: batches of a multiple of 100 launches, each with the fraction's extra
+// runs (3 in 100 for 1.03), so every sample is 1.03 times the op -- in every timing mode,
+// single cold launches and end-to-end samples included.
+TEST_F(RunnerTest, AFractionalTestSlowdownBatchesByHundredsAndRunsTheFraction) {
+  const TestSlowdown slowdown = parse_test_slowdown("1.03");
+  options.hooks.wrap_prepared = slowdown_hook(slowdown);
+  options.hooks.batch_multiple = slowdown.batch_multiple();
+  for (const bool cold : {false, true}) {
+    script.flushes_cache = cold;
+    const ResultRecord record = run_case(spec, problem, backend, options);
+    ASSERT_EQ(record.status, Status::ok) << record.reason;
+    EXPECT_EQ(record.batch, 100) << cold;
+    for (double sample : record.samples_s) EXPECT_NEAR(sample, 1.03e-3, 1e-12) << cold;
+    EXPECT_EQ(record.timing_note, "") << cold;
+  }
+  script.transfers = true;
+  spec.timing = TimingMode::e2e;
+  const ResultRecord e2e = run_case(spec, problem, backend, options);
+  ASSERT_EQ(e2e.status, Status::ok) << e2e.reason;
+  EXPECT_EQ(e2e.batch, 100);
+  ASSERT_EQ(e2e.phases.size(), 3u);
+  for (double sample : e2e.phases[1].samples_s) EXPECT_NEAR(sample, 1.03e-3, 1e-12);
+}
+
+TEST(TestSlowdown, TakesWholeNumbersAndHundredths) {
+  EXPECT_FALSE(parse_test_slowdown(nullptr).active());
+  EXPECT_FALSE(parse_test_slowdown("").active());
+  EXPECT_EQ(parse_test_slowdown("5").hundredths, 500);
+  EXPECT_FALSE(parse_test_slowdown("5").fractional());
+  EXPECT_EQ(parse_test_slowdown("5").text(), "5");
+  EXPECT_EQ(parse_test_slowdown("1.03").hundredths, 103);
+  EXPECT_TRUE(parse_test_slowdown("1.03").fractional());
+  EXPECT_EQ(parse_test_slowdown("1.03").text(), "1.03");
+  EXPECT_EQ(parse_test_slowdown("2.5").text(), "2.5");
+  EXPECT_EQ(parse_test_slowdown("100").hundredths, 10000);
+  for (const char* bad : {"fast", "0.99", "1.035", "100.01", "3x", "nan", "inf", "-2"})
+    EXPECT_THROW(parse_test_slowdown(bad), UsageError) << bad;
+}
+
+TEST(TestSlowdown, BatchesAreMultiplesOfAHundredOnlyForFractions) {
+  EXPECT_EQ(parse_test_slowdown("1.03").batch_multiple(), 100);
+  EXPECT_EQ(parse_test_slowdown("3").batch_multiple(), 1);
+  EXPECT_EQ(parse_test_slowdown(nullptr).batch_multiple(), 1);
+}
+
+// A batch the case's timing chose is rounded up to the multiple, never down.
+TEST_F(RunnerTest, BatchesRoundUpToTheHooksMultiple) {
+  script.seconds_per_run = 1e-6;  // batched to 20 launches of 20 us
+  options.hooks.batch_multiple = 100;
+  EXPECT_EQ(run_case(spec, problem, backend, options).batch, 100);
+  script.seconds_per_run = 1e-7;  // 200 launches
+  EXPECT_EQ(run_case(spec, problem, backend, options).batch, 200);
+}
+
+TEST(TestSlowdown, AnyHundredLaunchesRunTheFactorTimesAHundred) {
+  for (const char* factor : {"1", "1.03", "1.5", "2.99", "7.01"}) {
+    const TestSlowdown slowdown = parse_test_slowdown(factor);
+    SlowdownRuns runs(slowdown);
+    std::vector<int> per_launch;
+    for (int i = 0; i < 1000; ++i) per_launch.push_back(runs.next());
+    for (std::size_t start = 0; start + 100 <= per_launch.size(); start += 37) {
+      int total = 0;
+      for (std::size_t i = start; i < start + 100; ++i) total += per_launch[i];
+      EXPECT_EQ(total, slowdown.hundredths) << factor << " from launch " << start;
+    }
+  }
+}
+
+TEST_F(RunnerTest, HostInterferenceIsRecordedForCasesOnHostThreadsOnly) {
+  EXPECT_FALSE(run_case(spec, problem, backend, options).cpu_telemetry.has_value());
+  script.on_host_threads = true;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_TRUE(record.cpu_telemetry.has_value());
+  const CpuTelemetry& telemetry = *record.cpu_telemetry;
+  EXPECT_GE(telemetry.cores, 1);
+  EXPECT_LE(telemetry.oversubscribed_samples, record.samples_s.size());
+  EXPECT_GE(telemetry.involuntary_switches, 0);
+  EXPECT_GE(telemetry.cpu_s, 0.0);
 }
 
 TEST_F(RunnerTest, ShortOpsAreBatchedAndReportedPerLaunch) {

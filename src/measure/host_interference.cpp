@@ -1,0 +1,153 @@
+#include "measure/host_interference.hpp"
+
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include "base/system.hpp"
+
+namespace gpb {
+namespace {
+
+// "/proc/self/task/<tid>/schedstat": nanoseconds on a CPU, nanoseconds waiting on a run
+// queue, timeslices (the kernel's CONFIG_SCHED_INFO; absent without it).
+bool read_schedstat(const std::filesystem::path& task, ThreadSchedule& out) {
+  std::ifstream file(task / "schedstat");
+  double cpu_ns = 0, wait_ns = 0;
+  if (!(file >> cpu_ns >> wait_ns)) return false;
+  out.cpu_s = cpu_ns * 1e-9;
+  out.run_queue_wait_s = wait_ns * 1e-9;
+  return true;
+}
+
+// "se.nr_migrations   :   12" in "/proc/self/task/<tid>/sched" (the scheduler's debug
+// view; absent on kernels built without it).
+std::optional<std::int64_t> read_migrations(const std::filesystem::path& task) {
+  std::ifstream file(task / "sched");
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind("se.nr_migrations", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return std::nullopt;
+    char* end = nullptr;
+    const long long value = std::strtoll(line.c_str() + colon + 1, &end, 10);
+    if (end == line.c_str() + colon + 1) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::map<int, ThreadSchedule> read_thread_schedules() {
+  namespace fs = std::filesystem;
+  std::map<int, ThreadSchedule> threads;
+  std::error_code error;
+  for (fs::directory_iterator task("/proc/self/task", error), end; !error && task != end; task.increment(error)) {
+    const std::string name = task->path().filename().string();
+    char* parsed_end = nullptr;
+    const long tid = std::strtol(name.c_str(), &parsed_end, 10);
+    if (*parsed_end != '\0') continue;
+    ThreadSchedule schedule;
+    // A thread that ended since the listing has no files left: it did not run here.
+    if (!read_schedstat(task->path(), schedule)) continue;
+    schedule.migrations = read_migrations(task->path());
+    threads[static_cast<int>(tid)] = schedule;
+  }
+  return threads;
+}
+
+std::int64_t process_involuntary_switches() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) throw std::system_error(errno, std::generic_category(), "getrusage");
+  return usage.ru_nivcsw;
+}
+
+double one_minute_load_average() {
+  double load = 0;
+  return getloadavg(&load, 1) == 1 ? load : kNotReported;
+}
+
+ClockRange usable_core_clocks() {
+  ClockRange range;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return range;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &mask)) continue;
+    std::ifstream file("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_cur_freq");
+    double khz = 0;
+    if (!(file >> khz) || !(khz > 0)) continue;
+    // fmin and fmax take the number over a NaN (nothing read yet).
+    range.min_mhz = std::fmin(range.min_mhz, khz / 1000);
+    range.max_mhz = std::fmax(range.max_mhz, khz / 1000);
+  }
+  return range;
+}
+
+void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::map<int, ThreadSchedule>& after,
+                        double wall_s, CpuTelemetry& out) {
+  out.threads_obtained = 0;
+  out.cpu_s = 0;
+  out.run_queue_wait_s = 0;
+  std::int64_t migrations = 0;
+  bool migrations_known = true;
+  for (const auto& [tid, now] : after) {
+    const auto earlier = before.find(tid);
+    // A thread started while measuring counted from zero.
+    const ThreadSchedule start = earlier == before.end() ? ThreadSchedule{0, 0, std::int64_t{0}} : earlier->second;
+    const double ran = now.cpu_s - start.cpu_s;
+    out.cpu_s += ran;
+    out.run_queue_wait_s += now.run_queue_wait_s - start.run_queue_wait_s;
+    if (wall_s > 0 && ran >= kBusyThreadShare * wall_s) ++out.threads_obtained;
+    if (now.migrations && start.migrations)
+      migrations += *now.migrations - *start.migrations;
+    else
+      migrations_known = false;
+  }
+  out.migrations = migrations_known && !after.empty() ? std::optional(migrations) : std::nullopt;
+  if (after.empty()) out.run_queue_wait_s = kNotReported;
+}
+
+void HostInterference::start_measuring() {
+  if (!active_) return;
+  telemetry_ = CpuTelemetry{};
+  telemetry_.cores = usable_cores();
+  telemetry_.load_average = one_minute_load_average();
+  const ClockRange clocks = usable_core_clocks();
+  telemetry_.cpu_mhz_min = clocks.min_mhz;
+  telemetry_.cpu_mhz_max = clocks.max_mhz;
+  threads_at_start_ = read_thread_schedules();
+  switches_at_start_ = process_involuntary_switches();
+}
+
+void HostInterference::before_sample() {
+  if (active_) switches_before_sample_ = process_involuntary_switches();
+}
+
+bool HostInterference::sample_oversubscribed() {
+  if (!active_) return false;
+  const bool switched_out = process_involuntary_switches() > switches_before_sample_;
+  if (switched_out) ++telemetry_.oversubscribed_samples;
+  return switched_out;
+}
+
+std::optional<CpuTelemetry> HostInterference::finish(double measure_seconds) {
+  if (!active_) return std::nullopt;
+  telemetry_.involuntary_switches = process_involuntary_switches() - switches_at_start_;
+  telemetry_.load_average = std::fmax(telemetry_.load_average, one_minute_load_average());
+  const ClockRange clocks = usable_core_clocks();
+  telemetry_.cpu_mhz_min = std::fmin(telemetry_.cpu_mhz_min, clocks.min_mhz);
+  telemetry_.cpu_mhz_max = std::fmax(telemetry_.cpu_mhz_max, clocks.max_mhz);
+  fill_thread_deltas(threads_at_start_, read_thread_schedules(), measure_seconds, telemetry_);
+  return telemetry_;
+}
+
+}  // namespace gpb

@@ -1,0 +1,219 @@
+// CPU interference telemetry: the pure rules over its records (merging passes, when a side
+// counts as interfered with), the readings of this process's own threads, and what compare
+// makes of it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "analysis/compare.hpp"
+#include "base/system.hpp"
+#include "measure/host_interference.hpp"
+#include "model/cpu_telemetry.hpp"
+#include "model/statistics.hpp"
+
+namespace gpb {
+namespace {
+
+CpuTelemetry quiet_host() {
+  CpuTelemetry t;
+  t.cores = 2;
+  t.load_average = 0.4;
+  t.threads_obtained = 2;
+  t.cpu_s = 1.0;
+  t.run_queue_wait_s = 0.01;
+  t.involuntary_switches = 2;
+  t.migrations = 1;
+  t.cpu_mhz_min = 2000;
+  t.cpu_mhz_max = 3000;
+  t.oversubscribed_samples = 1;
+  return t;
+}
+
+CpuTelemetry busy_host() {
+  CpuTelemetry t = quiet_host();
+  t.load_average = 6.1;
+  t.threads_obtained = 1;
+  t.run_queue_wait_s = 0.5;
+  t.involuntary_switches = 80;
+  t.migrations = std::nullopt;
+  t.cpu_mhz_min = kNotReported;
+  t.cpu_mhz_max = kNotReported;
+  t.oversubscribed_samples = 41;
+  return t;
+}
+
+TEST(CpuTelemetry, RunQueueWaitShareIsOfTheRunnableTime) {
+  EXPECT_NEAR(run_queue_wait_share(busy_host()), 0.5 / 1.5, 1e-15);
+  CpuTelemetry unknown = quiet_host();
+  unknown.run_queue_wait_s = kNotReported;
+  EXPECT_TRUE(std::isnan(run_queue_wait_share(unknown)));
+  EXPECT_TRUE(std::isnan(run_queue_wait_share(CpuTelemetry{})));
+}
+
+TEST(CpuTelemetry, AQuietHostShowsNoInterference) {
+  EXPECT_EQ(interference_summary(quiet_host(), 60, 2), "");
+  // Fewer threads than asked is no interference by itself (a small input uses fewer).
+  CpuTelemetry one_thread = quiet_host();
+  one_thread.threads_obtained = 1;
+  EXPECT_EQ(interference_summary(one_thread, 60, 2), "");
+}
+
+TEST(CpuTelemetry, ABusyHostSaysWhatShowsIt) {
+  EXPECT_EQ(interference_summary(busy_host(), 60, 2),
+            "41/60 samples oversubscribed, run-queue wait 33%, load 6.1 on 2 cores, 1 of 2 threads ran");
+  // Each sign alone is enough, at kInterferenceShare.
+  CpuTelemetry preempted = quiet_host();
+  preempted.oversubscribed_samples = 6;
+  EXPECT_EQ(interference_summary(preempted, 60, 2), "6/60 samples oversubscribed");
+  EXPECT_EQ(interference_summary(preempted, 61, 2), "");
+  CpuTelemetry waiting = quiet_host();
+  waiting.run_queue_wait_s = 0.2;
+  EXPECT_EQ(interference_summary(waiting, 60, 2), "run-queue wait 17%");
+  CpuTelemetry loaded = quiet_host();
+  loaded.cores = 1;
+  loaded.load_average = 1.5;
+  EXPECT_EQ(interference_summary(loaded, 60, 1), "load 1.5 on 1 core");
+}
+
+TEST(CpuTelemetry, PassesMergeByAddingCountsAndWideningRanges) {
+  const CpuTelemetry merged = merge_cpu_telemetry(quiet_host(), busy_host());
+  EXPECT_DOUBLE_EQ(merged.load_average, 6.1);
+  EXPECT_EQ(merged.threads_obtained, 1);
+  EXPECT_DOUBLE_EQ(merged.cpu_s, 2.0);
+  EXPECT_DOUBLE_EQ(merged.run_queue_wait_s, 0.51);
+  EXPECT_EQ(merged.involuntary_switches, 82);
+  EXPECT_FALSE(merged.migrations.has_value());  // unknown in one pass
+  EXPECT_DOUBLE_EQ(merged.cpu_mhz_min, 2000);  // the known readings win over unknown ones
+  EXPECT_DOUBLE_EQ(merged.cpu_mhz_max, 3000);
+  EXPECT_EQ(merged.oversubscribed_samples, 42u);
+  EXPECT_EQ(merge_cpu_telemetry(quiet_host(), quiet_host()).migrations, std::optional<std::int64_t>(2));
+}
+
+TEST(HostInterference, ThreadDeltasCountTheThreadsThatRan) {
+  const std::map<int, ThreadSchedule> before{{10, {1.0, 0.5, 3}}, {11, {2.0, 0.0, 0}}, {12, {0.5, 0.1, 1}}};
+  // 10 ran 0.5 s, 11 0.01 s (under 5 % of 1 s), 12 ended, 13 started and ran 0.2 s.
+  const std::map<int, ThreadSchedule> after{{10, {1.5, 0.75, 5}}, {11, {2.01, 0.0, 0}}, {13, {0.2, 0.05, 2}}};
+  CpuTelemetry t;
+  fill_thread_deltas(before, after, 1.0, t);
+  EXPECT_EQ(t.threads_obtained, 2);
+  EXPECT_NEAR(t.cpu_s, 0.71, 1e-12);
+  EXPECT_NEAR(t.run_queue_wait_s, 0.3, 1e-12);
+  EXPECT_EQ(t.migrations, std::optional<std::int64_t>(4));
+
+  std::map<int, ThreadSchedule> unknown_migrations = after;
+  unknown_migrations[13].migrations = std::nullopt;
+  fill_thread_deltas(before, unknown_migrations, 1.0, t);
+  EXPECT_FALSE(t.migrations.has_value());
+
+  std::map<int, ThreadSchedule> no_schedstat = after;
+  no_schedstat[10].run_queue_wait_s = kNotReported;
+  fill_thread_deltas(before, no_schedstat, 1.0, t);
+  EXPECT_TRUE(std::isnan(t.run_queue_wait_s));
+
+  fill_thread_deltas(before, {}, 1.0, t);  // nothing readable
+  EXPECT_EQ(t.threads_obtained, 0);
+  EXPECT_TRUE(std::isnan(t.run_queue_wait_s));
+  EXPECT_FALSE(t.migrations.has_value());
+}
+
+// This process's own threads, as the kernel reports them: a thread that spins shows its CPU
+// time, and no thread can have been runnable longer than the wall time.
+TEST(HostInterference, ReadsThisProcesssThreads) {
+  const auto before = read_thread_schedules();
+  if (before.empty()) GTEST_SKIP() << "this kernel has no /proc/self/task/*/schedstat";
+  std::atomic<bool> stop{false};
+  std::thread spinner([&stop] {
+    while (!stop) {
+    }
+  });
+  const auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto after = read_thread_schedules();  // the spinner still runs: its counters are there
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stop = true;
+  spinner.join();
+  CpuTelemetry t;
+  fill_thread_deltas(before, after, wall, t);
+  EXPECT_GE(t.threads_obtained, 1);
+  EXPECT_GT(t.cpu_s, 0.0);
+  // This thread slept and the spinner was runnable throughout: at most two wall times.
+  if (!std::isnan(t.run_queue_wait_s)) {
+    EXPECT_LE(t.cpu_s + t.run_queue_wait_s, 2 * wall + 0.05);
+  }
+  EXPECT_GE(process_involuntary_switches(), 0);
+}
+
+TEST(HostInterference, AnInactiveCaseReadsNothing) {
+  HostInterference inactive(false);
+  inactive.start_measuring();
+  inactive.before_sample();
+  EXPECT_FALSE(inactive.sample_oversubscribed());
+  EXPECT_FALSE(inactive.finish(1.0).has_value());
+}
+
+TEST(HostInterference, AnActiveCaseSummarisesItsMeasurement) {
+  HostInterference interference(true);
+  interference.start_measuring();
+  std::size_t oversubscribed = 0;
+  for (int sample = 0; sample < 20; ++sample) {
+    interference.before_sample();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    oversubscribed += interference.sample_oversubscribed();
+  }
+  const auto telemetry = interference.finish(0.04);
+  ASSERT_TRUE(telemetry.has_value());
+  EXPECT_EQ(telemetry->cores, usable_cores());
+  EXPECT_EQ(telemetry->oversubscribed_samples, oversubscribed);
+  EXPECT_GE(telemetry->involuntary_switches, static_cast<std::int64_t>(oversubscribed));
+  EXPECT_FALSE(std::isnan(telemetry->load_average));  // Linux always has one
+  if (!read_thread_schedules().empty()) {
+    EXPECT_GE(telemetry->threads_obtained, 1);  // this thread spun the whole time
+    EXPECT_GT(telemetry->cpu_s, 0.0);
+  }
+}
+
+// ---- compare cites it -------------------------------------------------------------------------
+
+ResultRecord cpu_record(const std::vector<double>& samples, const CpuTelemetry& telemetry) {
+  ResultRecord record;
+  record.spec.op = Op::sum;
+  record.spec.backend = "eigen";
+  record.spec.dtype = DType::f64;
+  record.spec.shape = elementwise_shape(1 << 20);
+  record.threads_used = 2;
+  record.samples_s = samples;
+  record.stats = compute_statistics(samples);
+  record.cpu_telemetry = telemetry;
+  return record;
+}
+
+std::vector<double> around(double median, std::size_t count) {
+  std::vector<double> samples;
+  for (std::size_t i = 0; i < count; ++i) samples.push_back(median * (1 + 0.001 * static_cast<double>(i % 7)));
+  return samples;
+}
+
+TEST(CpuTelemetryInCompare, AnInterferedSideIsCitedAndTheVerdictStands) {
+  Context context;
+  context.cpu_model = "test CPU";
+  const LoadedReport baseline{context, {cpu_record(around(1e-3, 60), quiet_host())}};
+  const LoadedReport current{context, {cpu_record(around(2e-3, 60), busy_host())}};
+  const Comparison comparison = compare_reports(baseline, current, {});
+  const CaseComparison& c = comparison.cases.at(0);
+  EXPECT_EQ(c.verdict, Verdict::slower);
+  EXPECT_EQ(c.label(), "slower (interference)");
+  EXPECT_EQ(c.interference, "current: 41/60 samples oversubscribed, run-queue wait 33%, load 6.1 on 2 cores, 1 of 2 threads ran");
+  EXPECT_NE(c.note.find("interference: current: 41/60"), std::string::npos) << c.note;
+  EXPECT_EQ(comparison.exit_code(), kCompareExitRegression);
+
+  const LoadedReport quiet{context, {cpu_record(around(2e-3, 60), quiet_host())}};
+  EXPECT_EQ(compare_reports(baseline, quiet, {}).cases.at(0).label(), "slower");
+}
+
+}  // namespace
+}  // namespace gpb
