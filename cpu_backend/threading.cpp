@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
+#include "base/input_file.hpp"
 #include "base/system.hpp"
 #include "model/types.hpp"
 
@@ -62,7 +65,23 @@ int resolve_thread_count(int requested) {
 }
 
 int apply_thread_count(int requested) {
-  const int threads = resolve_thread_count(requested);
+  int threads = resolve_thread_count(requested);
+  // Threads started once stay in OpenMP's pool; more need address space of their own, which
+  // a `ulimit -v` may not leave (libgomp ends the process when it cannot start one). Every
+  // core (the default) becomes the cores that fit; a count asked for fails the case instead.
+  // The threads the program started with (cli/program: the cores that fit) are in the pool.
+  static int provisioned = omp_get_max_threads();
+  const int fit = threads_that_fit(threads, provisioned);
+  if (fit < threads) {
+    if (requested != 0)
+      throw std::runtime_error(std::to_string(threads) + " threads need about " +
+                               describe_bytes(static_cast<std::uint64_t>(threads - provisioned) * thread_address_space_bytes()) +
+                               " more address space (a stack each), and this process may map only " +
+                               describe_bytes(address_space_headroom_bytes()) +
+                               " more (ulimit -v): use fewer --threads or raise the limit");
+    threads = fit;
+  }
+  provisioned = std::max(provisioned, threads);
   omp_set_num_threads(threads);
   Eigen::setNbThreads(threads);
   return threads;

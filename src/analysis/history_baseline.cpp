@@ -25,10 +25,13 @@ LoadedReport pooled_baseline(const store::HistoryBaselineSpec& spec, store::Resu
                                    ? std::to_string(interrupted) + " interrupted run" + (interrupted == 1 ? "" : "s") +
                                          " left out (--allow-interrupted includes them)"
                                    : "";
-  if (runs.empty())
-    throw NoHistoryError("database '" + spec.database.shown + "' holds no stored run on this machine (" + filter.machine + ")" +
-                         (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", ")) +
-                         (left_out.empty() ? "" : "; " + left_out));
+  if (runs.empty()) {
+    const std::string what = "database '" + spec.database.shown + "' holds no stored run on this machine (" +
+                             filter.machine + ")" + (spec.tags.empty() ? "" : " with " + store::join_tags(spec.tags, ", "));
+    // Runs that are there but were left out (interrupted) are a choice to make, not an empty history.
+    if (!left_out.empty()) throw UsageError(what + "; " + left_out);
+    throw NoHistoryError(what);
+  }
   const store::RunInfo& newest = runs.back();
 
   struct Pooled {

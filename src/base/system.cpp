@@ -1,5 +1,7 @@
 #include "base/system.hpp"
 
+#include <omp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -37,6 +39,31 @@ std::uint64_t address_space_headroom_bytes() {
   std::ifstream("/proc/self/statm") >> pages;
   const std::uint64_t mapped = pages * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
   return limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+}
+
+std::uint64_t thread_address_space_bytes() {
+  pthread_attr_t attributes;
+  std::size_t stack = std::size_t{8} << 20;
+  if (pthread_getattr_default_np(&attributes) == 0) {
+    std::size_t size = 0;
+    if (pthread_attr_getstacksize(&attributes, &size) == 0 && size > 0) stack = size;
+    pthread_attr_destroy(&attributes);
+  }
+  return static_cast<std::uint64_t>(stack) + (std::uint64_t{1} << 20);
+}
+
+int threads_that_fit(int wanted, int running) {
+  const std::uint64_t headroom = address_space_headroom_bytes();
+  if (headroom == std::numeric_limits<std::uint64_t>::max() || wanted <= running) return std::max(wanted, 1);
+  const std::uint64_t more = headroom / thread_address_space_bytes();
+  const std::uint64_t fit = static_cast<std::uint64_t>(std::max(running, 1)) + more;
+  return static_cast<int>(std::min<std::uint64_t>(fit, static_cast<std::uint64_t>(wanted)));
+}
+
+int limit_openmp_threads_to_fit() {
+  const int threads = threads_that_fit(omp_get_max_threads(), 1);
+  omp_set_num_threads(threads);
+  return threads;
 }
 
 double allocatable_memory_bytes() {

@@ -35,6 +35,19 @@ int sequence_length(std::string_view text) {
   return length;
 }
 
+constexpr std::size_t kColourIncomplete = static_cast<std::size_t>(-1);
+
+// The length of the colour sequence (terminal_colour) that text starts with, 0 when it starts
+// with none, kColourIncomplete when text ends inside what may still be one.
+std::size_t colour_length(std::string_view text) {
+  bool incomplete = false;
+  for (const std::string_view colour : terminal_colour::all) {
+    if (text.substr(0, colour.size()) == colour) return colour.size();
+    if (text.size() < colour.size() && colour.substr(0, text.size()) == text) incomplete = true;
+  }
+  return incomplete ? kColourIncomplete : 0;
+}
+
 void append_escaped(std::string& out, unsigned char byte) {
   static const char* const kHex = "0123456789abcdef";
   out += "\\x";
@@ -48,6 +61,15 @@ std::size_t escape_into(std::string_view text, std::string& out, bool at_end) {
   std::size_t i = 0;
   while (i < text.size()) {
     const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == 0x1b) {
+      const std::size_t colour = colour_length(text.substr(i));
+      if (colour == kColourIncomplete && !at_end) return i;
+      if (colour > 0 && colour != kColourIncomplete) {
+        out.append(text.substr(i, colour));
+        i += colour;
+        continue;
+      }
+    }
     if (byte < 0x80) {
       if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7F)
         append_escaped(out, byte);

@@ -13,6 +13,7 @@
 
 #include "base/build_info.hpp"
 #include "base/interrupt.hpp"
+#include "base/system.hpp"
 #include "base/text.hpp"
 #include "cli/ab.hpp"
 #include "cli/compare.hpp"
@@ -192,6 +193,9 @@ int checked_exit(int exit_code) {
 
 int run_program(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
+  // Problems are built and results verified in parallel, on as many threads as an
+  // address-space limit (ulimit -v) leaves room for.
+  limit_openmp_threads_to_fit();
   try {
     const int exit_code = dispatch(argc, argv, args);
     // A command other than run finishes what it was doing first (it is short) and then

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "analysis/device_match.hpp"
+#include "base/terminal.hpp"
 #include "model/op_table.hpp"
 #include "model/statistics.hpp"
 
@@ -290,8 +291,10 @@ std::size_t display_width(const std::string& text) {
 
 std::string painted(const std::string& text, Paint paint, bool colour) {
   if (!colour || text.empty()) return text;
-  const char* code = paint == Paint::failure ? "\x1b[1;31m" : paint == Paint::warning ? "\x1b[33m" : "\x1b[32m";
-  return code + text + "\x1b[0m";
+  const std::string_view code = paint == Paint::failure   ? terminal_colour::failure
+                                : paint == Paint::warning ? terminal_colour::warning
+                                                          : terminal_colour::success;
+  return std::string(code) + text + std::string(terminal_colour::reset);
 }
 
 std::string escape_markdown(const std::string& text) {

@@ -321,7 +321,7 @@ TEST(SyntheticOp, RunsFromTheCommandLineThroughTheRunnerAndVerification) {
   for (const char* dtype : {"f32", "f64"})
     for (std::int64_t n : kSizes) {
       for (const char* backend : {"host-negate", "device-negate"}) {
-        const ResultRecord& record = find(results, std::string(kName) + "/" + backend + "/" + dtype + "/" + std::to_string(n));
+        const ResultRecord record = find(results, std::string(kName) + "/" + backend + "/" + dtype + "/" + std::to_string(n));
         EXPECT_EQ(record.status, Status::ok) << record.reason;
         EXPECT_TRUE(record.verification.passed);
         EXPECT_EQ(record.verification.entries_checked, n);
@@ -334,15 +334,15 @@ TEST(SyntheticOp, RunsFromTheCommandLineThroughTheRunnerAndVerification) {
         EXPECT_FALSE(record.spec.l2.has_value());  // neither flushes an L2
       }
       for (const std::string backend : {"eigen", "openblas"}) {
-        const ResultRecord& record = find(results, std::string(kName) + "/" + backend + "/" + dtype + "/" + std::to_string(n));
+        const ResultRecord record = find(results, std::string(kName) + "/" + backend + "/" + dtype + "/" + std::to_string(n));
         EXPECT_EQ(record.status, Status::skipped);
         EXPECT_EQ(record.reason, backend + " has no negate kernel");
       }
     }
-  const ResultRecord& host = find(results, "negate/host-negate/f32/65536");
+  const ResultRecord host = find(results, "negate/host-negate/f32/65536");
   EXPECT_EQ(host.roofline.ceiling, suite_context().cpu_copy_gbps);  // the run measured the host's copy
   EXPECT_GT(host.roofline.fraction, 0);
-  const ResultRecord& large = find(results, "negate/device-negate/f32/65536");
+  const ResultRecord large = find(results, "negate/device-negate/f32/65536");
   EXPECT_DOUBLE_EQ(large.stats.median, kDeviceModel.fixed_s + kDeviceModel.per_element_s * 65536);
   EXPECT_EQ(suite_context().settings.at("seed"), SettingValue(std::int64_t{42}));  // RunConfig's settings, recorded
 }
@@ -375,7 +375,7 @@ TEST(SyntheticOp, TheTelemetryTableShowsItsDeviceCases) {
   EXPECT_NE(row.find("1500 [1500-1500]"), std::string::npos) << console;
   EXPECT_NE(row.find(" GB/J"), std::string::npos) << row;
   EXPECT_EQ(row.find("GFLOP/J"), std::string::npos) << row;
-  const ResultRecord& record = find(suite_results(), "negate/device-negate/f32/65536");
+  const ResultRecord record = find(suite_results(), "negate/device-negate/f32/65536");
   ASSERT_TRUE(record.telemetry.has_value());
   EXPECT_EQ(record.telemetry->flagged_samples, record.samples_s.size());
   EXPECT_GT(record.telemetry->gb_per_j, 0);

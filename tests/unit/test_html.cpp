@@ -128,7 +128,7 @@ TEST(HtmlReport, ThreePlotsPerOpAndDtype) {
   ASSERT_EQ(plots.size(), 6u);
   for (const char* op : {"sin", "matmul"})
     for (const char* kind : {"time", "throughput", "speedup"}) {
-      const SvgPlot& plot = find_plot(plots, op, kind);
+      const SvgPlot plot = find_plot(plots, op, kind);
       EXPECT_EQ(attribute(plot.tag, "data-dtype"), std::string(op) == "sin" ? "f32" : "f64");
       EXPECT_EQ(attribute(plot.tag, "data-variant"), "");
     }
@@ -145,7 +145,7 @@ TEST(HtmlReport, SeriesAndPointsFollowTheRecords) {
   const std::map<std::string, std::size_t> matmul_series = {{"eigen/kernel", 3}, {"openblas/kernel", 3}};
   EXPECT_EQ(series_points(find_plot(plots, "matmul", "time")), matmul_series);
   EXPECT_EQ(series_points(find_plot(plots, "matmul", "throughput")), matmul_series);
-  const SvgPlot& no_gpu = find_plot(plots, "matmul", "speedup");
+  const SvgPlot no_gpu = find_plot(plots, "matmul", "speedup");
   EXPECT_TRUE(series_points(no_gpu).empty());
   EXPECT_NE(no_gpu.body.find("no GPU result"), std::string::npos);
 }
@@ -159,7 +159,7 @@ TEST(HtmlReport, PointsCarryTheirSizeAndValue) {
 
 TEST(HtmlReport, BandwidthCeilingsForMemoryBoundOpsOnly) {
   const auto plots = plots_of(render_html(sample_context(), sample_results()));
-  const SvgPlot& sin = find_plot(plots, "sin", "throughput");
+  const SvgPlot sin = find_plot(plots, "sin", "throughput");
   std::map<std::string, double> ceilings;  // name -> bytes per second
   const std::regex ceiling("<g class=\"ceiling\" data-name=\"([^\"]+)\" data-value=\"([^\"]+)\"");
   for (auto it = std::sregex_iterator(sin.body.begin(), sin.body.end(), ceiling); it != std::sregex_iterator(); ++it)

@@ -159,7 +159,7 @@ TEST(Resolve, TheCurrentSideAloneResolvesAgainstAFixedBaseline) {
   options.threshold = 0.01;
   const Comparison comparison = resolve_comparison(baseline, current, options, {8, 1e9},
                                                    [&](const std::vector<std::string>& ids) { return current_side.measure(ids); });
-  const CaseComparison& c = find_case(comparison, spec_number(0).id());
+  const CaseComparison c = find_case(comparison, spec_number(0).id());
   EXPECT_EQ(c.verdict, Verdict::slower) << c.note;
   EXPECT_GT(c.rounds, 0);
   EXPECT_EQ(baseline.results.front().samples_s.size(), 40u);
