@@ -1,5 +1,6 @@
 // The host's copy bandwidth, the memory-bound ceiling the CPU results are held against:
 // a STREAM-style parallel copy over buffers far larger than the last-level cache.
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <new>
 
 #include "base/input_file.hpp"
+#include "base/system.hpp"
 #include "measure/context.hpp"
 
 namespace gpb {
@@ -50,7 +52,9 @@ double measure_cpu_copy_gbps(int threads) {
   if (!source || !destination) return 0;
   double* const from = source.get();
   double* const to = destination.get();
-  const int team = std::max(1, threads);
+  // As many threads as the address-space limit leaves stacks for, now that the buffers are
+  // mapped (OpenMP ends the process when it cannot start one).
+  const int team = threads_that_fit(std::max(1, threads), omp_get_max_threads());
 
   // First touch with the copy's own static schedule: each thread's pages are local to it,
   // and the page faults stay out of the timed copies.

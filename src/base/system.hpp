@@ -30,8 +30,8 @@ std::uint64_t thread_address_space_bytes();
 int threads_that_fit(int wanted, int running);
 
 // Makes the count of threads OpenMP's parallel regions use, until a case sets its own, the
-// cores that fit (threads_that_fit): OpenMP starts its threads at the first parallel region
-// and ends the process when one cannot start. Returns the count.
+// cores whose stacks fit (threads_that_fit): OpenMP ends the process when it cannot start a
+// thread. Returns the count.
 int limit_openmp_threads_to_fit();
 
 // The host memory this process may allocate: physical memory, or less where its address-space

@@ -9,6 +9,7 @@
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "analysis/compare.hpp"
 #include "cli/exit_codes.hpp"
 #include "config/plan.hpp"
 #include "measure/backend.hpp"
@@ -116,6 +117,7 @@ std::string run_footer() {
          exit_code(1, "--baseline: the comparison found a regression") +
          exit_code(kExitUsage, "usage error, found before anything is measured; no report written") +
          exit_code(kExitCaseFailed, "a case failed (an error, or a result that did not verify)") +
+         exit_code(kCompareExitInconclusive, "--baseline: a case moved beyond its threshold, not settled (--resolve N)") +
          exit_code(kExitNoHistory, "--baseline db:...: no stored run to compare with yet") +
          "  130, 143  stopped by SIGINT, SIGTERM (the reports hold the finished cases)\n";
 }
@@ -132,7 +134,24 @@ std::string compare_footer() {
          "Exit codes:\n" +
          exit_code(kExitOk, "nothing regressed") + exit_code(1, "a case is slower, failed, or missing") +
          exit_code(kExitUsage, "unreadable or mismatched input, reports of different machines") +
+         exit_code(kCompareExitInconclusive, "a case moved beyond its threshold, not settled (--inconclusive pass: 0)") +
          exit_code(kExitNoHistory, "a db: baseline holds no run of this machine yet");
+}
+
+std::string ab_footer() {
+  return "Examples:\n"
+         "  gpubench ab --a \"main/gpubench run --config configs/ci.json\" \\\n"
+         "              --b \"pr/gpubench run --config configs/ci.json\"\n"
+         "  gpubench ab --a \"gpubench run --op sum --threads 1\" \\\n"
+         "              --b \"gpubench run --op sum --threads 2\" --rounds 20\n"
+         "\n"
+         "Alpha is split over the rounds, so the whole sequence keeps the error rate of one comparison "
+         "(docs/ci.md).\n"
+         "\n"
+         "Exit codes:\n" +
+         exit_code(kExitOk, "nothing regressed") + exit_code(1, "a case is slower, failed, or missing") +
+         exit_code(kExitUsage, "a command line that fails or writes no report, or a bad option") +
+         exit_code(kCompareExitInconclusive, "a case is still not settled after the last round");
 }
 
 std::string report_footer() {
@@ -435,7 +454,8 @@ void use_wrapped_help(CLI::App& app) { app.formatter(std::make_shared<WrappedHel
 void describe_commands(CLI::App& app) {
   app.footer(main_footer());
   const std::map<std::string, std::function<std::string()>> footers = {
-      {"run", run_footer}, {"compare", compare_footer}, {"report", report_footer}, {"history", history_footer}};
+      {"run", run_footer},         {"compare", compare_footer}, {"ab", ab_footer},
+      {"report", report_footer}, {"history", history_footer}};
   for (const auto& [name, footer] : footers) app.get_subcommand(name)->footer(footer());
 }
 

@@ -194,7 +194,7 @@ int checked_exit(int exit_code) {
 int run_program(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   // Problems are built and results verified in parallel, on as many threads as an
-  // address-space limit (ulimit -v) leaves room for.
+  // address-space limit (ulimit -v) leaves stacks for.
   limit_openmp_threads_to_fit();
   try {
     const int exit_code = dispatch(argc, argv, args);

@@ -11,7 +11,7 @@ import subprocess
 from gpubench_cli import FAST, CliTestCase, gpubench, main
 
 COMMANDS = [[], ["run"], ["list"], ["info"], ["compare"], ["history"], ["history", "ingest"], ["history", "list"],
-            ["history", "show"], ["history", "export"], ["history", "check"], ["report"], ["merge"], ["completion"]]
+            ["history", "show"], ["history", "export"], ["history", "check"], ["report"], ["merge"], ["completion"], ["ab"]]
 
 
 def widest(text):
@@ -83,10 +83,13 @@ class HelpWithin80Columns(CliTestCase):
                          "Without --size: sin, sqrt and sum 16M elements, matmul 1024 (square), spmv 1M rows",
                          "x2 when no step", "(default 3)", "--dry-run", "--require-gpu", "float16"):
             self.assertIn(fragment, flowing)
-        for command in (["compare"], ["report"], ["history"]):
+        self.assertIn("4 --baseline: a case moved beyond its threshold", flowing)
+        for command in (["compare"], ["ab"], ["report"], ["history"]):
             text = gpubench(*command, "--help").stdout
             self.assertIn("Examples:", text)
             self.assertIn("Exit codes:", text)
+        for command in (["compare"], ["ab"]):
+            self.assertIn("4 a case", re.sub(r"\s+", " ", gpubench(*command, "--help").stdout))
         self.assertIn("completion bash", gpubench("--help").stdout)
 
     def test_list_fits_and_has_a_json_form(self):

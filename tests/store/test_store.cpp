@@ -306,7 +306,7 @@ TEST_P(StoreTest, AnotherProgramsDatabaseIsRefused) {
   } catch (const StoreError& error) {
     EXPECT_NE(std::string(error.what()).find("holds other tables (invoices)"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(db().open(OpenMode::read), StoreError);
+  EXPECT_THROW(db().open(OpenMode::read), NoHistoryError);  // nothing of gpubench to read: no history yet
   auto connection = db().connect();
   EXPECT_EQ(schema_version(*connection), 0);
   EXPECT_EQ(connection->query(connection->dialect().list_tables, {}).size(), 1u);
