@@ -346,7 +346,8 @@ void check_plan_fits_memory(const Plan& plan) {
     if (shape_kind(spec.op) == ShapeKind::sparse_matrix)
       needed += static_cast<double>(shape.cols) * static_cast<double>(dtype_size(spec.dtype));
     if (needed > memory * 0.8)
-      throw UsageError("case " + spec.id() + " needs about " + describe_bytes(static_cast<std::uint64_t>(needed)) +
+      throw UsageError("case " + spec.id() + " needs about " +
+                       describe_bytes(needed < 0x1p63 ? static_cast<std::uint64_t>(needed) : std::uint64_t{1} << 63) +
                        " of host memory, more than 80% of the " + describe_bytes(static_cast<std::uint64_t>(memory)) +
                        " this process may allocate (the machine's memory, or ulimit -v)");
   }
