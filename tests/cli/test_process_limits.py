@@ -7,7 +7,9 @@ import shlex
 import subprocess
 import time
 
-from gpubench_cli import FAST, GPUBENCH, CliTestCase, main
+import unittest
+
+from gpubench_cli import FAST, GPUBENCH, SANITIZED, CliTestCase, main
 
 QUICK_SUM = ["run", "--op", "sum", "--size", "1K", "--backend", "eigen", *FAST]
 GIB_IN_KIB = 1024 * 1024
@@ -81,6 +83,8 @@ def footprint_at_start():
     return usage.ru_maxrss * 1024
 
 
+@unittest.skipIf(SANITIZED, "ASan maps terabytes of shadow memory: address-space limits and resident-set "
+                 "bounds apply to the release build, whose run of this file checks them")
 class AddressSpaceLimit(CliTestCase):
     def test_no_command_hangs_under_a_limit(self):
         # OpenBLAS used to start a thread per core as it loaded, each looping on a 128 MiB
@@ -125,6 +129,8 @@ class FileSizeLimit(CliTestCase):
         self.assertEqual(os.listdir(self.dir), [], "a report or its temporary file stayed behind")
 
 
+@unittest.skipIf(SANITIZED, "ASan maps terabytes of shadow memory: address-space limits and resident-set "
+                 "bounds apply to the release build, whose run of this file checks them")
 class MemoryFootprint(CliTestCase):
     def test_a_small_run_sizes_its_copy_probe_to_the_limit(self):
         # The host copy-bandwidth probe took two buffers of up to 1 GiB whatever the machine
