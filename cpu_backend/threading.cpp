@@ -76,13 +76,14 @@ int apply_thread_count(int requested) {
     if (requested != 0)
       throw std::runtime_error(std::to_string(threads) + " threads need about " +
                                describe_bytes(static_cast<std::uint64_t>(threads - provisioned) * thread_address_space_bytes()) +
-                               " more address space (a stack each), and this process may map only " +
-                               describe_bytes(address_space_headroom_bytes()) +
-                               " more (ulimit -v): use fewer --threads or raise the limit");
+                               " more address space (a stack each), and threads may take only " +
+                               describe_bytes(thread_share_of_headroom_bytes()) + ", half of what this process may still map " +
+                               "(ulimit -v): use fewer --threads or raise the limit");
     threads = fit;
   }
-  provisioned = std::max(provisioned, threads);
   omp_set_num_threads(threads);
+  if (threads > provisioned) start_openmp_threads(threads);
+  provisioned = std::max(provisioned, threads);
   Eigen::setNbThreads(threads);
   return threads;
 }

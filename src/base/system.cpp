@@ -52,17 +52,34 @@ std::uint64_t thread_address_space_bytes() {
   return static_cast<std::uint64_t>(stack) + (std::uint64_t{1} << 20);
 }
 
+bool address_space_is_limited() {
+  return address_space_headroom_bytes() != std::numeric_limits<std::uint64_t>::max();
+}
+
+std::uint64_t thread_share_of_headroom_bytes() { return address_space_headroom_bytes() / 2; }
+
 int threads_that_fit(int wanted, int running) {
-  const std::uint64_t headroom = address_space_headroom_bytes();
-  if (headroom == std::numeric_limits<std::uint64_t>::max() || wanted <= running) return std::max(wanted, 1);
-  const std::uint64_t more = headroom / thread_address_space_bytes();
+  if (!address_space_is_limited() || wanted <= running) return std::max(wanted, 1);
+  const std::uint64_t more = thread_share_of_headroom_bytes() / thread_address_space_bytes();
   const std::uint64_t fit = static_cast<std::uint64_t>(std::max(running, 1)) + more;
   return static_cast<int>(std::min<std::uint64_t>(fit, static_cast<std::uint64_t>(wanted)));
+}
+
+void start_openmp_threads(int threads) {
+  if (!address_space_is_limited()) return;
+  // A region that only counts its team (an empty one is compiled away): libgomp keeps its
+  // threads for the regions that follow from this thread, which then start none of their
+  // own as long as they ask for no more.
+  int team = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : team)
+  team += 1;
+  (void)team;
 }
 
 int limit_openmp_threads_to_fit() {
   const int threads = threads_that_fit(omp_get_max_threads(), 1);
   omp_set_num_threads(threads);
+  start_openmp_threads(threads);
   return threads;
 }
 

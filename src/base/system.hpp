@@ -24,14 +24,29 @@ std::uint64_t address_space_headroom_bytes();
 // which follows `ulimit -s`), and a mebibyte for its guard page and thread-local data.
 std::uint64_t thread_address_space_bytes();
 
+// Whether an address-space limit (RLIMIT_AS, `ulimit -v`) applies to this process.
+bool address_space_is_limited();
+
+// The part of address_space_headroom_bytes() that new threads' stacks may take: half, so
+// that the data of the run has the other half.
+std::uint64_t thread_share_of_headroom_bytes();
+
 // How many of `wanted` threads fit the address-space limit (ulimit -v), `running` of them
-// being there already: all of them without a limit, else those whose stacks fit what is left
-// (an allocation that later finds no room fails on its own, as one line); at least 1.
+// being there already: all of them without a limit, else those whose stacks fit the threads'
+// share of what is left (an allocation that later finds no room fails on its own, as one
+// line); at least 1.
 int threads_that_fit(int wanted, int running);
 
+// Under an address-space limit, starts OpenMP's threads for a team of `threads` now (an empty
+// parallel region; libgomp keeps them for later regions of this thread), while the room they
+// were counted against is still there: a region that started them later, after the run had
+// mapped its data, could find none, and libgomp ends the process when it cannot start a
+// thread. Without a limit it does nothing (threads start with the first region, as usual).
+void start_openmp_threads(int threads);
+
 // Makes the count of threads OpenMP's parallel regions use, until a case sets its own, the
-// cores whose stacks fit (threads_that_fit): OpenMP ends the process when it cannot start a
-// thread. Returns the count.
+// cores whose stacks fit (threads_that_fit), and starts them (start_openmp_threads). Returns
+// the count.
 int limit_openmp_threads_to_fit();
 
 // The host memory this process may allocate: physical memory, or less where its address-space
