@@ -31,7 +31,7 @@ std::vector<CaseHistory> load_histories(store::ResultStore& store, const History
     history.op = parse_op(result.op);
     if (!result.verified || !(result.median_s > 0)) continue;
     history.points.push_back({run, result.result_index, result.median_s, result.median_ci_low_s,
-                              result.median_ci_high_s, result.samples});
+                              result.median_ci_high_s, result.samples, ""});
   }
   for (const std::string& name : query.cases)
     if (seen_cases.count(name) == 0)

@@ -370,7 +370,7 @@ class ReportTests(unittest.TestCase):
                                "--tag", f"commit=c{index}", "--quiet", env=env)
             self.assertEqual(process.returncode, 0, process.stderr)
         trend = os.path.join(self.dir, "trend.html")
-        shown = gpubench("history", "show", "--db", db, "--html", trend)
+        shown = gpubench("history", "show", "--db", db, "--case", "sum/eigen/f32/65536", "--html", trend)
         self.assertEqual(shown.returncode, 0, shown.stderr)
         dom, _ = self.rendered(trend)
         planted = re.findall(r'<circle class="run planted"[^>]*data-label="([^"]*)"[^>]*data-test-slowdown="([^"]*)"', dom)
