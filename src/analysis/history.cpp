@@ -31,7 +31,7 @@ std::vector<CaseHistory> load_histories(store::ResultStore& store, const History
     history.op = parse_op(result.op);
     if (!result.verified || !(result.median_s > 0)) continue;
     history.points.push_back({run, result.result_index, result.median_s, result.median_ci_low_s,
-                              result.median_ci_high_s, result.samples});
+                              result.median_ci_high_s, result.samples, ""});
   }
   for (const std::string& name : query.cases)
     if (seen_cases.count(name) == 0)
@@ -42,12 +42,22 @@ std::vector<CaseHistory> load_histories(store::ResultStore& store, const History
   for (const auto& [machine, run_id] : newest_run_of_machine) newest_context[machine] = store.context(run_id);
 
   std::vector<CaseHistory> histories;
+  std::map<std::int64_t, std::string> slowdown_of_run;  // run id -> its test_slowdown setting, read once per run
   for (auto& [key, history] : by_key) {
     if (query.last > 0 && history.points.size() > query.last)
       history.points.erase(history.points.begin(),
                            history.points.end() - static_cast<std::ptrdiff_t>(query.last));
     history.threshold =
         case_threshold(newest_context.at(history.machine).thresholds, history.op, history.case_id, query.threshold);
+    for (HistoryPoint& point : history.points) {
+      auto known = slowdown_of_run.find(point.run.id);
+      if (known == slowdown_of_run.end()) {
+        const Context context = store.context(point.run.id);
+        const auto setting = context.settings.find("test_slowdown");
+        known = slowdown_of_run.emplace(point.run.id, setting == context.settings.end() ? "" : to_string(setting->second)).first;
+      }
+      point.test_slowdown = known->second;
+    }
     std::vector<double> medians;
     for (const HistoryPoint& point : history.points) medians.push_back(point.median_s);
     ChangePointOptions detection = query.detection;

@@ -17,6 +17,9 @@ struct HistoryPoint {
   std::int64_t result_index = 0;
   double median_s = 0, ci_low_s = 0, ci_high_s = 0;
   std::int64_t samples = 0;
+  // GPUBENCH_TEST_SLOWDOWN's factor when the run was measured with it ("5", "1.03"; the
+  // context's settings.test_slowdown), else "": a planted slowdown, not a measurement.
+  std::string test_slowdown;
 };
 
 struct CaseHistory {

@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "model/op_table.hpp"
+
 namespace gpb {
 namespace {
 
@@ -80,17 +82,7 @@ Crossover find_crossover(const std::vector<SpeedupRow>& rows, TimingMode timing)
 
 }  // namespace
 
-std::int64_t footprint_elements(Op op, const Shape& shape) {
-  switch (shape_kind(op)) {
-    case ShapeKind::elements:
-      return shape.n;
-    case ShapeKind::dense_matrix:
-      return shape.m * shape.n;
-    case ShapeKind::sparse_matrix:
-      return shape.nnz > 0 ? shape.nnz : shape.rows * shape.nnz_per_row;
-  }
-  return 0;
-}
+std::int64_t footprint_elements(Op op, const Shape& shape) { return op_footprint(op, shape); }
 
 std::string comparison_variant(const CaseSpec& spec) {
   std::vector<std::string> parts = spec.variant_tags();

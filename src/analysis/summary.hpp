@@ -12,9 +12,8 @@
 
 namespace gpb {
 
-// The op's size in elements, comparable across ops, by its shape kind: n for elementwise
-// ops (sin, sqrt, sum), m*n for a dense matrix (matmul), nnz for a sparse one (spmv;
-// rows * nnz_per_row while the actual count is unknown).
+// The op's size in elements, comparable across ops: the op table's footprint
+// (op_footprint: n for sin, sqrt and sum, m*n for matmul, nonzeros for spmv).
 std::int64_t footprint_elements(Op op, const Shape& shape);
 
 // What separates cases of one op and dtype that must not be compared with each other:

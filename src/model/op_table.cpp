@@ -418,4 +418,28 @@ double op_bytes(Op op, const Shape& shape, DType dtype) { return op_def(op).byte
 double op_flops(Op op, const Shape& shape) { return op_def(op).flops(shape); }
 std::int64_t op_output_size(Op op, const Shape& shape) { return op_def(op).output_size(shape); }
 
+std::int64_t op_footprint(Op op, const Shape& shape) {
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
+      return shape.n;
+    case ShapeKind::dense_matrix:
+      return shape.m * shape.n;
+    case ShapeKind::sparse_matrix:
+      return shape.nnz > 0 ? shape.nnz : shape.rows * shape.nnz_per_row;
+  }
+  return 0;
+}
+
+std::string op_footprint_name(Op op) {
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
+      return "elements (n)";
+    case ShapeKind::dense_matrix:
+      return "m\u00b7n (entries of C)";
+    case ShapeKind::sparse_matrix:
+      return "nonzeros";
+  }
+  return "size";
+}
+
 }  // namespace gpb

@@ -105,4 +105,11 @@ double op_bytes(Op op, const Shape& shape, DType dtype);
 double op_flops(Op op, const Shape& shape);
 std::int64_t op_output_size(Op op, const Shape& shape);
 
+// The op's size as one number that lines up across ops (a sweep's footprint), by its shape
+// kind: n for elements (sin, sqrt, sum), m*n for a dense matrix (matmul: C's entries), the
+// nonzeros for a sparse one (spmv; rows * nnz_per_row while the actual count is unknown).
+std::int64_t op_footprint(Op op, const Shape& shape);
+// What that number counts, for axis titles: "elements (n)", "m\u00b7n (entries of C)", "nonzeros".
+std::string op_footprint_name(Op op);
+
 }  // namespace gpb

@@ -26,6 +26,10 @@ svg.trend .segment line { stroke: #009E73; stroke-width: 2; stroke-dasharray: 6 
 svg.trend .change-point line { stroke: #D55E00; stroke-width: 1.5; stroke-dasharray: 4 3; }
 svg.trend .change-point text { fill: #D55E00; font-size: 10px; }
 svg.trend .run-label { font-size: 9px; fill: #444; }
+svg.trend .planted-marker { fill: none; stroke: #CC79A7; stroke-width: 2; }
+svg.trend .planted-label { fill: #CC79A7; font-size: 9px; font-weight: 600; }
+svg.trend .legend text { fill: #222; font-size: 10px; }
+p.planted { color: #8a3a6a; }
 p.regression { color: #b00; font-weight: 600; }
 )";
 
@@ -55,6 +59,16 @@ LinearAxis time_axis(const history::CaseHistory& history) {
   return {std::max(0.0, low - margin), high + margin, kBottom, kTop};
 }
 
+// What a run measured under GPUBENCH_TEST_SLOWDOWN is, in its tooltip and the legend.
+std::string planted_text(const std::string& factor) {
+  return "planted slowdown: measured with GPUBENCH_TEST_SLOWDOWN=" + factor + " (a test knob, not a regression)";
+}
+
+std::size_t planted_runs(const history::CaseHistory& history) {
+  return static_cast<std::size_t>(std::count_if(history.points.begin(), history.points.end(),
+                                                 [](const history::HistoryPoint& point) { return !point.test_slowdown.empty(); }));
+}
+
 std::string trend_plot(const history::CaseHistory& history) {
   const auto& points = history.points;
   const auto& analysis = history.analysis;
@@ -64,7 +78,8 @@ std::string trend_plot(const history::CaseHistory& history) {
 
   std::ostringstream out;
   out << "<svg class=\"plot trend\" data-case=\"" << escape(history.case_id) << "\" data-machine=\"" << escape(history.machine)
-      << "\" data-runs=\"" << points.size() << "\" data-change-points=\"" << analysis.change_points.size() << "\" width=\""
+      << "\" data-runs=\"" << points.size() << "\" data-change-points=\"" << analysis.change_points.size()
+      << "\" data-planted=\"" << planted_runs(history) << "\" width=\""
       << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 " << kWidth << " " << kHeight << "\" role=\"img\" aria-label=\""
       << escape(history.case_id + " on " + history.machine) << "\">";
   out << "<text class=\"plot-title\" x=\"" << kLeft << "\" y=\"18\">median per run, 95% CI band; segment medians dashed</text>";
@@ -122,16 +137,37 @@ std::string trend_plot(const history::CaseHistory& history) {
   out << "<g class=\"series\"><polyline points=\"" << line << "\"/>";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& point = points[i];
-    out << "<circle class=\"run\" cx=\"" << coordinate(x(static_cast<double>(i))) << "\" cy=\"" << coordinate(y.map(point.median_s))
-        << "\" r=\"3.5\" data-run-id=\"" << point.run.id << "\" data-label=\"" << escape(point.run.label()) << "\" data-median=\""
-        << exact(point.median_s) << "\"><title>"
-        << escape(point.run.label() + " (run " + std::to_string(point.run.id) + ", " + point.run.timestamp +
-                  "): " + format_seconds(point.median_s) + ", 95% CI " +
-                  (point.ci_low_s > 0 ? format_seconds(point.ci_low_s) : "-") + " .. " +
-                  (point.ci_high_s > 0 ? format_seconds(point.ci_high_s) : "-"))
-        << "</title></circle>";
+    const bool planted = !point.test_slowdown.empty();
+    std::string tooltip = point.run.label() + " (run " + std::to_string(point.run.id) + ", " + point.run.timestamp +
+                          "): " + format_seconds(point.median_s) + ", 95% CI " +
+                          (point.ci_low_s > 0 ? format_seconds(point.ci_low_s) : "-") + " .. " +
+                          (point.ci_high_s > 0 ? format_seconds(point.ci_high_s) : "-");
+    if (planted) tooltip += "; " + planted_text(point.test_slowdown);
+    out << "<circle class=\"run" << (planted ? " planted" : "") << "\" cx=\"" << coordinate(x(static_cast<double>(i))) << "\" cy=\""
+        << coordinate(y.map(point.median_s)) << "\" r=\"3.5\" data-run-id=\"" << point.run.id << "\" data-label=\""
+        << escape(point.run.label()) << "\" data-median=\"" << exact(point.median_s) << "\"";
+    if (planted) out << " data-test-slowdown=\"" << escape(point.test_slowdown) << "\"";
+    out << "><title>" << escape(tooltip) << "</title></circle>";
   }
-  out << "</g></svg>";
+  out << "</g>";
+  // A planted run gets a ring and its factor above it, and the plot a legend saying what they are.
+  bool any_planted = false;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& point = points[i];
+    if (point.test_slowdown.empty()) continue;
+    any_planted = true;
+    const std::string px = coordinate(x(static_cast<double>(i))), py = coordinate(y.map(point.median_s));
+    out << "<g class=\"planted\" data-run-id=\"" << point.run.id << "\" data-test-slowdown=\"" << escape(point.test_slowdown)
+        << "\"><title>" << escape(point.run.label() + ": " + planted_text(point.test_slowdown)) << "</title><circle class=\"planted-marker\" cx=\""
+        << px << "\" cy=\"" << py << "\" r=\"7.5\"/><text class=\"planted-label\" x=\"" << px << "\" y=\""
+        << coordinate(y.map(point.median_s) - 11) << "\" text-anchor=\"middle\">" << escape("\u00d7" + point.test_slowdown)
+        << "</text></g>";
+  }
+  if (any_planted)
+    out << "<g class=\"legend\"><circle class=\"planted-marker\" cx=\"" << kRight - 190 << "\" cy=\"" << kTop - 20
+        << "\" r=\"5\"/><text x=\"" << kRight - 180 << "\" y=\"" << kTop - 20
+        << "\" dominant-baseline=\"middle\">planted slowdown: not a regression</text></g>";
+  out << "</svg>";
   return out.str();
 }
 
@@ -155,7 +191,15 @@ std::string render_histories_html(const std::vector<history::CaseHistory>& histo
     if (const auto regression = history::newest_regression(history))
       out << "<p class=\"regression\">Newest segment slower by " << escape(format_change(regression->change.change)) << " since "
           << escape(regression->first().run.label()) << " (run " << regression->first().run.id << ", "
-          << escape(regression->first().run.timestamp) << ").</p>";
+          << escape(regression->first().run.timestamp) << ")"
+          << (regression->first().test_slowdown.empty()
+                  ? std::string()
+                  : escape(", which was measured with GPUBENCH_TEST_SLOWDOWN=" + regression->first().test_slowdown +
+                           ": a planted slowdown"))
+          << ".</p>";
+    if (const std::size_t planted = planted_runs(history))
+      out << "<p class=\"planted\">" << planted << (planted == 1 ? " run" : " runs")
+          << " measured with GPUBENCH_TEST_SLOWDOWN (ringed, with the factor): a planted slowdown, not a regression.</p>";
     out << "<div class=\"plots\">" << trend_plot(history) << "</div></section>";
   }
   out << "\n</body></html>\n";

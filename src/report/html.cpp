@@ -111,9 +111,10 @@ LogAxis log_axis(const std::vector<double>& values, double pixel_low, double pix
   return axis;
 }
 
-// "1", "10", "100 ns", "1 µs", "10 GB/s": the decade with an SI prefix.
+// "1", "10", "100 ns", "1 us", "10 GB/s": the decade with an SI prefix. Micro is spelled
+// "u", as the console and every other report spell microseconds (format_seconds: "12.3 us").
 std::string decade_label(int exponent, const std::string& unit) {
-  static const char* const kPrefixes[] = {"p", "n", "\u00b5", "m", "", "k", "M", "G", "T", "P", "E"};
+  static const char* const kPrefixes[] = {"p", "n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
   constexpr int kFirst = -4;  // kPrefixes[0] is 10^(3 * kFirst)
   int group = exponent >= 0 ? exponent / 3 : -((-exponent + 2) / 3);
   group = std::clamp(group, kFirst, kFirst + static_cast<int>(std::size(kPrefixes)) - 1);
@@ -167,11 +168,11 @@ struct Plot {
   const SpeedupGroup* group = nullptr;
   PlotKind kind = PlotKind::time;
   std::string title, y_unit;
+  std::string x_title;           // what the x axis counts, from the op table: "size: nonzeros"
   std::vector<double> x_domain;  // the group's sizes: the three plots of a group share their x axis
   std::vector<Series> series;
   std::vector<Guide> ceilings;    // horizontal
   std::vector<Guide> crossovers;  // vertical
-  std::string empty_message;
 };
 
 void append_axes(std::ostringstream& out, const Plot& plot, const LogAxis& x, const LogAxis& y) {
@@ -197,7 +198,7 @@ void append_axes(std::ostringstream& out, const Plot& plot, const LogAxis& x, co
   out << "<rect class=\"frame\" x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kRight - kLeft << "\" height=\""
       << kBottom - kTop << "\"/>";
   out << "<text class=\"axis-title\" x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << kPlotHeight - 12
-      << "\" text-anchor=\"middle\">size (elements)</text>";
+      << "\" text-anchor=\"middle\">" << escape(plot.x_title) << "</text>";
   out << "</g>";
 }
 
@@ -251,7 +252,8 @@ std::string render_plot(const Plot& plot) {
   const SpeedupGroup& group = *plot.group;
   std::ostringstream out;
   out << "<svg class=\"plot\" data-op=\"" << to_string(group.op) << "\" data-dtype=\"" << to_string(group.dtype) << "\" data-variant=\""
-      << escape(group.variant) << "\" data-kind=\"" << to_string(plot.kind) << "\" data-series=\"" << plot.series.size()
+      << escape(group.variant) << "\" data-kind=\"" << to_string(plot.kind) << "\" data-x=\"" << escape(plot.x_title)
+      << "\" data-series=\"" << plot.series.size()
       << "\" width=\"" << kPlotWidth << "\" height=\"" << kPlotHeight << "\" viewBox=\"0 0 " << kPlotWidth << " " << kPlotHeight
       << "\" role=\"img\" aria-label=\"" << escape(group.name() + ": " + plot.title) << "\">";
   out << "<text class=\"plot-title\" x=\"" << kLeft << "\" y=\"18\">" << escape(plot.title) << "</text>";
@@ -278,9 +280,6 @@ std::string render_plot(const Plot& plot) {
     label_y += 14;
   }
   for (const auto& series : plot.series) append_series(out, series, x, y);
-  if (plot.series.empty())
-    out << "<text class=\"empty\" x=\"" << (kLeft + kRight) / 2 << "\" y=\"" << (kTop + kBottom) / 2 << "\" text-anchor=\"middle\">"
-        << escape(plot.empty_message) << "</text>";
   append_legend(out, plot);
   out << "</svg>";
   return out.str();
@@ -371,6 +370,9 @@ std::vector<Guide> bandwidth_ceilings(const Context& context) {
   return ceilings;
 }
 
+// Time and throughput always (every group has a measured record); the speed-up only where some
+// size has both a CPU and a GPU figure: an empty plot says nothing that the group's one line
+// ("No speed-up: no GPU result") does not.
 std::vector<Plot> group_plots(const Context& context, const SpeedupGroup& group, const std::vector<ResultRecord>& results,
                               const Colours& colours) {
   std::vector<double> sizes;
@@ -383,6 +385,7 @@ std::vector<Plot> group_plots(const Context& context, const SpeedupGroup& group,
     plot.kind = kind;
     plot.title = std::move(title);
     plot.y_unit = std::move(y_unit);
+    plot.x_title = "size: " + op_footprint_name(group.op);
     plot.x_domain = sizes;
     if (kind != PlotKind::speedup) plot.series = record_series(group, results, kind, colours);
     return plot;
@@ -393,7 +396,6 @@ std::vector<Plot> group_plots(const Context& context, const SpeedupGroup& group,
   if (bandwidth_bound) throughput.ceilings = bandwidth_ceilings(context);
 
   Plot speedup = make_plot(PlotKind::speedup, "GPU speed-up over CPU (best of each)", "");
-  speedup.empty_message = describe_crossover(group, TimingMode::kernel);
   for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e}) {
     Series series;
     series.backend = "best-gpu-vs-best-cpu";
@@ -418,6 +420,7 @@ std::vector<Plot> group_plots(const Context& context, const SpeedupGroup& group,
                                         format_elements(crossover.size),
                                     crossover.size});
   }
+  if (speedup.series.empty()) return {time, throughput};
   return {time, throughput, speedup};
 }
 
@@ -438,7 +441,7 @@ svg.plot .plot-title { font-weight: 600; font-size: 12px; } svg.plot .axis-title
 svg.plot .spread { stroke-width: 1.2; opacity: 0.6; }
 svg.plot .ceiling, svg.plot .ceiling line { stroke: #b00; stroke-dasharray: 2 3; stroke-width: 1.2; }
 svg.plot .crossover line { stroke: #555; stroke-dasharray: 4 3; } svg.plot .crossover text { font-size: 10px; }
-svg.plot .break-even { stroke: #555; stroke-width: 1; } svg.plot .empty { fill: #777; }
+svg.plot .break-even { stroke: #555; stroke-width: 1; } p.no-speedup { color: #555; }
 svg.plot text { stroke: none; } svg.plot .legend text { fill: #222; font-size: 10px; }
 )";
 
@@ -495,15 +498,17 @@ void append_context(std::ostringstream& out, const Context& context) {
   out << "</header>";
 }
 
+// A group without a CPU-GPU pair says why in one line, unless the page has no GPU result at
+// all and has said so once at the top (`any_gpu`).
 void append_group(std::ostringstream& out, const Context& context, const SpeedupGroup& group, const std::vector<ResultRecord>& results,
-                  const Colours& colours) {
+                  const Colours& colours, bool any_gpu) {
   out << "<section class=\"group\" id=\"" << escape(anchor_of(group)) << "\"><h2>" << escape(group.name()) << "</h2>";
   if (group.has_cpu_gpu_pair()) {
     out << "<p class=\"crossover\">GPU wins from: kernel-only <b>" << escape(describe_crossover(group, TimingMode::kernel))
         << "</b>; end-to-end <b>" << escape(describe_crossover(group, TimingMode::e2e)) << "</b></p>";
     append_table(out, speedup_table(group), "speedup");
-  } else {
-    out << "<p class=\"crossover\">Not compared: " << escape(describe_crossover(group, TimingMode::kernel)) << "</p>";
+  } else if (any_gpu) {
+    out << "<p class=\"no-speedup\">No speed-up: " << escape(describe_crossover(group, TimingMode::kernel)) << "</p>";
   }
   out << "<div class=\"plots\">";
   for (const auto& plot : group_plots(context, group, results, colours)) out << render_plot(plot);
@@ -530,17 +535,32 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
   out << "</title><style>" << kStyle << "</style></head>\n<body>";
   append_context(out, context);
 
-  out << "<p>" << escape(std::string("Per op and dtype: time, throughput and the GPU's speed-up against size (footprint in "
-                                     "elements: n for sin, sqrt and sum, m\u00b7n for matmul, nonzeros for spmv), log-log; "
-                                     "dashed lines are end-to-end (copies included). Speed-up = best CPU time / best GPU time."))
+  // Whether any GPU case measured and verified: without one there is no speed-up anywhere,
+  // which the page says once instead of in every group.
+  const bool any_gpu = std::any_of(results.begin(), results.end(), [](const ResultRecord& record) {
+    return record.device == DeviceKind::gpu && is_comparable(record);
+  });
+  out << "<p>"
+      << escape(any_gpu ? "Per op and dtype: time, throughput and the GPU's speed-up against size (each op's footprint, "
+                          "named under its x axis), log-log; dashed lines are end-to-end (copies included). Speed-up = "
+                          "best CPU time / best GPU time."
+                        : "Per op and dtype: time and throughput against size (each op's footprint, named under its x "
+                          "axis), log-log.")
       << "</p>";
+  if (!any_gpu && !results.empty()) {
+    const bool gpu_records = std::any_of(results.begin(), results.end(),
+                                         [](const ResultRecord& record) { return record.device == DeviceKind::gpu; });
+    out << "<p class=\"no-speedup\">"
+        << (gpu_records ? "No GPU case measured and verified: no speed-up." : "No GPU cases: no speed-up (every case ran on the CPU).")
+        << "</p>";
+  }
   if (!summary.groups.empty()) {
     out << "<nav><ul>";
     for (const auto& group : summary.groups)
       out << "<li><a href=\"#" << escape(anchor_of(group)) << "\">" << escape(group.name()) << "</a></li>";
     out << "</ul></nav>";
   }
-  for (const auto& group : summary.groups) append_group(out, context, group, results, colours);
+  for (const auto& group : summary.groups) append_group(out, context, group, results, colours, any_gpu);
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) append_fleet(out, fleet);
 

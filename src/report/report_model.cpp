@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <set>
 #include <string_view>
 #include <variant>
@@ -147,6 +148,67 @@ bool spans_devices(const std::vector<ResultRecord>& results) {
   return false;
 }
 
+namespace {
+
+// Notes that differ only in the backend or GPU they name, one per backend or GPU ("backend cuda
+// skipped: no CUDA device", "backend cublas skipped: no CUDA device"; "GPU 0 telemetry
+// unavailable (...)", "GPU 1 ..."), become one that names them all, where the first stood:
+// "backends cuda, cublas skipped: no CUDA device", "GPUs 0, 1 telemetry unavailable (...)".
+// Exact repeats are dropped.
+std::vector<std::string> merged_notes(const std::vector<std::string>& notes) {
+  struct Family {
+    std::string singular, plural, rest;  // "backend", "backends", " skipped: no CUDA device"
+    std::vector<std::string> names;
+  };
+  std::vector<Family> families;  // in the order of their first note
+  std::vector<std::pair<std::string, std::size_t>> order;  // a plain note, or a family (its index)
+  std::set<std::string> seen;
+  for (const auto& note : notes) {
+    if (!seen.insert(note).second) continue;
+    std::string singular, plural, name, rest;
+    for (const auto& [prefix, many] : {std::pair<std::string, std::string>{"backend ", "backends"}, {"GPU ", "GPUs"}}) {
+      if (note.rfind(prefix, 0) != 0) continue;
+      const auto end = note.find(' ', prefix.size());
+      if (end == std::string::npos || end == prefix.size()) break;
+      singular = prefix.substr(0, prefix.size() - 1);
+      plural = many;
+      name = note.substr(prefix.size(), end - prefix.size());
+      rest = note.substr(end);
+      break;
+    }
+    // A GPU is named by its ordinal ("GPU backends unavailable: ..." and "GPU copy bandwidth
+    // ..." name none), a backend by a word.
+    const bool named = singular == "backend" ||
+                       (singular == "GPU" && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    if (singular.empty() || !named) {
+      order.emplace_back(note, 0);
+      continue;
+    }
+    auto family = std::find_if(families.begin(), families.end(),
+                               [&](const Family& f) { return f.singular == singular && f.rest == rest; });
+    if (family == families.end()) {
+      families.push_back({singular, plural, rest, {}});
+      order.emplace_back("", families.size() - 1);
+      family = std::prev(families.end());
+    }
+    family->names.push_back(name);
+  }
+  std::vector<std::string> merged;
+  for (const auto& [note, index] : order) {
+    if (!note.empty()) {
+      merged.push_back(note);
+      continue;
+    }
+    const Family& family = families[index];
+    std::string names;
+    for (const auto& name : family.names) names += (names.empty() ? "" : ", ") + name;
+    merged.push_back((family.names.size() == 1 ? family.singular : family.plural) + " " + names + family.rest);
+  }
+  return merged;
+}
+
+}  // namespace
+
 ContextSummary summarize_context(const Context& context) {
   ContextSummary summary;
   std::string title = "gpubench " + context.tool_version;
@@ -172,7 +234,9 @@ ContextSummary summarize_context(const Context& context) {
     if (!traits.empty()) line += ")";
     summary.facts.push_back(line);
   }
-  for (const auto& note : context.notes) summary.notes.push_back(single_line(note));
+  std::vector<std::string> notes;
+  for (const auto& note : context.notes) notes.push_back(single_line(note));
+  summary.notes = merged_notes(notes);
   return summary;
 }
 

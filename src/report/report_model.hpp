@@ -31,6 +31,8 @@ bool spans_devices(const std::vector<ResultRecord>& results);
 
 struct ContextSummary {
   std::vector<std::string> facts;  // tool and host, CPU, one per GPU
+  // The context's notes, each on one line; notes that differ only in the backend or GPU they
+  // name are one note naming them all ("backends cuda, cublas skipped: no CUDA device").
   std::vector<std::string> notes;
 };
 ContextSummary summarize_context(const Context& context);

@@ -2,6 +2,12 @@
 reports, --relative-to, and the HTML report rendered in headless Chromium, whose DOM must
 hold the plots, series and points that the JSON report implies, laid out inside their plots.
 
+A CPU-only report renders no speed-up plot and no empty plot, says once why there is no
+speed-up, names each op's x axis (elements, m·n, nonzeros) and spells microseconds as the
+console does; notes that differ only in the backend they name render as one; the history's
+trend page marks a run measured with GPUBENCH_TEST_SLOWDOWN, and scripts/screenshot_report.sh
+renders it.
+
 A real CPU run supplies the CPU side; GPU records are derived from it with known speed-ups
 (this machine may have no GPU): kernel-only the GPU runs size/8192 times faster than the best
 CPU backend, so it wins from 8192 elements exactly; end to end it never wins.
@@ -21,6 +27,10 @@ import unittest
 from html.parser import HTMLParser
 
 from gpubench_cli import FAST, GPUBENCH, SKIP, SOURCE_DIR, gpubench
+
+AXIS_TITLES = {"sin": "size: elements (n)", "sqrt": "size: elements (n)", "sum": "size: elements (n)",
+               "matmul": "size: m\u00b7n (entries of C)", "spmv": "size: nonzeros"}
+SKIP_REASON = "CUDA driver version is insufficient for CUDA runtime version"
 
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 NO_BROWSER = "no chromium or chromium-browser binary (scripts/setup.sh installs chromium): HTML rendering checks skipped"
@@ -299,6 +309,90 @@ class ReportTests(unittest.TestCase):
         self.assertEqual(problems, [])
         measured = int(re.search(r'data-points-measured="(\d+)"', body).group(1))
         self.assertEqual(measured, sum(p for plot in found.values() for p in plot.values()))
+
+    def rendered(self, html_path):
+        """The DOM Chromium builds from the page: (dom, plots as {op, kind, axis, points})."""
+        with tempfile.TemporaryDirectory() as profile:
+            dom = dump_dom(html_path, profile)
+        plots = []
+        for match in re.finditer(r"<svg ([^>]*class=\"plot\"[^>]*)>(.*?)</svg>", dom, re.S):
+            attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', match.group(1)))
+            axis = re.search(r'<text class="axis-title"[^>]*>([^<]*)</text>', match.group(2))
+            plots.append({"op": attrs.get("data-op"), "kind": attrs.get("data-kind"), "axis": axis.group(1) if axis else None,
+                          "points": len(re.findall(r'<circle class="point"', match.group(2)))})
+        return dom, plots
+
+    @unittest.skipUnless(BROWSER, NO_BROWSER)
+    def test_cpu_only_page_has_no_empty_plot_and_names_its_axes(self):
+        path = os.path.join(self.dir, "cpu.html")
+        self.report(self.cpu_json, "--html", path)
+        dom, plots = self.rendered(path)
+        ops = {r["op"] for r in self.cpu_report["results"] if comparable(r)}
+        self.assertEqual(ops, set(AXIS_TITLES) - {"sqrt"})
+        self.assertEqual(len(plots), 2 * len({group_key(r) for r in self.cpu_report["results"] if comparable(r)}))
+        for plot in plots:
+            self.assertIn(plot["kind"], ("time", "throughput"), plot)
+            self.assertGreater(plot["points"], 0, f"an empty plot: {plot}")
+            self.assertEqual(plot["axis"], AXIS_TITLES[plot["op"]], plot)
+        self.assertEqual(dom.count("No GPU cases: no speed-up"), 1)
+        self.assertNotIn("No speed-up:", dom)
+        self.assertNotIn("\u00b5", dom)  # microseconds as the console spells them: "us"
+        self.assertRegex(dom, r">\d+ us</text>")
+        # The GPU page names the same axes on all three plots of a group.
+        _, gpu_plots = self.rendered(self.write_html("axes.html")[0])
+        for plot in gpu_plots:
+            self.assertEqual(plot["axis"], AXIS_TITLES[plot["op"]], plot)
+            self.assertGreater(plot["points"], 0, plot)
+
+    @unittest.skipUnless(BROWSER, NO_BROWSER)
+    def test_backends_skipped_for_one_reason_are_one_note(self):
+        report = copy.deepcopy(self.cpu_report)
+        report["context"]["notes"] = [f"backend {name} skipped: {SKIP_REASON}" for name in ("cuda", "cublas", "cub", "cusparse")]
+        report["context"]["notes"].append("backend openblas skipped: not built")
+        source = os.path.join(self.dir, "notes.json")
+        with open(source, "w", encoding="utf-8") as handle:
+            json.dump(report, handle)
+        path = os.path.join(self.dir, "notes.html")
+        self.report(source, "--html", path)
+        dom, _ = self.rendered(path)
+        notes = re.findall(r'<p class="note">(.*?)</p>', dom)
+        self.assertEqual(notes, [f"Note: backends cuda, cublas, cub, cusparse skipped: {SKIP_REASON}",
+                                 "Note: backend openblas skipped: not built"])
+        console = self.report(source)
+        self.assertEqual(console.count(SKIP_REASON), 1, console)
+
+    @unittest.skipUnless(BROWSER, NO_BROWSER)
+    def test_history_page_marks_planted_slowdowns_and_screenshots(self):
+        db = os.path.join(self.dir, "history.db")
+        for index, slowdown in enumerate(("", "", "4", "")):
+            env = {"GPUBENCH_TEST_SLOWDOWN": slowdown} if slowdown else None
+            process = gpubench("run", "--op", "sum", "--size", "64K", "--backend", "eigen", *FAST, "--db", db,
+                               "--tag", f"commit=c{index}", "--quiet", env=env)
+            self.assertEqual(process.returncode, 0, process.stderr)
+        trend = os.path.join(self.dir, "trend.html")
+        shown = gpubench("history", "show", "--db", db, "--case", "sum/eigen/f32/65536", "--html", trend)
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        dom, _ = self.rendered(trend)
+        planted = re.findall(r'<circle class="run planted"[^>]*data-label="([^"]*)"[^>]*data-test-slowdown="([^"]*)"', dom)
+        self.assertEqual(planted, [("c2", "4")])
+        self.assertEqual(len(re.findall(r'<circle class="run"', dom)), 3)
+        self.assertIn("planted slowdown: not a regression", dom)
+        self.assertIn("GPUBENCH_TEST_SLOWDOWN=4 (a test knob, not a regression)", dom)
+        self.assertNotIn("\u00b5", dom)
+
+        png = os.path.join(self.dir, "trend.png")
+        process = subprocess.run([os.path.join(SOURCE_DIR, "scripts", "screenshot_report.sh"), trend, png], capture_output=True,
+                                 text=True, timeout=180, stdin=subprocess.DEVNULL)
+        self.assertEqual(process.returncode, 0, process.stderr)
+        with open(png, "rb") as handle:
+            self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
+        # A failure says why in one line.
+        missing = subprocess.run([os.path.join(SOURCE_DIR, "scripts", "screenshot_report.sh"), trend,
+                                  os.path.join(self.dir, "no-such-dir", "x.png")], capture_output=True, text=True, timeout=60,
+                                 stdin=subprocess.DEVNULL)
+        self.assertNotEqual(missing.returncode, 0)
+        self.assertEqual(len(missing.stderr.strip().splitlines()), 1, missing.stderr)
+        self.assertIn("screenshot_report:", missing.stderr)
 
     @unittest.skipUnless(BROWSER, NO_BROWSER)
     def test_screenshot_script(self):

@@ -1,12 +1,18 @@
-// The HTML report's structure: one time, throughput and speed-up plot per op/dtype, the
-// expected series and points in each, ceilings and crossover marks, escaping, and no
-// external requests. (tests/cli/test_report_html.py renders it in a real browser.)
+// The HTML report's structure: a time and a throughput plot per op/dtype and a speed-up plot
+// where the group has a CPU-GPU pair (never an empty one), the expected series and points in
+// each, x axes named by the op table, ceilings and crossover marks, notes merged across
+// backends, one spelling of microseconds, escaping, and no external requests; the history's
+// trend page marks planted slowdowns. (tests/cli/test_report_html.py renders both in a real
+// browser.)
 #include <gtest/gtest.h>
 
 #include <map>
 #include <regex>
 
+#include "analysis/history.hpp"
 #include "analysis/summary.hpp"
+#include "model/op_table.hpp"
+#include "report/history_report.hpp"
 #include "report/report.hpp"
 
 namespace gpb {
@@ -123,15 +129,18 @@ const SvgPlot& find_plot(const std::vector<SvgPlot>& plots, const std::string& o
   return plots.front();
 }
 
-TEST(HtmlReport, ThreePlotsPerOpAndDtype) {
+TEST(HtmlReport, TimeAndThroughputPerOpAndDtypeAndSpeedupWhereThereIsOne) {
   const auto plots = plots_of(render_html(sample_context(), sample_results()));
-  ASSERT_EQ(plots.size(), 6u);
+  ASSERT_EQ(plots.size(), 5u) << "matmul ran on the CPU only: no speed-up plot";
   for (const char* op : {"sin", "matmul"})
     for (const char* kind : {"time", "throughput", "speedup"}) {
+      if (std::string(op) == "matmul" && std::string(kind) == "speedup") continue;
       const SvgPlot plot = find_plot(plots, op, kind);
       EXPECT_EQ(attribute(plot.tag, "data-dtype"), std::string(op) == "sin" ? "f32" : "f64");
       EXPECT_EQ(attribute(plot.tag, "data-variant"), "");
     }
+  for (const auto& plot : plots)
+    EXPECT_NE(attribute(plot.tag, "data-op") + "/" + attribute(plot.tag, "data-kind"), "matmul/speedup");
 }
 
 TEST(HtmlReport, SeriesAndPointsFollowTheRecords) {
@@ -145,9 +154,98 @@ TEST(HtmlReport, SeriesAndPointsFollowTheRecords) {
   const std::map<std::string, std::size_t> matmul_series = {{"eigen/kernel", 3}, {"openblas/kernel", 3}};
   EXPECT_EQ(series_points(find_plot(plots, "matmul", "time")), matmul_series);
   EXPECT_EQ(series_points(find_plot(plots, "matmul", "throughput")), matmul_series);
-  const SvgPlot no_gpu = find_plot(plots, "matmul", "speedup");
-  EXPECT_TRUE(series_points(no_gpu).empty());
-  EXPECT_NE(no_gpu.body.find("no GPU result"), std::string::npos);
+  for (const auto& plot : plots) EXPECT_FALSE(series_points(plot).empty()) << "an empty plot: " << plot.tag;
+}
+
+TEST(HtmlReport, AGroupWithoutGpuSaysSoInOneLineInsteadOfAnEmptyPlot) {
+  const std::string html = render_html(sample_context(), sample_results());
+  const auto matmul = html.find("<section class=\"group\" id=\"group-matmul-f64\">");
+  ASSERT_NE(matmul, std::string::npos);
+  const std::string section = html.substr(matmul, html.find("</section>", matmul) - matmul);
+  EXPECT_EQ(count(section, "<p class=\"no-speedup\">No speed-up: no GPU result</p>"), 1u) << section;
+  EXPECT_EQ(count(section, "data-kind=\"speedup\""), 0u);
+  EXPECT_EQ(count(html, "No GPU cases"), 0u) << "sin has GPU results";
+}
+
+TEST(HtmlReport, CpuOnlyRunShowsNoSpeedupAndSaysWhyOnce) {
+  std::vector<ResultRecord> cpu_only;
+  for (const auto& record : sample_results())
+    if (record.device == DeviceKind::cpu) cpu_only.push_back(record);
+  const std::string html = render_html(sample_context(), cpu_only);
+  const auto plots = plots_of(html);
+  ASSERT_EQ(plots.size(), 4u) << "time and throughput for sin f32 and matmul f64";
+  for (const auto& plot : plots) {
+    EXPECT_NE(attribute(plot.tag, "data-kind"), "speedup");
+    EXPECT_FALSE(series_points(plot).empty()) << plot.tag;
+  }
+  EXPECT_EQ(count(html, "speed-up"), 1u) << html;
+  EXPECT_EQ(count(html, "<p class=\"no-speedup\">No GPU cases: no speed-up (every case ran on the CPU).</p>"), 1u);
+  EXPECT_EQ(count(html, "No speed-up:"), 0u);
+  EXPECT_EQ(count(html, "<table class=\"speedup\">"), 0u);
+}
+
+TEST(HtmlReport, XAxisNamesWhatEachOpsSizeCounts) {
+  auto results = sample_results();
+  for (std::int64_t rows : {1024, 4096}) {
+    Shape shape;
+    shape.rows = rows;
+    shape.cols = rows;
+    shape.nnz_per_row = 16;
+    shape.nnz = rows * 16 - 3;
+    results.push_back(measured(Op::spmv, "eigen", DeviceKind::cpu, DType::f32, shape, 1e-6 * static_cast<double>(rows)));
+  }
+  const auto plots = plots_of(render_html(sample_context(), results));
+  const std::map<std::string, std::string> expected = {
+      {"sin", "size: elements (n)"}, {"matmul", "size: m\u00b7n (entries of C)"}, {"spmv", "size: nonzeros"}};
+  std::map<std::string, std::size_t> seen;
+  for (const auto& plot : plots) {
+    const std::string op = attribute(plot.tag, "data-op");
+    ASSERT_EQ(expected.count(op), 1u) << op;
+    EXPECT_EQ(expected.at(op), "size: " + op_footprint_name(parse_op(op))) << "the op table names the axis";
+    EXPECT_NE(plot.body.find("<text class=\"axis-title\" x=\"190\" y=\"298\" text-anchor=\"middle\">" + expected.at(op) + "</text>"),
+              std::string::npos)
+        << plot.body;
+    EXPECT_EQ(attribute(plot.tag, "data-x"), expected.at(op));
+    ++seen[op];
+  }
+  EXPECT_EQ(seen, (std::map<std::string, std::size_t>{{"sin", 3}, {"matmul", 2}, {"spmv", 2}}));
+  // The points sit at the footprint the axis names: m*n for matmul, the nonzeros for spmv.
+  EXPECT_NE(find_plot(plots, "matmul", "time").body.find("data-size=\"16384\""), std::string::npos);
+  EXPECT_NE(find_plot(plots, "spmv", "time").body.find("data-size=\"65533\""), std::string::npos);
+}
+
+TEST(HtmlReport, BackendsSkippedForOneReasonShareOneNote) {
+  Context context = sample_context();
+  context.notes = {"backend cuda skipped: CUDA driver version is insufficient for CUDA runtime version",
+                   "backend cublas skipped: CUDA driver version is insufficient for CUDA runtime version",
+                   "backend openblas skipped: not built",
+                   "backend cub skipped: CUDA driver version is insufficient for CUDA runtime version",
+                   "GPU 0 telemetry unavailable (no NVML): no clocks, power or energy in the records",
+                   "GPU 1 telemetry unavailable (no NVML): no clocks, power or energy in the records",
+                   "GPU backends unavailable: no CUDA device",
+                   "GPU backends unavailable: no CUDA device"};
+  const std::string html = render_html(context, sample_results());
+  EXPECT_EQ(count(html, "<p class=\"note\">"), 4u) << html;
+  EXPECT_EQ(count(html, "CUDA driver version is insufficient"), 1u);
+  EXPECT_NE(html.find("<p class=\"note\">Note: backends cuda, cublas, cub skipped: CUDA driver version is insufficient for CUDA "
+                      "runtime version</p><p class=\"note\">Note: backend openblas skipped: not built</p>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("Note: GPUs 0, 1 telemetry unavailable (no NVML)"), std::string::npos);
+  EXPECT_EQ(count(html, "GPU backends unavailable: no CUDA device"), 1u);
+}
+
+TEST(HtmlReport, MicrosecondsAreSpelledAsTheConsoleSpellsThem) {
+  std::vector<ResultRecord> results;
+  for (double n : {1024.0, 4096.0, 16384.0})
+    results.push_back(measured(Op::sin, "eigen", DeviceKind::cpu, DType::f32, elementwise_shape(static_cast<std::int64_t>(n)),
+                               n * 3e-9));
+  const std::string html = render_html(sample_context(), results);
+  EXPECT_EQ(html.find("\u00b5"), std::string::npos) << "a micro sign";
+  EXPECT_EQ(html.find("\u03bc"), std::string::npos) << "a Greek mu";
+  EXPECT_NE(html.find(">10 us</text>"), std::string::npos) << "an axis tick";
+  EXPECT_NE(html.find(format_seconds(3072e-9)), std::string::npos) << "a tooltip";
+  EXPECT_NE(format_seconds(3072e-9).find(" us"), std::string::npos);
 }
 
 TEST(HtmlReport, PointsCarryTheirSizeAndValue) {
@@ -221,6 +319,52 @@ TEST(HtmlReport, ContextSummaryAndResultsTable) {
   EXPECT_NE(html.find("<th>vs eigen</th>"), std::string::npos);
   EXPECT_NE(html.find("skipped: no CUDA device"), std::string::npos);
   EXPECT_NE(html.find("20 cases: 18 ok, 1 skipped, 1 failed"), std::string::npos);
+}
+
+history::HistoryPoint history_point(std::int64_t run_id, double median_s, const std::string& slowdown = "") {
+  history::HistoryPoint point;
+  point.run.id = run_id;
+  point.run.timestamp = "2026-01-0" + std::to_string(run_id) + "T00:00:00Z";
+  point.run.tags = {{"commit", "c" + std::to_string(run_id)}};
+  point.median_s = median_s;
+  point.ci_low_s = median_s * 0.98;
+  point.ci_high_s = median_s * 1.02;
+  point.samples = 20;
+  point.test_slowdown = slowdown;
+  return point;
+}
+
+history::CaseHistory sample_history(const std::vector<history::HistoryPoint>& points) {
+  history::CaseHistory history;
+  history.case_id = "sin/eigen/f32/65536";
+  history.machine = "bench-01";
+  history.threshold = 0.05;
+  history.points = points;
+  return history;
+}
+
+TEST(HistoryHtml, PlantedSlowdownRunsAreMarkedWithALegend) {
+  const auto history = sample_history({history_point(1, 1e-4), history_point(2, 1e-4), history_point(3, 1e-3, "10"),
+                                       history_point(4, 1e-4), history_point(5, 1.05e-3, "10.5")});
+  const std::string html = render_histories_html({history}, "gpubench.db");
+  EXPECT_NE(html.find("data-planted=\"2\""), std::string::npos);
+  EXPECT_EQ(count(html, "<circle class=\"run planted\""), 2u);
+  EXPECT_EQ(count(html, "<circle class=\"run\""), 3u);
+  EXPECT_NE(html.find("<g class=\"planted\" data-run-id=\"3\" data-test-slowdown=\"10\">"), std::string::npos) << html;
+  EXPECT_NE(html.find("<g class=\"planted\" data-run-id=\"5\" data-test-slowdown=\"10.5\">"), std::string::npos);
+  EXPECT_EQ(count(html, "<circle class=\"planted-marker\""), 3u) << "two rings and the legend's";
+  EXPECT_NE(html.find(">\u00d710</text>"), std::string::npos);
+  EXPECT_NE(html.find("planted slowdown: not a regression</text>"), std::string::npos);
+  EXPECT_NE(html.find("measured with GPUBENCH_TEST_SLOWDOWN=10 (a test knob, not a regression)</title>"), std::string::npos);
+  EXPECT_NE(html.find("<p class=\"planted\">2 runs measured with GPUBENCH_TEST_SLOWDOWN"), std::string::npos);
+}
+
+TEST(HistoryHtml, NoMarkWithoutAPlantedRun) {
+  const std::string html = render_histories_html({sample_history({history_point(1, 1e-4), history_point(2, 1.1e-4)})}, "h.db");
+  EXPECT_NE(html.find("data-planted=\"0\""), std::string::npos);
+  EXPECT_EQ(html.find("planted slowdown"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"planted"), std::string::npos);
+  EXPECT_EQ(html.find("\u00b5"), std::string::npos);
 }
 
 TEST(HtmlReport, EmptyReportStillRenders) {
