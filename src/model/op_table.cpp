@@ -442,4 +442,16 @@ std::string op_footprint_name(Op op) {
   return "size";
 }
 
+std::string op_footprint_unit(Op op) {
+  switch (shape_kind(op)) {
+    case ShapeKind::elements:
+      return "elements";
+    case ShapeKind::dense_matrix:
+      return "entries of C";
+    case ShapeKind::sparse_matrix:
+      return "nonzeros";
+  }
+  return "";
+}
+
 }  // namespace gpb

@@ -111,5 +111,7 @@ std::int64_t op_output_size(Op op, const Shape& shape);
 std::int64_t op_footprint(Op op, const Shape& shape);
 // What that number counts, for axis titles: "elements (n)", "m\u00b7n (entries of C)", "nonzeros".
 std::string op_footprint_name(Op op);
+// The same count as a unit after a number: "elements", "entries of C", "nonzeros".
+std::string op_footprint_unit(Op op);
 
 }  // namespace gpb

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/op_table.hpp"
+
 namespace gpb {
 namespace {
 
@@ -78,10 +80,11 @@ std::string format_speedup(double speedup) { return format_significant(speedup, 
 std::string describe_crossover(const SpeedupGroup& group, TimingMode timing) {
   const Crossover& crossover = crossover_for(group, timing);
   const auto [smallest, largest] = compared_range(group, timing);
+  const std::string unit = " " + op_footprint_unit(group.op);
   switch (crossover.kind) {
     case CrossoverKind::at:
-      if (!crossover.interpolated) return format_elements(crossover.size) + " elements";
-      return "\u2248" + format_elements(crossover.size) + " elements (interpolated between " +
+      if (!crossover.interpolated) return format_elements(crossover.size) + unit;
+      return "\u2248" + format_elements(crossover.size) + unit + " (interpolated between " +
              format_elements(static_cast<double>(crossover.last_losing_size)) + " and " +
              format_elements(static_cast<double>(crossover.first_winning_size)) + ")";
     case CrossoverKind::never:

@@ -206,7 +206,8 @@ class ReportTests(unittest.TestCase):
         self.assertIn("CPU versus GPU", text)
         for op, dtype, var in self.groups():
             name = " ".join([op, dtype] + ([var.replace("+", " ")] if var else []))
-            self.assertRegex(text, re.escape(name) + r"\n  crossover, kernel-only: \u22488(\.00)?K elements "
+            unit = {"matmul": "entries of C", "spmv": "nonzeros"}.get(op, "elements")  # what the op's size counts
+            self.assertRegex(text, re.escape(name) + r"\n  crossover, kernel-only: \u22488(\.00)?K " + unit + " "
                              r"\(interpolated between 4K and 16K\)\n  crossover, end-to-end: never: the GPU is not faster "
                              r"at the largest size compared, 64K\n")
         cpu_only = self.report(self.cpu_json)

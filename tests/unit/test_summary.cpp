@@ -7,6 +7,7 @@
 
 #include "analysis/summary.hpp"
 #include "model/csr.hpp"
+#include "model/op_table.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
@@ -315,6 +316,21 @@ TEST(SpeedupRendering, ElementsAndCrossoverPhrases) {
   const SpeedupGroup group = only_group(summary);
   EXPECT_EQ(describe_crossover(group, TimingMode::kernel), "\u22489.77K elements (interpolated between 4K and 16K)");
   EXPECT_EQ(describe_crossover(group, TimingMode::e2e), "no end-to-end GPU result (run with --timing e2e)");
+}
+
+// A crossover is said in what the op's size counts: C's entries for matmul, nonzeros for spmv.
+TEST(SpeedupRendering, CrossoverIsSaidInTheOpsOwnSize) {
+  const std::vector<ResultRecord> results = {
+      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(100, 50, 7), 1e-6),
+      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(100, 50, 7), 2e-6),
+      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(50, 100, 7), 2e-6),
+      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(50, 100, 7), 1e-6)};
+  EXPECT_EQ(describe_crossover(only_group(summarize_speedups(results)), TimingMode::kernel), "4.88K entries of C");
+  for (const Op op : all_ops()) {
+    const std::string unit = op_footprint_unit(op);
+    EXPECT_FALSE(unit.empty()) << to_string(op);
+    EXPECT_NE(op_footprint_name(op).find(unit), std::string::npos) << to_string(op);
+  }
 }
 
 TEST(SpeedupRendering, ConsoleListsCrossoversAndTheTable) {
