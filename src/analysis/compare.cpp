@@ -180,8 +180,36 @@ struct PendingCase {
   CaseComparison comparison;
   bool measured = false;                    // both sides have samples: decided after the adjustment
   std::vector<std::string> noise_problems;  // noise_problem() of each side that has one
-  std::string serial_remark;
+  std::string serial_remark;                // why the test's variance was widened, where it was
+  bool serial_remark_always = false;        // said with every verdict (a blocked test's discount), not only inconclusive
 };
+
+// The samples of each round of a record, where its rounds were pooled (round_sizes); one
+// block otherwise, or where the sizes do not add up to its samples.
+std::vector<std::vector<double>> round_blocks(const ResultRecord& record) {
+  std::size_t total = 0;
+  for (const std::size_t size : record.round_sizes) total += size;
+  if (record.round_sizes.size() < 2 || total != record.samples_s.size()) return {record.samples_s};
+  std::vector<std::vector<double>> blocks;
+  auto next = record.samples_s.begin();
+  for (const std::size_t size : record.round_sizes) {
+    blocks.emplace_back(next, next + static_cast<std::ptrdiff_t>(size));
+    next += static_cast<std::ptrdiff_t>(size);
+  }
+  return blocks;
+}
+
+// " (rank test stratified by 8 rounds; within-round serial correlation: variance x1.6; the
+// rounds disagree beyond that: variance x2.1)": what the blocked test discounted, where it did.
+std::string blocked_remark(const StratifiedRankResult& test, std::size_t rounds) {
+  std::string remark = " (rank test stratified by " + std::to_string(rounds) + " rounds";
+  if (test.within_inflation > 1.005)
+    remark += "; within-round serial correlation: variance x" + format_significant(test.within_inflation, 2);
+  if (test.between_inflation > 1.005)
+    remark += "; the rounds disagree beyond their within-round noise: variance x" +
+              format_significant(test.between_inflation, 2);
+  return remark + ")";
+}
 
 // Both sides ran: the evidence of their raw samples.
 void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, PendingCase& pending) {
@@ -200,11 +228,25 @@ void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, Pe
   out.current_median_ci_s = cur.median_ci;
   out.ratio = cur.stats.median / base.stats.median;
   out.ratio_bounds = Interval{cur.median_ci.low / base.median_ci.high, cur.median_ci.high / base.median_ci.low};
-  out.p_value = mann_whitney_u(cur.samples, base.samples, cur.variance_inflation, base.variance_inflation).p_value;
   pending.measured = true;
   for (const auto& problem :
        {noise_problem("baseline", base, out.threshold), noise_problem("current", cur, out.threshold)})
     if (!problem.empty()) pending.noise_problems.push_back(problem);
+  const std::vector<std::vector<double>> base_rounds = round_blocks(baseline), cur_rounds = round_blocks(current);
+  if (base_rounds.size() >= 2 && base_rounds.size() == cur_rounds.size()) {
+    // Both sides measured in the same rounds: each round compared within itself, so a drift
+    // between rounds needs no discount; a within-round one does where a round shows it.
+    std::vector<RankStratum> strata;
+    for (std::size_t r = 0; r < base_rounds.size(); ++r)
+      strata.push_back({cur_rounds[r], base_rounds[r], serial_variance_inflation(cur_rounds[r]),
+                        serial_variance_inflation(base_rounds[r])});
+    const StratifiedRankResult test = stratified_rank_test(strata);
+    out.p_value = test.p_value;
+    pending.serial_remark = blocked_remark(test, test.strata);
+    pending.serial_remark_always = test.within_inflation > 1.005 || test.between_inflation > 1.005;
+    return;
+  }
+  out.p_value = mann_whitney_u(cur.samples, base.samples, cur.variance_inflation, base.variance_inflation).p_value;
   pending.serial_remark = serial_correlation_remark(base, cur);
 }
 
@@ -245,15 +287,20 @@ void decide(PendingCase& pending, double alpha) {
   const double threshold = out.threshold;
   const bool significant = *out.p_adjusted < alpha;
   const std::string noise = joined(pending.noise_problems, "; ");
+  // A blocked test's discount is said with every verdict: it is part of what was weighed.
+  const std::string remark = pending.serial_remark_always ? trim(pending.serial_remark) : std::string();
+  const auto with_remark = [&remark](std::string note) {
+    return remark.empty() ? note : note + (note.empty() ? "" : " ") + remark;
+  };
   if (significant && (bounds.low > 1 + threshold || bounds.high < 1 - threshold)) {
     out.verdict = bounds.low > 1 + threshold ? Verdict::slower : Verdict::faster;
-    out.note = noise.empty() ? "" : "decided despite the noise: " + noise;
+    out.note = with_remark(noise.empty() ? "" : "decided despite the noise: " + noise);
     return;
   }
   const bool moved = ratio > 1 + threshold || ratio < 1 - threshold;
   if (!moved) {
     out.noisy = !noise.empty();
-    out.note = noise;
+    out.note = with_remark(noise);
     return;
   }
   out.verdict = Verdict::inconclusive;
@@ -439,6 +486,46 @@ int Comparison::exit_code() const {
   return kCompareExitPass;
 }
 
+double Comparison::alpha_this_look() const { return alpha_at_look(alpha, look, looks); }
+
+double alpha_spent(double alpha, int look, int looks) {
+  if (looks < 1 || look < 0 || look > looks)
+    throw UsageError("look " + std::to_string(look) + " is not one of the " + std::to_string(looks) + " looks");
+  if (look == looks) return alpha;  // exactly: a single comparison tests at alpha
+  const double t = static_cast<double>(look) / looks;
+  return alpha * std::expm1(-kSpendingGamma * t) / std::expm1(-kSpendingGamma);
+}
+
+double alpha_at_look(double alpha, int look, int looks) {
+  if (look < 1) throw UsageError("look " + std::to_string(look) + " is not one of the " + std::to_string(looks) + " looks");
+  return alpha_spent(alpha, look, looks) - alpha_spent(alpha, look - 1, looks);
+}
+
+bool unsettled_same(const CaseComparison& c) {
+  if (c.verdict != Verdict::same || !c.noisy || !c.ratio_bounds) return false;
+  return c.ratio_bounds->low < 1 - c.threshold || c.ratio_bounds->high > 1 + c.threshold;
+}
+
+void settle_unsettled_same(Comparison& comparison, int rounds) {
+  bool changed = false;
+  for (CaseComparison& c : comparison.cases) {
+    if (!unsettled_same(c)) continue;
+    changed = true;
+    c.verdict = Verdict::inconclusive;
+    c.noisy = false;
+    char range[160];
+    std::snprintf(range, sizeof range,
+                  "median %+.1f%% within the %g%% threshold, but its 95%% bounds [%.3f, %.3f] still reach beyond it",
+                  (*c.ratio - 1) * 100, c.threshold * 100, c.ratio_bounds->low, c.ratio_bounds->high);
+    c.note = std::string(range) + " after " + std::to_string(rounds) + (rounds == 1 ? " round" : " rounds") +
+             " of re-measurement: not shown within the threshold" + (c.note.empty() ? "" : "; " + c.note);
+    c.next_step = settling_steps(c, true);
+  }
+  if (!changed) return;
+  sort_for_display(comparison.cases);
+  comparison.counts = count_verdicts(comparison.cases);
+}
+
 bool Comparison::passed() const { return exit_code() == kCompareExitPass; }
 
 std::string inconclusive_advice(const Comparison& comparison) {
@@ -465,6 +552,9 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   require_complete_report(current, "current", options.allow_interrupted);
   require_alpha(options.alpha);
   if (options.looks < 1) throw UsageError("a comparison takes at least one look, got " + std::to_string(options.looks));
+  if (options.look < 1 || options.look > options.looks)
+    throw UsageError("look " + std::to_string(options.look) + " is not one of the " + std::to_string(options.looks) +
+                     " looks");
   if (options.threshold) require_threshold(*options.threshold, "threshold");
 
   Comparison comparison;
@@ -472,6 +562,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   comparison.p_adjust = options.p_adjust;
   comparison.inconclusive = options.inconclusive;
   comparison.looks = options.looks;
+  comparison.look = options.look;
   comparison.allow_missing = options.allow_missing;
   comparison.baseline = origin_of(baseline.context);
   comparison.current = origin_of(current.context);
@@ -490,7 +581,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
     cases.back().comparison.device = pair.device;
     cases.back().comparison.cross_machine = !comparison.machine_mismatch.empty();
   }
-  decide_measured(cases, options.p_adjust, comparison.alpha_per_look());
+  decide_measured(cases, options.p_adjust, comparison.alpha_this_look());
   for (PendingCase& pending : cases) {
     add_remarks(pending.comparison);
     comparison.cases.push_back(std::move(pending.comparison));

@@ -10,9 +10,12 @@
 // threshold is same, "same (noisy)" when a side could not have resolved a change of the
 // threshold's size (a median CI wider than the threshold, or interference: its fastest 5 %
 // of samples far below its median). Serial correlation of the samples is estimated and
-// widens the CIs and the test's variance. A sequential re-measurement (analysis/resolve.hpp)
-// splits alpha over its looks. The rules for CI owners: docs/ci.md. Compare returns its
-// verdicts and prints nothing: report/compare_render.hpp renders them.
+// widens the CIs and the test's variance. Where both sides were measured in the same rounds
+// (gpubench ab: A and B back to back in each round), the rank test is stratified by round
+// instead (model/rank_statistics.hpp's stratified_rank_test), so a drift between rounds is
+// no evidence and needs no discount. A sequential re-measurement (analysis/resolve.hpp)
+// spends alpha over its looks (alpha_at_look). The rules for CI owners: docs/ci.md. Compare
+// returns its verdicts and prints nothing: report/compare_render.hpp renders them.
 #pragma once
 
 #include <cstddef>
@@ -54,9 +57,11 @@ struct CompareOptions {
   double alpha = kDefaultSignificanceLevel;  // Mann-Whitney significance level, two-sided, over all looks
   PAdjust p_adjust = PAdjust::bh;            // over the cases of the comparison
   InconclusivePolicy inconclusive = InconclusivePolicy::fail;
-  // Looks a sequential re-measurement may take at its growing samples (1: one comparison):
-  // each look tests at alpha / looks, so the whole sequence keeps alpha.
+  // Looks a sequential re-measurement may take at its growing samples (1: one comparison),
+  // and which of them this comparison is (1 to looks): it tests at alpha_at_look(alpha,
+  // look, looks), so the whole sequence keeps alpha.
   int looks = 1;
+  int look = 1;
   bool allow_missing = false;                // cases absent from the current report do not fail
   bool allow_machine_mismatch = false;       // compare across GPU/CPU models; verdicts marked cross-machine
   DeviceMatch match_devices = DeviceMatch::uuid;  // how reports over several GPUs or ranks pair their records
@@ -122,14 +127,40 @@ struct Comparison {
   PAdjust p_adjust = PAdjust::bh;
   InconclusivePolicy inconclusive = InconclusivePolicy::fail;
   int looks = 1;
+  int look = 1;
   bool allow_missing = false;
 
-  double alpha_per_look() const { return alpha / looks; }
+  // The level this look tests at (alpha for a single comparison).
+  double alpha_this_look() const;
   // kCompareExitRegression when a case is slower or failed, or missing unless allowed; else
   // kCompareExitInconclusive when a case is inconclusive (unless the policy passes it); else 0.
   int exit_code() const;
   bool passed() const;  // exit code 0
 };
+
+// Alpha spending over the looks of a sequential re-measurement: Hwang-Shih-DeCani's family
+// with gamma -4, alpha (e^(4t) - 1) / (e^4 - 1) spent by the information fraction t = look /
+// looks (rounds of like size). Little early (1.2 % of alpha at the first of 8 looks, 12 % by
+// the half), most late (40 % at the last of 8), the shape of O'Brien-Fleming's boundaries but
+// with a first look a rank test on a round's samples can pass (Lan-DeMets' O'Brien-Fleming
+// spends about 1e-20 there). alpha_spent is the cumulative share by `look` (0 at look 0,
+// alpha at the last); alpha_at_look what that look adds, the level it tests at. Testing each
+// look at what it adds keeps the whole sequence at alpha by the union bound, whatever the
+// dependence between looks. UsageError unless 0 <= look <= looks (1 <= look for
+// alpha_at_look) and looks >= 1.
+inline constexpr double kSpendingGamma = -4;
+double alpha_spent(double alpha, int look, int looks);
+double alpha_at_look(double alpha, int look, int looks);
+
+// A `same` whose evidence has not shown it within the threshold: its median stayed within,
+// but a side was noisy and the ratio's 95 % bounds still reach beyond 1 +- threshold. A
+// sequential re-measurement keeps measuring such a case and, once its budget is spent, calls
+// it inconclusive (settle_unsettled_same).
+bool unsettled_same(const CaseComparison& c);
+
+// The end of a sequential re-measurement: every unsettled_same case becomes inconclusive, with
+// the reason and the next step; the counts and the order follow. `rounds`: the rounds spent.
+void settle_unsettled_same(Comparison& comparison, int rounds);
 
 // What settles inconclusive cases, in general: "" when there are none.
 std::string inconclusive_advice(const Comparison& comparison);
@@ -137,7 +168,7 @@ std::string inconclusive_advice(const Comparison& comparison);
 // Matches cases by CaseSpec::id() and device (device_match.hpp) and judges each. Throws
 // UsageError when the GPU or CPU models differ (unless allowed), when a report is of an
 // interrupted run (unless allowed), on a case listed twice (on one device) in one report, on
-// thresholds or alpha outside (0, 1) and on fewer than one look.
+// thresholds or alpha outside (0, 1), on fewer than one look and on a look outside 1..looks.
 Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& options);
 
 // UsageError unless `alpha` (a significance level) is inside (0, 1).

@@ -3,8 +3,13 @@
 // decided at the chosen error rate or the rounds or the time run out. `run --baseline
 // --resolve N` re-measures the current side (the baseline is a file); `gpubench ab`
 // re-measures both sides, in turn. Each comparison along the way is a look at growing
-// samples, so alpha is split over the looks the limits allow (CompareOptions::looks): the
-// whole sequence keeps the error rate of one comparison.
+// samples, so alpha is spent over the looks the limits allow (CompareOptions::looks and
+// look, compare.hpp's alpha_at_look): the whole sequence keeps the error rate of one
+// comparison. A case is re-measured while it is inconclusive or a noisy same whose ratio
+// bounds still reach beyond the threshold (unsettled_same); such a same left when the budget
+// is spent is called inconclusive. pool_round records each round's share of the samples
+// (ResultRecord::round_sizes), so that where both sides were re-measured in the same rounds
+// compare stratifies its rank test by round.
 #pragma once
 
 #include <functional>
@@ -37,21 +42,24 @@ struct ResolveRound {
   VerdictCounts counts;               // after pooling its samples
 };
 
-// Compares with options.looks = resolve_looks(limits), then runs up to max_rounds rounds:
-// each re-measures the inconclusive cases (on the baseline side too where
+// Compares with options.looks = resolve_looks(limits) at look 1, then runs up to max_rounds
+// rounds, round r comparing at look r + 1: each re-measures the undecided cases (inconclusive
+// or unsettled_same; on the baseline side too where
 // remeasure_baseline is given: after the current side in odd rounds, before it in even ones,
 // so that a drift of the machine falls on both sides alike), pools the new records into the
-// reports (pool_round) and compares again. Stops once no case is inconclusive, the rounds or
+// reports (pool_round) and compares again. Stops once no case is undecided, the rounds or
 // the time are used up, or SIGINT/SIGTERM asks (base/interrupt.hpp). on_round, where given,
-// hears of each round. Returns the last comparison.
+// hears of each round. Returns the last comparison, where max_rounds > 0 with its unsettled
+// same cases called inconclusive (settle_unsettled_same).
 Comparison resolve_comparison(LoadedReport& baseline, LoadedReport& current, CompareOptions options,
                               const ResolveLimits& limits, const Remeasure& remeasure_current,
                               const Remeasure& remeasure_baseline = {},
                               const std::function<void(const ResolveRound&)>& on_round = {});
 
 // Pools a round's records into a report's: each merged (measure/runner.hpp's merge_passes)
-// with the record of the same case and device, its resolve_rounds set to `round`; a record
-// of a case the report lacks is added.
+// with the record of the same case and device, its resolve_rounds set to `round` and the
+// round's sample count appended to its round_sizes (the earlier samples one round where it
+// had none); a record of a case the report lacks is added.
 void pool_round(std::vector<ResultRecord>& records, std::vector<ResultRecord> round_records, int round);
 
 }  // namespace gpb

@@ -145,8 +145,11 @@ std::string ab_footer() {
          "  gpubench ab --a \"gpubench run --op sum --threads 1\" \\\n"
          "              --b \"gpubench run --op sum --threads 2\" --rounds 20\n"
          "\n"
-         "Alpha is split over the rounds, so the whole sequence keeps the error rate of one comparison "
-         "(docs/ci.md).\n"
+         "Alpha is spent over the rounds (little early, most at the last) and each\n"
+         "round is ranked within itself, so a drift between rounds is no evidence and\n"
+         "the whole sequence keeps the error rate of one comparison. A case is\n"
+         "re-measured until decided; a noisy same not shown within the threshold\n"
+         "when the rounds run out is inconclusive (docs/ci.md).\n"
          "\n"
          "Exit codes:\n" +
          exit_code(kExitOk, "nothing regressed") + exit_code(1, "a case is slower, failed, or missing") +

@@ -174,8 +174,8 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--threshold", threshold_, "Regression threshold in percent (with --baseline)")->type_name("PERCENT");
   add_verdict_flags(run, verdict_);
   run.add_option("--resolve", resolve_rounds_,
-                 "With --baseline: re-measure the cases that come out inconclusive, up to this many more rounds, pooling "
-                 "their samples")
+                 "With --baseline: re-measure the cases that come out inconclusive (or same on noise that leaves the threshold "
+                 "in doubt), up to this many more rounds, pooling their samples")
       ->check(CLI::Range(1, 1000))
       ->type_name("ROUNDS");
   run.add_option("--resolve-time", resolve_seconds_, "With --resolve: start no round of re-measurement after this many seconds")

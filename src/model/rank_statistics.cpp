@@ -17,6 +17,10 @@ constexpr std::size_t kExactMaxTotal = 200;
 constexpr std::size_t kMinSamplesForAutocorrelation = 10;
 constexpr double kMaxAutocorrelation = 0.9;
 
+// Fewer strata than this cannot tell their disagreement from chance well enough to widen
+// the pooled variance by it.
+constexpr std::size_t kMinStrataForDispersion = 3;
+
 // Midranks of the pooled values, doubled so that ties (half ranks) stay integers.
 struct PooledRanks {
   std::vector<std::int64_t> doubled_ranks;  // in pooled order: x first, then y
@@ -129,6 +133,50 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
     const std::int64_t y_doubled_sum = std::accumulate(x_ranks_end, ranks.doubled_ranks.end(), std::int64_t{0});
     result.p_value = exact_two_sided_p(ranks.doubled_ranks, smaller, y_doubled_sum);
   }
+  return result;
+}
+
+StratifiedRankResult stratified_rank_test(const std::vector<RankStratum>& strata) {
+  StratifiedRankResult result;
+  struct Estimate {
+    double effect, variance, inflation;
+  };
+  std::vector<Estimate> estimates;
+  for (const RankStratum& stratum : strata) {
+    if (stratum.x.empty() || stratum.y.empty()) continue;
+    const PooledRanks ranks = rank_pooled(stratum.x, stratum.y);
+    const auto n_x = static_cast<double>(stratum.x.size());
+    const auto n_y = static_cast<double>(stratum.y.size());
+    const double pooled = n_x + n_y;
+    const std::int64_t x_doubled_sum = std::accumulate(
+        ranks.doubled_ranks.begin(), ranks.doubled_ranks.begin() + static_cast<std::ptrdiff_t>(stratum.x.size()),
+        std::int64_t{0});
+    const double u = static_cast<double>(x_doubled_sum) / 2.0 - n_x * (n_x + 1) / 2.0;
+    const double tie_factor = pooled > 1 ? (pooled + 1) - ranks.tie_term / (pooled * (pooled - 1)) : 0;
+    const double inflation = (n_y * stratum.x_variance_inflation + n_x * stratum.y_variance_inflation) / pooled;
+    // Var(U) / (n_x n_y)^2: the variance of the stratum's estimate of P(x > y) - 1/2.
+    const double variance = tie_factor / (12.0 * n_x * n_y) * inflation;
+    if (variance <= 0) continue;  // every value of the stratum tied: it says nothing either way
+    estimates.push_back({u / (n_x * n_y) - 0.5, variance, inflation});
+  }
+  result.strata = estimates.size();
+  if (estimates.empty()) return result;
+  double weight_sum = 0, weighted_effect = 0, weighted_inflation = 0;
+  for (const Estimate& e : estimates) {
+    weight_sum += 1 / e.variance;
+    weighted_effect += e.effect / e.variance;
+    weighted_inflation += e.inflation / e.variance;
+  }
+  result.effect = weighted_effect / weight_sum;
+  result.within_inflation = weighted_inflation / weight_sum;
+  if (estimates.size() >= kMinStrataForDispersion) {
+    double q = 0;
+    for (const Estimate& e : estimates) q += (e.effect - result.effect) * (e.effect - result.effect) / e.variance;
+    result.between_inflation = std::max(1.0, q / static_cast<double>(estimates.size() - 1));
+  }
+  const double variance = result.between_inflation / weight_sum;
+  result.z = result.effect / std::sqrt(variance);
+  result.p_value = std::min(1.0, std::erfc(std::abs(result.z) / std::sqrt(2.0)));
   return result;
 }
 

@@ -2,6 +2,7 @@
 // to the outliers (interruptions, page faults) that benchmark samples carry.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace gpb {
@@ -19,6 +20,35 @@ struct MannWhitneyResult {
 // samples, the textbook test). An empty sample gives p = 1.
 MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y,
                                  double x_variance_inflation = 1.0, double y_variance_inflation = 1.0);
+
+// One stratum of a blocked comparison: the samples of x and of y taken in one round of an
+// interleaved design (both sides measured back to back), and the serial_variance_inflation
+// of each within the round (1: exchangeable within the round).
+struct RankStratum {
+  std::vector<double> x, y;
+  double x_variance_inflation = 1.0, y_variance_inflation = 1.0;
+};
+
+struct StratifiedRankResult {
+  double p_value = 1;        // two-sided
+  double z = 0;              // positive where x tends to exceed y
+  double effect = 0;         // the pooled P(x > y) - 1/2 (a tie counting one half)
+  double within_inflation = 1;   // the within-round serial inflation the strata carried, weighted as the test weighs them
+  double between_inflation = 1;  // the rounds' disagreement beyond their within-round variance (1: none)
+  std::size_t strata = 0;    // strata that had samples on both sides
+};
+
+// A stratified two-sided Wilcoxon rank-sum test over rounds (van Elteren's): each stratum
+// ranks its own samples only, so a level that moved between rounds (clock, thermal or
+// machine-state drift) falls on both sides alike and never counts as a difference. The
+// strata's estimates of P(x > y) - 1/2 are pooled with inverse-variance weights (with equal
+// within-stratum variances, van Elteren's 1 / (N + 1)), each variance the exact permutation
+// variance with ties, scaled by the stratum's within-round serial inflation. Where three or
+// more strata disagree beyond those variances (Cochran's Q over k - 1 above 1: a within-round
+// correlation the rounds' few samples could not show, e.g. a run-level offset), the pooled
+// variance is scaled by Q / (k - 1). The normal approximation; strata with an empty side are
+// left out; no stratum gives p = 1.
+StratifiedRankResult stratified_rank_test(const std::vector<RankStratum>& strata);
 
 // p-values adjusted for the number of tests they came from, in input order, each capped at
 // 1 (R's p.adjust): a test rejects at level alpha when its adjusted p is below alpha.

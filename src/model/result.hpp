@@ -122,6 +122,11 @@ struct ResultRecord {
   // Rounds of re-measurement pooled into the samples after the first measurement, to settle
   // an inconclusive comparison (run --resolve, gpubench ab); 0: measured once.
   int resolve_rounds = 0;
+  // In memory only, set where rounds were pooled (analysis/resolve.hpp's pool_round): how
+  // many of samples_s, in order, each measurement round took, the first measurement included.
+  // Empty: one block. Lets compare stratify its rank test by round where both sides were
+  // measured in the same rounds (gpubench ab).
+  std::vector<std::size_t> round_sizes;
   double measure_seconds = 0;    // wall time spent taking samples
   std::vector<double> samples_s;       // the reported figure per sample (op, or h2d+op+d2h in e2e)
   std::vector<double> host_samples_s;  // host-observed wall time per sample

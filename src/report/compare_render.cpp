@@ -39,8 +39,9 @@ std::string test_rule(const Comparison& comparison) {
   for (const CaseComparison& c : comparison.cases) tested += c.p_adjusted.has_value();
   std::string text = "alpha " + format_short(comparison.alpha);
   if (comparison.looks > 1)
-    text += " over " + std::to_string(comparison.looks) + " looks (" + format_short(comparison.alpha_per_look()) +
-            " each)";
+    text += " spent over " + std::to_string(comparison.looks) + " looks (Hwang-Shih-DeCani, gamma " +
+            format_short(kSpendingGamma) + "): " + format_short(comparison.alpha_this_look()) + " at look " +
+            std::to_string(comparison.look);
   switch (comparison.p_adjust) {
     case PAdjust::bh: text += ", p adjusted by Benjamini-Hochberg"; break;
     case PAdjust::holm: text += ", p adjusted by Holm"; break;
@@ -178,7 +179,8 @@ std::string render_json_document(const Comparison& comparison) {
       {"passed", comparison.passed()},
       {"alpha", comparison.alpha},
       {"looks", comparison.looks},
-      {"alpha_per_look", comparison.alpha_per_look()},
+      {"look", comparison.look},
+      {"alpha_this_look", comparison.alpha_this_look()},
       {"p_adjust", to_string(comparison.p_adjust)},
       {"inconclusive", to_string(comparison.inconclusive)},
       {"allow_missing", comparison.allow_missing},

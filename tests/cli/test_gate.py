@@ -66,7 +66,7 @@ class GateTests(CliTestCase):
                            "--out", out, env={"GPUBENCH_TEST_SLOWDOWN": SLOWDOWN})
         self.assertEqual(process.returncode, 1, process.stdout + process.stderr)
         self.assertIn("gpubench: resolve round 1: 1 case re-measured", process.stderr)
-        self.assertIn("0.01 over 5 looks (0.002 each)", process.stdout)
+        self.assertRegex(process.stdout, r"alpha 0\.01 spent over 5 looks \(Hwang-Shih-DeCani, gamma -4\): \S+ at look [2-5]")
         self.assertRegex(process.stdout, r"sin/eigen/f64/1048576 .* slower .*after \d rounds? of re-measurement")
         with open(out, encoding="utf-8") as handle:
             record = json.load(handle)["results"][0]

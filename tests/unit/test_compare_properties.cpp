@@ -140,7 +140,7 @@ TEST(CompareProperties, EvidenceDecidesOverTheWholeSweep) {
         const double t = c.threshold;
         const Interval bounds = *c.ratio_bounds;
         const bool clears = bounds.low > 1 + t || bounds.high < 1 - t;
-        const bool significant = *c.p_adjusted < comparison.alpha_per_look();
+        const bool significant = *c.p_adjusted < comparison.alpha_this_look();
         // Bounds wholly beyond the threshold are never "same"; with the test behind them they
         // are the verdict, noisy samples or not.
         if (clears) {
@@ -263,8 +263,9 @@ TEST(CompareProperties, TheAdjustmentIsOverTheComparisonsCases) {
   }
 }
 
-TEST(CompareProperties, LooksSplitAlpha) {
-  // p about 2e-4 decides at one look, not at ten (alpha 0.001 / 10 = 1e-4 per look).
+TEST(CompareProperties, LooksSpendAlpha) {
+  // p about 2e-4 decides at one look and at the last of ten (which tests at 3.4e-4 of the
+  // 0.001), not at the first of ten (9.2e-6).
   std::vector<double> base, cur;
   for (int k = 0; k < 10; ++k) {
     base.push_back(1e-3 * (1 + 0.001 * ((k * 7) % 10)));
@@ -275,10 +276,20 @@ TEST(CompareProperties, LooksSplitAlpha) {
   CompareOptions options;
   EXPECT_EQ(compare_reports(baseline, current, options).cases.at(0).verdict, Verdict::slower);
   options.looks = 10;
-  const Comparison sequential = compare_reports(baseline, current, options);
-  EXPECT_DOUBLE_EQ(sequential.alpha_per_look(), 0.0001);
-  EXPECT_GT(*sequential.cases.at(0).p_value, 0.0001);
-  EXPECT_EQ(sequential.cases.at(0).verdict, Verdict::inconclusive);
+  const Comparison first = compare_reports(baseline, current, options);
+  EXPECT_NEAR(first.alpha_this_look(), 0.001 * std::expm1(0.4) / std::expm1(4), 1e-15);
+  EXPECT_GT(*first.cases.at(0).p_value, first.alpha_this_look());
+  EXPECT_EQ(first.cases.at(0).verdict, Verdict::inconclusive);
+  options.look = 10;
+  const Comparison last = compare_reports(baseline, current, options);
+  EXPECT_NEAR(last.alpha_this_look(), 0.001 * (1 - std::expm1(3.6) / std::expm1(4)), 1e-15);
+  EXPECT_LT(*last.cases.at(0).p_value, last.alpha_this_look());
+  EXPECT_EQ(last.cases.at(0).verdict, Verdict::slower);
+  options.look = 11;
+  EXPECT_THROW(compare_reports(baseline, current, options), UsageError);
+  options.look = 0;
+  EXPECT_THROW(compare_reports(baseline, current, options), UsageError);
+  options.look = 1;
   options.looks = 0;
   EXPECT_THROW(compare_reports(baseline, current, options), UsageError);
 }
