@@ -180,6 +180,8 @@ struct PendingCase {
   CaseComparison comparison;
   bool measured = false;                    // both sides have samples: decided after the adjustment
   std::vector<std::string> noise_problems;  // noise_problem() of each side that has one
+  std::size_t rounds = 1;                   // rounds in which both sides were measured (ab), else 1
+  std::size_t rounds_slower = 0, rounds_faster = 0;  // of those, where the round's median ratio is beyond the threshold
   std::string serial_remark;                // why the test's variance was widened, where it was
   bool serial_remark_always = false;        // said with every verdict (a blocked test's discount), not only inconclusive
 };
@@ -241,6 +243,13 @@ void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, Pe
       strata.push_back({cur_rounds[r], base_rounds[r], serial_variance_inflation(cur_rounds[r]),
                         serial_variance_inflation(base_rounds[r])});
     const StratifiedRankResult test = stratified_rank_test(strata);
+    pending.rounds = base_rounds.size();
+    for (std::size_t r = 0; r < base_rounds.size(); ++r) {
+      if (base_rounds[r].empty() || cur_rounds[r].empty()) continue;
+      const double round_ratio = compute_statistics(cur_rounds[r]).median / compute_statistics(base_rounds[r]).median;
+      pending.rounds_slower += round_ratio > 1 + out.threshold;
+      pending.rounds_faster += round_ratio < 1 - out.threshold;
+    }
     out.p_value = test.p_value;
     pending.serial_remark = blocked_remark(test, test.strata);
     pending.serial_remark_always = test.within_inflation > 1.005 || test.between_inflation > 1.005;
@@ -280,7 +289,7 @@ std::string settling_steps(const CaseComparison& c, bool noisy) {
 // The verdict once the case's p-value is adjusted: slower or faster where the evidence
 // settles the change beyond the threshold, inconclusive where the median moved beyond it and
 // the evidence does not settle it, same otherwise.
-void decide(PendingCase& pending, double alpha) {
+void decide(PendingCase& pending, double alpha, int min_rounds) {
   CaseComparison& out = pending.comparison;
   const double ratio = *out.ratio;
   const Interval bounds = *out.ratio_bounds;
@@ -292,7 +301,11 @@ void decide(PendingCase& pending, double alpha) {
   const auto with_remark = [&remark](std::string note) {
     return remark.empty() ? note : note + (note.empty() ? "" : " ") + remark;
   };
-  if (significant && (bounds.low > 1 + threshold || bounds.high < 1 - threshold)) {
+  // Where the sides ran in rounds that must replicate the change (ab), it must be beyond the
+  // threshold in at least min_rounds of them and in most.
+  const std::size_t agreeing = ratio > 1 ? pending.rounds_slower : pending.rounds_faster;
+  const bool replicated = min_rounds <= 1 || (agreeing >= static_cast<std::size_t>(min_rounds) && 2 * agreeing > pending.rounds);
+  if (significant && replicated && (bounds.low > 1 + threshold || bounds.high < 1 - threshold)) {
     out.verdict = bounds.low > 1 + threshold ? Verdict::slower : Verdict::faster;
     out.note = with_remark(noise.empty() ? "" : "decided despite the noise: " + noise);
     return;
@@ -316,6 +329,11 @@ void decide(PendingCase& pending, double alpha) {
     if (*out.p_adjusted != *out.p_value) test += " (adjusted " + format_short(*out.p_adjusted) + ")";
     missing.push_back(test + " >= alpha " + format_short(alpha));
   }
+  if (!replicated)
+    missing.push_back("beyond the threshold in " + std::to_string(agreeing) + " of " + std::to_string(pending.rounds) +
+                      (pending.rounds == 1 ? " round" : " rounds") + ", a verdict needs at least " +
+                      std::to_string(min_rounds) + " and most of them (a change between two stretches of time can be "
+                      "the machine's)");
   missing.insert(missing.end(), pending.noise_problems.begin(), pending.noise_problems.end());
   out.note = "median " + format_percent(ratio - 1, "%+.1f%%") + " beyond the " + format_percent(threshold, "%g%%") +
              " threshold, not settled: " + joined(missing, "; ") + pending.serial_remark;
@@ -359,7 +377,7 @@ PendingCase judge_case(const ResultRecord* baseline, const ResultRecord* current
 }
 
 // The measured cases' p-values adjusted over the comparison, then their verdicts.
-void decide_measured(std::vector<PendingCase>& cases, PAdjust adjust, double alpha) {
+void decide_measured(std::vector<PendingCase>& cases, PAdjust adjust, double alpha, int min_rounds) {
   std::vector<double> p_values;
   for (const PendingCase& pending : cases)
     if (pending.measured) p_values.push_back(*pending.comparison.p_value);
@@ -370,7 +388,7 @@ void decide_measured(std::vector<PendingCase>& cases, PAdjust adjust, double alp
   for (PendingCase& pending : cases) {
     if (!pending.measured) continue;
     pending.comparison.p_adjusted = adjusted[next++];
-    decide(pending, alpha);
+    decide(pending, alpha, min_rounds);
   }
 }
 
@@ -581,7 +599,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
     cases.back().comparison.device = pair.device;
     cases.back().comparison.cross_machine = !comparison.machine_mismatch.empty();
   }
-  decide_measured(cases, options.p_adjust, comparison.alpha_this_look());
+  decide_measured(cases, options.p_adjust, comparison.alpha_this_look(), options.min_rounds);
   for (PendingCase& pending : cases) {
     add_remarks(pending.comparison);
     comparison.cases.push_back(std::move(pending.comparison));

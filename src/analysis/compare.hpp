@@ -52,6 +52,10 @@ enum class InconclusivePolicy { fail, pass };
 std::string to_string(InconclusivePolicy policy);                 // "fail", "pass"
 InconclusivePolicy parse_inconclusive_policy(std::string_view text);  // UsageError naming --inconclusive
 
+// The rounds of both sides gpubench ab weighs before its first verdict: three, the fewest in
+// which the rounds' disagreement with each other can be measured.
+constexpr int kAbMinRounds = 3;
+
 struct CompareOptions {
   std::optional<double> threshold;           // replaces the suite's global ("*") threshold
   double alpha = kDefaultSignificanceLevel;  // Mann-Whitney significance level, two-sided, over all looks
@@ -62,6 +66,10 @@ struct CompareOptions {
   // look, looks), so the whole sequence keeps alpha.
   int looks = 1;
   int look = 1;
+  // Rounds in which both sides must have been measured before a change is a verdict (gpubench
+  // ab: kAbMinRounds). A change seen between one stretch of time of each side can be the
+  // machine's (another job started between them); rounds in alternating order replicate it.
+  int min_rounds = 1;
   bool allow_missing = false;                // cases absent from the current report do not fail
   bool allow_machine_mismatch = false;       // compare across GPU/CPU models; verdicts marked cross-machine
   DeviceMatch match_devices = DeviceMatch::uuid;  // how reports over several GPUs or ranks pair their records
@@ -128,6 +136,10 @@ struct Comparison {
   InconclusivePolicy inconclusive = InconclusivePolicy::fail;
   int looks = 1;
   int look = 1;
+  // Rounds in which both sides must have been measured before a change is a verdict (gpubench
+  // ab: kAbMinRounds). A change seen between one stretch of time of each side can be the
+  // machine's (another job started between them); rounds in alternating order replicate it.
+  int min_rounds = 1;
   bool allow_missing = false;
 
   // The level this look tests at (alpha for a single comparison).

@@ -174,7 +174,7 @@ CLI::App* add_ab_command(CLI::App& app, AbCli& cli) {
   ab->add_option("--a", cli.a, "The baseline's command line, e.g. \"build-main/gpubench run --config configs/ci.json\"")
       ->required();
   ab->add_option("--b", cli.b, "The current side's command line")->required();
-  ab->add_option("--rounds", cli.rounds, "Rounds of measurement in all, the first included (default 10)")
+  ab->add_option("--rounds", cli.rounds, "Rounds of measurement in all, the first included (default 10; at least 3: a change must show in 3 rounds)")
       ->check(CLI::Range(1, 1000));
   ab->add_option("--time", cli.seconds, "Start no round after this many seconds")->check(CLI::PositiveNumber)->type_name("SECONDS");
   ab->add_option("--threshold", cli.threshold, "Regression threshold in percent (overrides the suites' global one)")
@@ -191,6 +191,7 @@ int command_ab(const AbCli& cli, bool colour) {
   if (!cli.threshold.empty()) options.threshold = parse_threshold_flag("--threshold", cli.threshold);
   apply_verdict_flags(cli.verdict, options);
   options.allow_missing = cli.allow_missing;
+  options.min_rounds = kAbMinRounds;
   const ReportFormat format = parse_report_format(cli.format);
   if (!cli.keep.empty() && !fs::is_directory(cli.keep)) throw UsageError("--keep " + cli.keep + ": no such directory");
 
@@ -198,6 +199,10 @@ int command_ab(const AbCli& cli, bool colour) {
   AbRunner runner(scratch.path());
   const Side a{"A", cli.a}, b{"B", cli.b};
   ResolveLimits limits;
+  if (cli.rounds < kAbMinRounds)
+    throw UsageError("--rounds " + std::to_string(cli.rounds) + ": gpubench ab weighs at least " +
+                     std::to_string(kAbMinRounds) + " rounds before a verdict (use --rounds " +
+                     std::to_string(kAbMinRounds) + " or more)");
   limits.max_rounds = cli.rounds - 1;
   if (cli.seconds > 0) limits.max_seconds = cli.seconds;
   options.looks = resolve_looks(limits);

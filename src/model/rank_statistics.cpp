@@ -161,20 +161,37 @@ StratifiedRankResult stratified_rank_test(const std::vector<RankStratum>& strata
   }
   result.strata = estimates.size();
   if (estimates.empty()) return result;
-  double weight_sum = 0, weighted_effect = 0, weighted_inflation = 0;
+  double weight_sum = 0, weighted_effect = 0, weighted_inflation = 0, squared_weights = 0;
   for (const Estimate& e : estimates) {
     weight_sum += 1 / e.variance;
+    squared_weights += 1 / (e.variance * e.variance);
     weighted_effect += e.effect / e.variance;
     weighted_inflation += e.inflation / e.variance;
   }
   result.effect = weighted_effect / weight_sum;
   result.within_inflation = weighted_inflation / weight_sum;
+  double variance = 1 / weight_sum;
   if (estimates.size() >= kMinStrataForDispersion) {
+    // Rounds that disagree beyond their own noise: the round is the unit that replicates the
+    // comparison, so its disagreement is added to every round's variance (DerSimonian and
+    // Laird's between-round variance from Cochran's Q). A round of many samples then weighs
+    // no more than the others say it should: one stretch of time that another job slowed
+    // cannot carry the verdict alone.
     double q = 0;
     for (const Estimate& e : estimates) q += (e.effect - result.effect) * (e.effect - result.effect) / e.variance;
-    result.between_inflation = std::max(1.0, q / static_cast<double>(estimates.size() - 1));
+    const double between = std::max(0.0, (q - static_cast<double>(estimates.size() - 1)) /
+                                             (weight_sum - squared_weights / weight_sum));
+    if (between > 0) {
+      double random_weight_sum = 0, random_effect = 0;
+      for (const Estimate& e : estimates) {
+        random_weight_sum += 1 / (e.variance + between);
+        random_effect += e.effect / (e.variance + between);
+      }
+      result.effect = random_effect / random_weight_sum;
+      result.between_inflation = weight_sum / random_weight_sum;
+      variance = 1 / random_weight_sum;
+    }
   }
-  const double variance = result.between_inflation / weight_sum;
   result.z = result.effect / std::sqrt(variance);
   result.p_value = std::min(1.0, std::erfc(std::abs(result.z) / std::sqrt(2.0)));
   return result;

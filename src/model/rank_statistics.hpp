@@ -34,7 +34,7 @@ struct StratifiedRankResult {
   double z = 0;              // positive where x tends to exceed y
   double effect = 0;         // the pooled P(x > y) - 1/2 (a tie counting one half)
   double within_inflation = 1;   // the within-round serial inflation the strata carried, weighted as the test weighs them
-  double between_inflation = 1;  // the rounds' disagreement beyond their within-round variance (1: none)
+  double between_inflation = 1;  // the pooled variance over what it would be without the rounds' disagreement (1: none)
   std::size_t strata = 0;    // strata that had samples on both sides
 };
 
@@ -44,10 +44,11 @@ struct StratifiedRankResult {
 // strata's estimates of P(x > y) - 1/2 are pooled with inverse-variance weights (with equal
 // within-stratum variances, van Elteren's 1 / (N + 1)), each variance the exact permutation
 // variance with ties, scaled by the stratum's within-round serial inflation. Where three or
-// more strata disagree beyond those variances (Cochran's Q over k - 1 above 1: a within-round
-// correlation the rounds' few samples could not show, e.g. a run-level offset), the pooled
-// variance is scaled by Q / (k - 1). The normal approximation; strata with an empty side are
-// left out; no stratum gives p = 1.
+// more strata disagree beyond those variances (Cochran's Q above k - 1: a within-round
+// correlation the rounds' few samples could not show, a run-level offset, another job slowing
+// one stretch of time), their disagreement is added to every stratum's variance
+// (DerSimonian-Laird), so that no round outweighs what the rounds' agreement supports. The
+// normal approximation; strata with an empty side are left out; no stratum gives p = 1.
 StratifiedRankResult stratified_rank_test(const std::vector<RankStratum>& strata);
 
 // p-values adjusted for the number of tests they came from, in input order, each capped at
