@@ -145,7 +145,7 @@ std::optional<Comparison> compare_with_run_baseline(const RunConfig& config, con
   // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
   LoadedReport baseline;
   try {
-    baseline = config.baseline->report_for(context, config.allow_interrupted);
+    baseline = config.baseline->report_for(context, config.compare.allow_interrupted);
   } catch (const NoHistoryError& error) {
     // The run still stands (and is stored): only the comparison has nothing to go on.
     std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";
@@ -154,7 +154,7 @@ std::optional<Comparison> compare_with_run_baseline(const RunConfig& config, con
   }
   LoadedReport current{context, std::move(results)};
   const std::function<void(const ResolveRound&)> on_round = config.quiet ? nullptr : say_round;
-  Comparison comparison = resolve_comparison(baseline, current, compare_options(config),
+  Comparison comparison = resolve_comparison(baseline, current, config.compare,
                                              {config.resolve_rounds, config.resolve_seconds}, remeasure, {}, on_round);
   results = std::move(current.results);
   return comparison;
