@@ -289,7 +289,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
                         round.cases.end());
       return measure_plan(round);
     }, no_history);
-    annotate_roofline(context, results, devices.front());  // pooled records have new medians
+    // Records a round pooled have new medians. Only those: an MPI run's merged records keep
+    // the ceilings of the rank that measured them (--resolve runs in one process).
+    if (std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.resolve_rounds > 0; }))
+      annotate_roofline(context, results, devices.front());
     if (interrupt_requested()) mark_resolve_interrupted(context);
   }
   write_reports(config, context, results, colour);
