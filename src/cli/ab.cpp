@@ -24,6 +24,7 @@
 #include "cli/compare.hpp"
 #include "config/run_config.hpp"
 #include "model/record_format.hpp"
+#include "report/compare_render.hpp"
 #include "report/report.hpp"
 
 extern char** environ;
@@ -191,7 +192,7 @@ int command_ab(const AbCli& cli, bool colour) {
   if (!cli.threshold.empty()) options.threshold = parse_threshold_flag("--threshold", cli.threshold);
   apply_verdict_flags(cli.verdict, options);
   options.allow_missing = cli.allow_missing;
-  const ReportFormat format = parse_report_format(cli.format);
+  const ReportFormat format = parse_report_format(cli.format, kComparisonFormats);  // before anything runs
   if (!cli.keep.empty() && !fs::is_directory(cli.keep)) throw UsageError("--keep " + cli.keep + ": no such directory");
 
   const ScratchDirectory scratch;

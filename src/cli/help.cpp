@@ -14,6 +14,7 @@
 #include "config/plan.hpp"
 #include "measure/backend.hpp"
 #include "model/types.hpp"
+#include "report/compare_render.hpp"
 #include "report/report.hpp"
 
 namespace gpb {
@@ -221,8 +222,8 @@ const std::vector<ValueWords>& value_words() {
       {"", "--device", [] { return std::vector<std::string>{"all", "0", "1"}; }},
       {"run", "--format", [] { return names_of(kAllReportFormats); }},
       {"report", "--format", [] { return names_of(kAllReportFormats); }},
-      {"compare", "--format",
-       [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::markdown, ReportFormat::json}); }},
+      {"compare", "--format", [] { return names_of(kComparisonFormats); }},
+      {"ab", "--format", [] { return names_of(kComparisonFormats); }},
       {"info", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::json}); }},
       {"list", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::json}); }},
       {"history export", "--format", [] { return std::vector<std::string>{"csv", "json"}; }},

@@ -152,6 +152,7 @@ class Completion(CliTestCase):
         self.assertEqual(self.complete("gpubench", "run", "--backend", "cu"), ["cuda", "cublas", "cub", "cusparse"])
         self.assertEqual(self.complete("gpubench", "run", "--dtype", "b"), ["bf16"])
         self.assertEqual(self.complete("gpubench", "compare", "--format", ""), ["console", "markdown", "json"])
+        self.assertEqual(self.complete("gpubench", "ab", "--format", ""), ["console", "markdown", "json"])
         self.assertEqual(self.complete("gpubench", "history", "export", "--format", ""), ["csv", "json"])
         self.assertEqual(self.complete("gpubench", "completion", ""), ["bash", "zsh"])
         self.assertEqual(self.complete("gpubench", "run", "--size", ""), [], "a size is typed, not offered")
