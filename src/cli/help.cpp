@@ -243,12 +243,18 @@ const std::vector<ValueWords>& value_words() {
   return table;
 }
 
+// "a b c"
+std::string spaced(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// A command's words below the program: "history show"; "" for the program itself.
 std::string path_of(const CLI::App* command) {
   std::vector<std::string> names;
   for (; command && command->get_parent(); command = command->get_parent()) names.insert(names.begin(), command->get_name());
-  std::string path;
-  for (const auto& name : names) path += (path.empty() ? "" : " ") + name;
-  return path;
+  return spaced(names);
 }
 
 const ValueWords* completion_of(const std::string& path, const std::string& option) {
@@ -333,12 +339,6 @@ std::string shown_path(const CLI::App* command) {
 }
 
 // ---- the bash script ----
-
-std::string spaced(const std::vector<std::string>& words) {
-  std::string text;
-  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
-  return text;
-}
 
 void append_bash_cases(std::ostringstream& out, const CLI::App& command) {
   const std::string path = path_of(&command);
