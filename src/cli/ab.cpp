@@ -22,6 +22,7 @@
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
 #include "cli/compare.hpp"
+#include "cli/exit_codes.hpp"
 #include "config/run_config.hpp"
 #include "model/record_format.hpp"
 #include "report/compare_render.hpp"
@@ -145,8 +146,8 @@ class AbRunner {
     }
     const int status = run_command(side, args, log);
     if (status < 0) return std::nullopt;
-    // 3: a case failed; the report holds it, and compare calls it failed.
-    if (status != 0 && status != 3)
+    // A case failed: the report holds it, and compare calls it failed.
+    if (status != kExitOk && status != kExitCaseFailed)
       throw UsageError(std::string("the ") + side.name + " command ended with exit " + std::to_string(status) + ": " +
                        last_line(log) + " (command: " + side.command + ")");
     if (!fs::exists(report))
