@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -18,6 +17,7 @@
 #include "base/system.hpp"
 #include "cli/compare.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help.hpp"
 #include "cli/progress.hpp"
 #include "config/plan.hpp"
 #include "config/test_knobs.hpp"
@@ -216,18 +216,17 @@ void print_plan(const RunConfig& config, const Plan& plan, std::vector<std::uniq
             << cases.size() - static_cast<std::size_t>(measured) << " skipped";
   if (settings.repetitions > 1) std::cout << ", in " << settings.repetitions << " passes";
   std::cout << "\n";
-  constexpr std::size_t kWidth = 80, kUnlimited = std::numeric_limits<std::size_t>::max();
   for (const auto& c : cases) {
     report_model::append_console_line(std::cout, "  " + c.id + " (" + c.device + ")");
-    if (!c.skipped.empty()) report_model::append_wrapped(std::cout, "    ", 6, "skipped: " + c.skipped, kWidth - 6, kUnlimited);
+    if (!c.skipped.empty()) report_model::append_wrapped(std::cout, "    ", 6, "skipped: " + c.skipped, kHelpWidth - 6);
   }
-  for (const auto& note : plan.notes) report_model::append_wrapped(std::cout, "note: ", 6, note, kWidth - 6, kUnlimited);
+  for (const auto& note : plan.notes) report_model::append_wrapped(std::cout, "note: ", 6, note, kHelpWidth - 6);
   std::string time = "Time measuring: " + format_duration(least) + " to " + format_duration(most) +
                      " (minutes:seconds: each case at least --min-time " + format_seconds(settings.min_time_s) +
                      " and at most --max-time " + format_seconds(settings.max_time_s) + " in all";
   if (settings.soak_s > 0) time += ", and --soak per pass on the GPU";
   time += "), plus warm-ups and building inputs. Nothing was measured (--dry-run).";
-  report_model::append_wrapped(std::cout, "", 0, time, kWidth, kUnlimited);
+  report_model::append_wrapped(std::cout, "", 0, time, kHelpWidth);
   std::cout << std::flush;
 }
 
