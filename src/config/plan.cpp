@@ -84,8 +84,8 @@ std::vector<std::string> choose_backends(const RunOptions& options, std::vector<
   std::vector<std::string> names;
   if (!options.backends.empty()) {
     for (const auto& name : options.backends) {
-      const Availability availability = find_backend(backends, name).availability();
       const Backend& backend = find_backend(backends, name);
+      const Availability availability = backend.availability();
       if (availability.available)
         names.push_back(name);
       else if (unavailable_is_error)
