@@ -1,12 +1,8 @@
 #include "config/run_config.hpp"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -60,19 +56,6 @@ std::string names_of(const std::vector<Value>& values, const char* separator = "
   std::string names;
   for (const Value value : values) names += (names.empty() ? "" : separator) + to_string(value);
   return names;
-}
-
-// Each report file is checked before anything runs, without creating it: its directory
-// must exist and be writable.
-void check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path file(path);
-  const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::error_code ignored;
-  const auto cannot_write = [&](const std::string& why) { return UsageError("cannot write report '" + path + "': " + why); };
-  if (!file.has_filename() || fs::is_directory(file, ignored)) throw cannot_write("it is a directory");
-  if (!fs::is_directory(directory, ignored)) throw cannot_write("no directory '" + directory.string() + "'");
-  if (::access(directory.c_str(), W_OK | X_OK) != 0) throw cannot_write(std::strerror(errno));
 }
 
 // A run writes its report files and its database: none of them may be one of the files it
@@ -311,8 +294,7 @@ std::vector<ReportOutput> RunCommandLine::outputs(const ProcessPlace& place, con
   for (const auto& given_path : outs_) {
     const std::string path = expand_output_path(given_path, {place.launch.rank, place.host, devices.devices});
     outputs.push_back({report_format_for_path(path), path});
-    check_report_destination(path);  // special files and links first: they say what they are
-    check_writable(path);
+    check_report_destination(path);  // before anything runs, without creating it
     if (!paths.insert(std::filesystem::absolute(path).lexically_normal().string()).second)
       throw UsageError("--out " + path + " is named twice");
   }
