@@ -137,10 +137,9 @@ void say_round(const ResolveRound& round) {
 
 // With a baseline: the comparison, after up to --resolve rounds of re-measuring the cases it
 // left inconclusive (their new samples pooled into `results`); nullopt without a baseline, and
-// for a history baseline with no run to compare with yet (said, and `no_history` set).
+// for a history baseline with no run to compare with yet (said here).
 std::optional<Comparison> compare_with_run_baseline(const RunConfig& config, const Context& context,
-                                                    std::vector<ResultRecord>& results, const Remeasure& remeasure,
-                                                    bool& no_history) {
+                                                    std::vector<ResultRecord>& results, const Remeasure& remeasure) {
   if (!config.baseline) return std::nullopt;
   // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
   LoadedReport baseline;
@@ -149,7 +148,6 @@ std::optional<Comparison> compare_with_run_baseline(const RunConfig& config, con
   } catch (const NoHistoryError& error) {
     // The run still stands (and is stored): only the comparison has nothing to go on.
     std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";
-    no_history = true;
     return std::nullopt;
   }
   LoadedReport current{context, std::move(results)};
@@ -276,7 +274,6 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
     results = std::move(merged.results);
   }
   std::optional<Comparison> comparison;
-  bool no_history = false;
   if (!context.interrupted) {
     // --resolve: the inconclusive cases again, on this process's GPUs (runs of one process only).
     comparison = compare_with_run_baseline(config, context, results, [&](const std::vector<std::string>& ids) {
@@ -287,7 +284,7 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
                                        }),
                         round.cases.end());
       return measure_plan(round);
-    }, no_history);
+    });
     // Records a round pooled have new medians. Only those: an MPI run's merged records keep
     // the ceilings of the rank that measured them (--resolve runs in one process).
     if (std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.resolve_rounds > 0; }))
@@ -299,9 +296,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
   if (!context.interrupted) {
     const bool any_failed =
         std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
-    const int verdict = comparison ? print_comparison(*comparison, ReportFormat::console, std::cout, std::cerr, colour)
-                        : no_history ? kExitNoHistory
-                                     : kExitOk;
+    // A baseline without a comparison is a history with no run to compare with yet.
+    const int verdict = comparison        ? print_comparison(*comparison, ReportFormat::console, std::cout, std::cerr, colour)
+                        : config.baseline ? kExitNoHistory
+                                          : kExitOk;
     exit_code = any_failed ? kExitCaseFailed : verdict;
     if (config.store) store_run(*config.store, config.tags, context, results);  // after compare: a db baseline pools earlier runs only
   }
