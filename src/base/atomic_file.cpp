@@ -185,7 +185,18 @@ void write_files_atomic(const std::vector<OutputFile>& files) {
 
 void write_file_atomic(const std::string& path, const std::string& content) { write_files_atomic({{path, content}}); }
 
-void check_report_destination(const std::string& path) { destination_of(path); }
+void check_report_destination(const std::string& path) {
+  namespace fs = std::filesystem;
+  // The temporary file is made beside what the write replaces (a link's target, not the
+  // link): that directory must exist and take a new file.
+  const fs::path file(destination_of(path));
+  const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  const auto refused = [&](const std::string& why) { return UsageError("cannot write report '" + path + "': " + why); };
+  std::error_code ignored;
+  if (!file.has_filename()) throw refused("it is a directory");
+  if (!fs::is_directory(directory, ignored)) throw refused("no directory '" + directory.string() + "'");
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) throw refused(std::strerror(errno));
+}
 
 namespace {
 

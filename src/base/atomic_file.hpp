@@ -24,7 +24,9 @@ struct OutputFile {
 void write_files_atomic(const std::vector<OutputFile>& files);
 
 // Throws the UsageError that writing to path would throw for what is there now: an existing
-// directory, device or fifo (also behind symbolic links). For checking outputs before a run.
+// directory, device or fifo (also behind symbolic links), or a directory to write in (the
+// link's target's, for a link) that is missing or takes no new file. For checking outputs
+// before a run, without creating them.
 void check_report_destination(const std::string& path);
 
 // A file a command reads or writes, named as the user named it: what it is ("--out", "the

@@ -22,8 +22,10 @@
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
 #include "cli/compare.hpp"
+#include "cli/exit_codes.hpp"
 #include "config/run_config.hpp"
 #include "model/record_format.hpp"
+#include "report/compare_render.hpp"
 #include "report/report.hpp"
 
 extern char** environ;
@@ -144,8 +146,8 @@ class AbRunner {
     }
     const int status = run_command(side, args, log);
     if (status < 0) return std::nullopt;
-    // 3: a case failed; the report holds it, and compare calls it failed.
-    if (status != 0 && status != 3)
+    // A case failed: the report holds it, and compare calls it failed.
+    if (status != kExitOk && status != kExitCaseFailed)
       throw UsageError(std::string("the ") + side.name + " command ended with exit " + std::to_string(status) + ": " +
                        last_line(log) + " (command: " + side.command + ")");
     if (!fs::exists(report))
@@ -192,7 +194,7 @@ int command_ab(const AbCli& cli, bool colour) {
   apply_verdict_flags(cli.verdict, options);
   options.allow_missing = cli.allow_missing;
   options.min_rounds = kAbMinRounds;
-  const ReportFormat format = parse_report_format(cli.format);
+  const ReportFormat format = parse_report_format(cli.format, kComparisonFormats);  // before anything runs
   if (!cli.keep.empty() && !fs::is_directory(cli.keep)) throw UsageError("--keep " + cli.keep + ": no such directory");
 
   const ScratchDirectory scratch;

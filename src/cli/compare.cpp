@@ -30,8 +30,7 @@ int command_compare(CompareCli cli, bool colour) {
   if (!cli.threshold.empty()) cli.options.threshold = parse_threshold_flag("--threshold", cli.threshold);
   apply_verdict_flags(cli.verdict, cli.options);
   cli.options.match_devices = parse_device_match(cli.match_devices);
-  const ReportFormat format =
-      parse_report_format(cli.format, {ReportFormat::console, ReportFormat::markdown, ReportFormat::json});
+  const ReportFormat format = parse_report_format(cli.format, kComparisonFormats);
   return run_compare(cli.baseline, cli.current, cli.options, format, std::cout, std::cerr, colour);
 }
 

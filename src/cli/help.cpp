@@ -14,6 +14,7 @@
 #include "config/plan.hpp"
 #include "measure/backend.hpp"
 #include "model/types.hpp"
+#include "report/compare_render.hpp"
 #include "report/report.hpp"
 
 namespace gpb {
@@ -94,95 +95,94 @@ std::vector<std::string> backend_names() {
 
 std::string exit_code(int code, const std::string& meaning) { return "  " + std::to_string(code) + "  " + meaning + "\n"; }
 
+// A command's footer: its examples (a line each, indented; a continued line carries its own
+// indent), what to know beyond the options (paragraphs; none when empty) and its exit codes.
+std::string command_footer(const std::vector<std::string>& examples, const std::string& about,
+                           const std::string& exit_codes) {
+  std::string footer = "Examples:\n";
+  for (const auto& example : examples) footer += "  " + example + "\n";
+  footer += "\n";
+  if (!about.empty()) footer += about + "\n\n";
+  return footer + "Exit codes:\n" + exit_codes;
+}
+
+// The verdict's two codes, alike for compare and ab: nothing regressed, or something did.
+std::string verdict_exit_codes() {
+  return exit_code(kCompareExitPass, "nothing regressed") +
+         exit_code(kCompareExitRegression, "a case is slower, failed, or missing");
+}
+
 std::string run_footer() {
-  return "Examples:\n"
-         "  gpubench run --op matmul --size 4096\n"
-         "  gpubench run --op sin,sqrt,sum --size 1M,16M --dtype f32,f64 --backend eigen\n"
-         "  gpubench run --op spmv --rows 1M --nnz-per-row 16 --pattern random,powerlaw\n"
-         "  gpubench run --op sum --size 1K..256M:x4 --out sweep.json --dry-run\n"
-         "  gpubench run --config configs/ci.json --require-gpu --out current.json\n"
-         "\n"
-         "Without --op or --config, the default suite runs (configs/default.json). "
-         "Ops: " + names(names_of(all_ops())) + ". Dtypes: " + names(names_of(all_dtypes())) +
-         " (also float32, fp32, float64, double, float16, half, bfloat16). Backends: " + names(backend_names()) +
-         "; `gpubench list` shows which run here.\n"
-         "\n"
-         "Sizes: 4096; suffixes K, M, G (powers of two: 4K = 4096); lists 1M,16M (a comma separates sizes, so "
-         "write 1000, not 1,000); ranges 1K..256M:x4 (geometric) or 1K..8K:+1K (arithmetic), x2 when no step "
-         "is given. A size is each op's natural one: n elements, matmul's square n (other shapes: --shape "
-         "MxNxK), spmv's rows. Without --size: " + default_sizes_text() + ".\n"
-         "\n"
-         "Exit codes:\n" +
-         exit_code(kExitOk, "every case ran and verified") +
-         exit_code(1, "--baseline: the comparison found a regression") +
-         exit_code(kExitUsage, "usage error, found before anything is measured; no report written") +
-         exit_code(kExitCaseFailed, "a case failed (an error, or a result that did not verify)") +
-         exit_code(kCompareExitInconclusive, "--baseline: a case moved beyond its threshold, not settled (--resolve N)") +
-         exit_code(kExitNoHistory, "--baseline db:...: no stored run to compare with yet") +
-         "  130, 143  stopped by SIGINT, SIGTERM (the reports hold the finished cases)\n";
+  return command_footer(
+      {"gpubench run --op matmul --size 4096", "gpubench run --op sin,sqrt,sum --size 1M,16M --dtype f32,f64 --backend eigen",
+       "gpubench run --op spmv --rows 1M --nnz-per-row 16 --pattern random,powerlaw",
+       "gpubench run --op sum --size 1K..256M:x4 --out sweep.json --dry-run",
+       "gpubench run --config configs/ci.json --require-gpu --out current.json"},
+      "Without --op or --config, the default suite runs (configs/default.json). "
+      "Ops: " + names(names_of(all_ops())) + ". Dtypes: " + names(names_of(all_dtypes())) +
+          " (also float32, fp32, float64, double, float16, half, bfloat16). Backends: " + names(backend_names()) +
+          "; `gpubench list` shows which run here.\n"
+          "\n"
+          "Sizes: 4096; suffixes K, M, G (powers of two: 4K = 4096); lists 1M,16M (a comma separates sizes, so "
+          "write 1000, not 1,000); ranges 1K..256M:x4 (geometric) or 1K..8K:+1K (arithmetic), x2 when no step "
+          "is given. A size is each op's natural one: n elements, matmul's square n (other shapes: --shape "
+          "MxNxK), spmv's rows. Without --size: " + default_sizes_text() + ".",
+      exit_code(kExitOk, "every case ran and verified") +
+          exit_code(kCompareExitRegression, "--baseline: the comparison found a regression") +
+          exit_code(kExitUsage, "usage error, found before anything is measured; no report written") +
+          exit_code(kExitCaseFailed, "a case failed (an error, or a result that did not verify)") +
+          exit_code(kCompareExitInconclusive, "--baseline: a case moved beyond its threshold, not settled (--resolve N)") +
+          exit_code(kExitNoHistory, "--baseline db:...: no stored run to compare with yet") +
+          "  130, 143  stopped by SIGINT, SIGTERM (the reports hold the finished cases)\n");
 }
 
 std::string compare_footer() {
-  return "Examples:\n"
-         "  gpubench compare baseline.json current.json\n"
-         "  gpubench compare baseline.json current.json --format markdown > comparison.md\n"
-         "  gpubench compare \"db:gpubench.db?branch=main&last=10\" current.json\n"
-         "\n"
-         "A case is slower or faster only when its median moved beyond the threshold (5% unless the suite "
-         "says otherwise) and the raw samples show it (docs/ci.md).\n"
-         "\n"
-         "Exit codes:\n" +
-         exit_code(kExitOk, "nothing regressed") + exit_code(1, "a case is slower, failed, or missing") +
-         exit_code(kExitUsage, "unreadable or mismatched input, reports of different machines") +
-         exit_code(kCompareExitInconclusive, "a case moved beyond its threshold, not settled (--inconclusive pass: 0)") +
-         exit_code(kExitNoHistory, "a db: baseline holds no run of this machine yet");
+  return command_footer({"gpubench compare baseline.json current.json",
+                         "gpubench compare baseline.json current.json --format markdown > comparison.md",
+                         "gpubench compare \"db:gpubench.db?branch=main&last=10\" current.json"},
+                        "A case is slower or faster only when its median moved beyond the threshold (5% unless the suite "
+                        "says otherwise) and the raw samples show it (docs/ci.md).",
+                        verdict_exit_codes() +
+                            exit_code(kExitUsage, "unreadable or mismatched input, reports of different machines") +
+                            exit_code(kCompareExitInconclusive,
+                                      "a case moved beyond its threshold, not settled (--inconclusive pass: 0)") +
+                            exit_code(kExitNoHistory, "a db: baseline holds no run of this machine yet"));
 }
 
 std::string ab_footer() {
-  return "Examples:\n"
-         "  gpubench ab --a \"main/gpubench run --config configs/ci.json\" \\\n"
-         "              --b \"pr/gpubench run --config configs/ci.json\"\n"
-         "  gpubench ab --a \"gpubench run --op sum --threads 1\" \\\n"
-         "              --b \"gpubench run --op sum --threads 2\" --rounds 20\n"
-         "\n"
-         "Alpha is spent over the rounds (little early, most at the last) and each\n"
-         "round is ranked within itself, so a drift between rounds is no evidence and\n"
-         "the whole sequence keeps the error rate of one comparison. A case is\n"
-         "re-measured until decided; a noisy same not shown within the threshold\n"
-         "when the rounds run out is inconclusive (docs/ci.md).\n"
-         "\n"
-         "Exit codes:\n" +
-         exit_code(kExitOk, "nothing regressed") + exit_code(1, "a case is slower, failed, or missing") +
-         exit_code(kExitUsage, "a command line that fails or writes no report, or a bad option") +
-         exit_code(kCompareExitInconclusive, "a case is still not settled after the last round");
+  return command_footer({"gpubench ab --a \"main/gpubench run --config configs/ci.json\" \\",
+                         "            --b \"pr/gpubench run --config configs/ci.json\"",
+                         "gpubench ab --a \"gpubench run --op sum --threads 1\" \\",
+                         "            --b \"gpubench run --op sum --threads 2\" --rounds 20"},
+                        "Alpha is spent over the rounds (little early, most at the last) and each\n"
+                        "round is ranked within itself, so a drift between rounds is no evidence and\n"
+                        "the whole sequence keeps the error rate of one comparison. A case is\n"
+                        "re-measured until decided; a noisy same not shown within the threshold\n"
+                        "when the rounds run out is inconclusive (docs/ci.md).",
+                        verdict_exit_codes() +
+                            exit_code(kExitUsage, "a command line that fails or writes no report, or a bad option") +
+                            exit_code(kCompareExitInconclusive, "a case is still not settled after the last round"));
 }
 
 std::string report_footer() {
-  return "Examples:\n"
-         "  gpubench report sweep.json\n"
-         "  gpubench report sweep.json --html sweep.html --relative-to eigen\n"
-         "  gpubench report fleet.json --fail-on-outlier 5\n"
-         "\n"
-         "Exit codes:\n" +
-         exit_code(kExitOk, "rendered") + exit_code(kExitOutlier, "--fail-on-outlier: a GPU is an outlier") +
-         exit_code(kExitUsage, "unreadable report or bad option");
+  return command_footer({"gpubench report sweep.json", "gpubench report sweep.json --html sweep.html --relative-to eigen",
+                         "gpubench report fleet.json --fail-on-outlier 5"},
+                        "",
+                        exit_code(kExitOk, "rendered") + exit_code(kExitOutlier, "--fail-on-outlier: a GPU is an outlier") +
+                            exit_code(kExitUsage, "unreadable report or bad option"));
 }
 
 std::string history_footer() {
-  return "Examples:\n"
-         "  gpubench run --config configs/ci.json --db gpubench.db --tag branch=main\n"
-         "  gpubench history list --tag branch=main\n"
-         "  gpubench history show --case sum/eigen/f32/4194304 --html trend.html\n"
-         "  gpubench history check --tag branch=main\n"
-         "\n"
-         "--db takes a SQLite file (default gpubench.db), sqlite:PATH, or postgresql://user@host/dbname "
-         "(docs/history.md).\n"
-         "\n"
-         "Exit codes:\n" +
-         exit_code(kExitOk, "done (check: no case got slower)") +
-         exit_code(1, "check: a case's newest runs got slower since a change point") +
-         exit_code(kExitUsage, "usage error, or a database that cannot be read") +
-         exit_code(kExitNoHistory, "the database holds no history yet");
+  return command_footer({"gpubench run --config configs/ci.json --db gpubench.db --tag branch=main",
+                         "gpubench history list --tag branch=main",
+                         "gpubench history show --case sum/eigen/f32/4194304 --html trend.html",
+                         "gpubench history check --tag branch=main"},
+                        "--db takes a SQLite file (default gpubench.db), sqlite:PATH, or postgresql://user@host/dbname "
+                        "(docs/history.md).",
+                        exit_code(kExitOk, "done (check: no case got slower)") +
+                            exit_code(1, "check: a case's newest runs got slower since a change point") +
+                            exit_code(kExitUsage, "usage error, or a database that cannot be read") +
+                            exit_code(kExitNoHistory, "the database holds no history yet"));
 }
 
 std::string main_footer() {
@@ -221,8 +221,8 @@ const std::vector<ValueWords>& value_words() {
       {"", "--device", [] { return std::vector<std::string>{"all", "0", "1"}; }},
       {"run", "--format", [] { return names_of(kAllReportFormats); }},
       {"report", "--format", [] { return names_of(kAllReportFormats); }},
-      {"compare", "--format",
-       [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::markdown, ReportFormat::json}); }},
+      {"compare", "--format", [] { return names_of(kComparisonFormats); }},
+      {"ab", "--format", [] { return names_of(kComparisonFormats); }},
       {"info", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::json}); }},
       {"list", "--format", [] { return names_of(std::vector<ReportFormat>{ReportFormat::console, ReportFormat::json}); }},
       {"history export", "--format", [] { return std::vector<std::string>{"csv", "json"}; }},
@@ -243,12 +243,18 @@ const std::vector<ValueWords>& value_words() {
   return table;
 }
 
+// "a b c"
+std::string spaced(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// A command's words below the program: "history show"; "" for the program itself.
 std::string path_of(const CLI::App* command) {
   std::vector<std::string> names;
   for (; command && command->get_parent(); command = command->get_parent()) names.insert(names.begin(), command->get_name());
-  std::string path;
-  for (const auto& name : names) path += (path.empty() ? "" : " ") + name;
-  return path;
+  return spaced(names);
 }
 
 const ValueWords* completion_of(const std::string& path, const std::string& option) {
@@ -333,12 +339,6 @@ std::string shown_path(const CLI::App* command) {
 }
 
 // ---- the bash script ----
-
-std::string spaced(const std::vector<std::string>& words) {
-  std::string text;
-  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
-  return text;
-}
 
 void append_bash_cases(std::ostringstream& out, const CLI::App& command) {
   const std::string path = path_of(&command);

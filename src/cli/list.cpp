@@ -1,7 +1,6 @@
 #include "cli/list.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,8 +15,6 @@
 namespace gpb {
 namespace {
 
-constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
-
 std::string op_dtype(Op op, DType dtype) { return to_string(op) + "/" + to_string(dtype); }
 
 // A name in a column of `indent` - 2 characters, then its text wrapped within kHelpWidth.
@@ -28,7 +25,7 @@ void append_entry(std::ostream& out, const std::string& name, const std::string&
     first.clear();
   }
   first.resize(indent, ' ');
-  report_model::append_wrapped(out, first, indent, text, kHelpWidth - indent, kUnlimited);
+  report_model::append_wrapped(out, first, indent, text, kHelpWidth - indent);
 }
 
 // Why a backend cannot run an op: one line per op where every dtype is refused for one
@@ -84,7 +81,7 @@ void render_console(std::ostream& out, std::vector<std::unique_ptr<Backend>>& ba
   for (auto& backend : backends) reasons.merge(refusals(*backend));
   if (!reasons.empty()) {
     out << "\nWhy not:\n";
-    for (const auto& [what, why] : reasons) report_model::append_wrapped(out, "  ", 4, what + ": " + why, kHelpWidth - 4, kUnlimited);
+    for (const auto& [what, why] : reasons) report_model::append_wrapped(out, "  ", 4, what + ": " + why, kHelpWidth - 4);
   }
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -18,6 +17,7 @@
 #include "base/system.hpp"
 #include "cli/compare.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help.hpp"
 #include "cli/progress.hpp"
 #include "config/plan.hpp"
 #include "config/test_knobs.hpp"
@@ -137,24 +137,22 @@ void say_round(const ResolveRound& round) {
 
 // With a baseline: the comparison, after up to --resolve rounds of re-measuring the cases it
 // left inconclusive (their new samples pooled into `results`); nullopt without a baseline, and
-// for a history baseline with no run to compare with yet (said, and `no_history` set).
+// for a history baseline with no run to compare with yet (said here).
 std::optional<Comparison> compare_with_run_baseline(const RunConfig& config, const Context& context,
-                                                    std::vector<ResultRecord>& results, const Remeasure& remeasure,
-                                                    bool& no_history) {
+                                                    std::vector<ResultRecord>& results, const Remeasure& remeasure) {
   if (!config.baseline) return std::nullopt;
   // A history baseline ("db:...") pools the earlier runs of this machine, so it is read now.
   LoadedReport baseline;
   try {
-    baseline = config.baseline->report_for(context, config.allow_interrupted);
+    baseline = config.baseline->report_for(context, config.compare.allow_interrupted);
   } catch (const NoHistoryError& error) {
     // The run still stands (and is stored): only the comparison has nothing to go on.
     std::cerr << "gpubench: no history yet: " << error.what() << "; nothing to compare with\n";
-    no_history = true;
     return std::nullopt;
   }
   LoadedReport current{context, std::move(results)};
   const std::function<void(const ResolveRound&)> on_round = config.quiet ? nullptr : say_round;
-  Comparison comparison = resolve_comparison(baseline, current, compare_options(config),
+  Comparison comparison = resolve_comparison(baseline, current, config.compare,
                                              {config.resolve_rounds, config.resolve_seconds}, remeasure, {}, on_round);
   results = std::move(current.results);
   return comparison;
@@ -216,18 +214,17 @@ void print_plan(const RunConfig& config, const Plan& plan, std::vector<std::uniq
             << cases.size() - static_cast<std::size_t>(measured) << " skipped";
   if (settings.repetitions > 1) std::cout << ", in " << settings.repetitions << " passes";
   std::cout << "\n";
-  constexpr std::size_t kWidth = 80, kUnlimited = std::numeric_limits<std::size_t>::max();
   for (const auto& c : cases) {
     report_model::append_console_line(std::cout, "  " + c.id + " (" + c.device + ")");
-    if (!c.skipped.empty()) report_model::append_wrapped(std::cout, "    ", 6, "skipped: " + c.skipped, kWidth - 6, kUnlimited);
+    if (!c.skipped.empty()) report_model::append_wrapped(std::cout, "    ", 6, "skipped: " + c.skipped, kHelpWidth - 6);
   }
-  for (const auto& note : plan.notes) report_model::append_wrapped(std::cout, "note: ", 6, note, kWidth - 6, kUnlimited);
+  for (const auto& note : plan.notes) report_model::append_wrapped(std::cout, "note: ", 6, note, kHelpWidth - 6);
   std::string time = "Time measuring: " + format_duration(least) + " to " + format_duration(most) +
                      " (minutes:seconds: each case at least --min-time " + format_seconds(settings.min_time_s) +
                      " and at most --max-time " + format_seconds(settings.max_time_s) + " in all";
   if (settings.soak_s > 0) time += ", and --soak per pass on the GPU";
   time += "), plus warm-ups and building inputs. Nothing was measured (--dry-run).";
-  report_model::append_wrapped(std::cout, "", 0, time, kWidth, kUnlimited);
+  report_model::append_wrapped(std::cout, "", 0, time, kHelpWidth);
   std::cout << std::flush;
 }
 
@@ -277,7 +274,6 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
     results = std::move(merged.results);
   }
   std::optional<Comparison> comparison;
-  bool no_history = false;
   if (!context.interrupted) {
     // --resolve: the inconclusive cases again, on this process's GPUs (runs of one process only).
     comparison = compare_with_run_baseline(config, context, results, [&](const std::vector<std::string>& ids) {
@@ -288,8 +284,11 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
                                        }),
                         round.cases.end());
       return measure_plan(round);
-    }, no_history);
-    annotate_roofline(context, results, devices.front());  // pooled records have new medians
+    });
+    // Records a round pooled have new medians. Only those: an MPI run's merged records keep
+    // the ceilings of the rank that measured them (--resolve runs in one process).
+    if (std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.resolve_rounds > 0; }))
+      annotate_roofline(context, results, devices.front());
     if (interrupt_requested()) mark_resolve_interrupted(context);
   }
   write_reports(config, context, results, colour);
@@ -297,9 +296,10 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
   if (!context.interrupted) {
     const bool any_failed =
         std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.status == Status::failed; });
-    const int verdict = comparison ? print_comparison(*comparison, ReportFormat::console, std::cout, std::cerr, colour)
-                        : no_history ? kExitNoHistory
-                                     : kExitOk;
+    // A baseline without a comparison is a history with no run to compare with yet.
+    const int verdict = comparison        ? print_comparison(*comparison, ReportFormat::console, std::cout, std::cerr, colour)
+                        : config.baseline ? kExitNoHistory
+                                          : kExitOk;
     exit_code = any_failed ? kExitCaseFailed : verdict;
     if (config.store) store_run(*config.store, config.tags, context, results);  // after compare: a db baseline pools earlier runs only
   }

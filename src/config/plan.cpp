@@ -84,8 +84,8 @@ std::vector<std::string> choose_backends(const RunOptions& options, std::vector<
   std::vector<std::string> names;
   if (!options.backends.empty()) {
     for (const auto& name : options.backends) {
-      const Availability availability = find_backend(backends, name).availability();
       const Backend& backend = find_backend(backends, name);
+      const Availability availability = backend.availability();
       if (availability.available)
         names.push_back(name);
       else if (unavailable_is_error)
@@ -273,7 +273,7 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
     if (group.threshold)
       for (std::size_t i = first; i < plan.cases.size(); ++i) plan.thresholds[plan.cases[i].id()] = *group.threshold;
   }
-  if (config.threshold) plan.thresholds["*"] = *config.threshold;
+  if (config.compare.threshold) plan.thresholds["*"] = *config.compare.threshold;
   if (config.relative_to) find_backend(backends, *config.relative_to);
   if (plan.cases.empty()) throw UsageError("nothing to measure: no available backend implements the requested ops and dtypes");
   refuse_duplicates(plan.cases);

@@ -1,12 +1,8 @@
 #include "config/run_config.hpp"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -60,19 +56,6 @@ std::string names_of(const std::vector<Value>& values, const char* separator = "
   std::string names;
   for (const Value value : values) names += (names.empty() ? "" : separator) + to_string(value);
   return names;
-}
-
-// Each report file is checked before anything runs, without creating it: its directory
-// must exist and be writable.
-void check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path file(path);
-  const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::error_code ignored;
-  const auto cannot_write = [&](const std::string& why) { return UsageError("cannot write report '" + path + "': " + why); };
-  if (!file.has_filename() || fs::is_directory(file, ignored)) throw cannot_write("it is a directory");
-  if (!fs::is_directory(directory, ignored)) throw cannot_write("no directory '" + directory.string() + "'");
-  if (::access(directory.c_str(), W_OK | X_OK) != 0) throw cannot_write(std::strerror(errno));
 }
 
 // A run writes its report files and its database: none of them may be one of the files it
@@ -311,8 +294,7 @@ std::vector<ReportOutput> RunCommandLine::outputs(const ProcessPlace& place, con
   for (const auto& given_path : outs_) {
     const std::string path = expand_output_path(given_path, {place.launch.rank, place.host, devices.devices});
     outputs.push_back({report_format_for_path(path), path});
-    check_report_destination(path);  // special files and links first: they say what they are
-    check_writable(path);
+    check_report_destination(path);  // before anything runs, without creating it
     if (!paths.insert(std::filesystem::absolute(path).lexically_normal().string()).second)
       throw UsageError("--out " + path + " is named twice");
   }
@@ -346,30 +328,26 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
   config.devices = choose_devices(device.empty() ? std::nullopt : std::optional<DeviceRequest>(parse_device_request(device)),
                                   place.launch, visible_gpu_count());
   config.outputs = outputs(place, config.devices);
-  if (given("--threshold")) config.threshold = parse_threshold_flag("--threshold", threshold_);
+  if (given("--threshold")) config.compare.threshold = parse_threshold_flag("--threshold", threshold_);
   if (!baseline_.empty()) {
     // A history is pooled after measuring, for this machine; one that does not exist yet is
     // said then, after the run is measured and stored.
     config.baseline = Baseline::open(baseline_, true);
     if (const LoadedReport* file = config.baseline->file()) require_complete_report(*file, "baseline", allow_interrupted_);
   }
-  config.allow_interrupted = allow_interrupted_;
+  config.compare.allow_interrupted = allow_interrupted_;
   std::vector<std::string> baseline_flags{"--allow-missing", "--allow-machine-mismatch", "--allow-interrupted", "--resolve"};
   baseline_flags.insert(baseline_flags.end(), verdict_flag_names().begin(), verdict_flag_names().end());
   for (const std::string& flag : baseline_flags)
     if (given(flag) && baseline_.empty()) throw UsageError(flag + " applies to --baseline, which is not given");
   if (given("--resolve-time") && !given("--resolve"))
     throw UsageError("--resolve-time bounds the rounds of --resolve, which is not given");
-  CompareOptions verdict;
-  apply_verdict_flags(verdict_, verdict);
-  config.alpha = verdict.alpha;
-  config.p_adjust = verdict.p_adjust;
-  config.inconclusive = verdict.inconclusive;
+  apply_verdict_flags(verdict_, config.compare);
   config.resolve_rounds = resolve_rounds_;
   if (given("--resolve-time")) config.resolve_seconds = resolve_seconds_;
   config.only_cases = flatten_lists(cases_);
-  config.allow_missing = allow_missing_;
-  config.allow_machine_mismatch = allow_machine_mismatch_;
+  config.compare.allow_missing = allow_missing_;
+  config.compare.allow_machine_mismatch = allow_machine_mismatch_;
   if (!relative_to_.empty()) config.relative_to = relative_to_;
   config.quiet = quiet_;
   config.dry_run = dry_run_;
@@ -409,18 +387,6 @@ bool shows_progress(const RunConfig& config, bool stderr_is_terminal) {
   return progress_wanted(config.progress, config.quiet, stderr_is_terminal);
 }
 
-CompareOptions compare_options(const RunConfig& config) {
-  CompareOptions compare;
-  compare.threshold = config.threshold;
-  compare.alpha = config.alpha;
-  compare.p_adjust = config.p_adjust;
-  compare.inconclusive = config.inconclusive;
-  compare.allow_missing = config.allow_missing;
-  compare.allow_interrupted = config.allow_interrupted;
-  compare.allow_machine_mismatch = config.allow_machine_mismatch;
-  return compare;
-}
-
 void record_settings(const RunConfig& config, Context& context) {
   for (const auto& spec : setting_table())
     if (spec.recorded) context.settings[spec.name] = value_of(config.settings, spec);
@@ -431,7 +397,7 @@ void record_settings(const RunConfig& config, Context& context) {
 
 void check_baseline(const RunConfig& config, const Context& context) {
   if (const LoadedReport* file = config.baseline ? config.baseline->file() : nullptr)
-    compare_reports(*file, LoadedReport{context, {}}, compare_options(config));
+    compare_reports(*file, LoadedReport{context, {}}, config.compare);
 }
 
 }  // namespace gpb

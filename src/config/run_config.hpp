@@ -54,8 +54,7 @@ struct RunConfig {
   std::vector<SuiteGroup> groups;
   std::vector<Op> only_ops;                   // --op with a suite: its other ops are left out
   bool backends_named = false;                // --backend given: an unavailable one is a usage error
-  std::map<std::string, double> thresholds;   // the suite's, and --threshold as "*" (fractions)
-  std::optional<double> threshold;            // --threshold as a fraction
+  std::map<std::string, double> thresholds;   // the suite's (fractions); the plan adds --threshold as "*"
   std::string suite_path;                     // --config, recorded in the report
   std::vector<ReportOutput> outputs;
   std::optional<Baseline> baseline;           // --baseline: a file read, or a history opened, before anything runs
@@ -65,12 +64,10 @@ struct RunConfig {
   std::shared_ptr<store::ResultStore> store;
   store::Tags tags;
   TestSlowdown test_slowdown;  // GPUBENCH_TEST_SLOWDOWN (config/test_knobs.hpp)
-  bool allow_missing = false, allow_machine_mismatch = false, allow_interrupted = false;
-  // With --baseline: how compare decides (--alpha, --p-adjust, --inconclusive), and the
-  // rounds of re-measurement that may settle inconclusive cases (--resolve, --resolve-time).
-  double alpha = kDefaultSignificanceLevel;
-  PAdjust p_adjust = PAdjust::bh;
-  InconclusivePolicy inconclusive = InconclusivePolicy::fail;
+  // With --baseline: how compare decides (--threshold as a fraction, --alpha, --p-adjust,
+  // --inconclusive, the --allow-* flags), and the rounds of re-measurement that may settle
+  // inconclusive cases (--resolve, --resolve-time).
+  CompareOptions compare;
   int resolve_rounds = 0;
   double resolve_seconds = std::numeric_limits<double>::infinity();
   std::vector<std::string> only_cases;        // --case: the plan's cases with these ids, the others left out
@@ -127,9 +124,6 @@ RunnerOptions runner_options(const RunConfig& config);
 
 // Whether this configuration shows a progress line, given where stderr goes.
 bool shows_progress(const RunConfig& config, bool stderr_is_terminal);
-
-// Compare's options for --baseline.
-CompareOptions compare_options(const RunConfig& config);
 
 // The one typed write of the run's settings into the report context.
 void record_settings(const RunConfig& config, Context& context);

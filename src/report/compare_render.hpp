@@ -3,11 +3,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "analysis/compare.hpp"
 #include "report/report.hpp"
 
 namespace gpb {
+
+// The formats a comparison renders in: what compare's and ab's --format take.
+inline const std::vector<ReportFormat> kComparisonFormats = {ReportFormat::console, ReportFormat::markdown,
+                                                             ReportFormat::json};
 
 // Console table (sorted, with a summary line), Markdown (for job summaries) or JSON.
 // CSV is a UsageError. Warnings appear in Markdown and JSON; the console leaves them to stderr,

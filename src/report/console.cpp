@@ -1,6 +1,5 @@
 // The console report: a short context header, an aligned results table, a footer.
 #include <algorithm>
-#include <limits>
 #include <sstream>
 
 #include "analysis/fleet.hpp"
@@ -33,22 +32,21 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
   const std::size_t failure_width = std::max(table_width, kMinFailureWidth) - 4;
   for (const auto& failure : failures)
     report_model::append_wrapped(out, "  ", 4, report_model::painted("failed:", report_model::Paint::failure, options.colour) + " " + failure,
-                                 failure_width, std::numeric_limits<std::size_t>::max());
+                                 failure_width);
   for (const auto& doubt : report_model::doubt_lines(context, results))
-    report_model::append_wrapped(out, "  ", 4, "! " + doubt, failure_width, std::numeric_limits<std::size_t>::max());
+    report_model::append_wrapped(out, "  ", 4, "! " + doubt, failure_width);
   const report_model::Table telemetry = report_model::telemetry_table(results);
   if (!telemetry.rows.empty()) {
     out << "\nGPU telemetry while measuring:\n";
     report_model::append_console_table(out, telemetry);
   }
   for (const auto& footnote : report_model::telemetry_footnotes(results))
-    report_model::append_wrapped(out, "note: ", 6, footnote, failure_width, std::numeric_limits<std::size_t>::max());
+    report_model::append_wrapped(out, "note: ", 6, footnote, failure_width);
   const report_model::Table interference = report_model::cpu_telemetry_table(results);
   if (!interference.rows.empty()) {
     out << "\nCPU interference while measuring:\n";
     report_model::append_console_table(out, interference);
-    report_model::append_wrapped(out, "note: ", 6, report_model::cpu_telemetry_footnote(results), failure_width,
-                                 std::numeric_limits<std::size_t>::max());
+    report_model::append_wrapped(out, "note: ", 6, report_model::cpu_telemetry_footnote(results), failure_width);
   }
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) out << '\n' << render_fleet_console(fleet);
@@ -62,7 +60,7 @@ std::string render_context_console(const Context& context) {
     if (text.empty()) return;
     std::string first = name;
     first.resize(kNameWidth, ' ');
-    report_model::append_wrapped(out, first, kNameWidth, text, kWidth - kNameWidth, std::numeric_limits<std::size_t>::max());
+    report_model::append_wrapped(out, first, kNameWidth, text, kWidth - kNameWidth);
   };
   const auto joined = [](const std::vector<std::string>& parts) {
     std::string text;

@@ -3,6 +3,7 @@
 // Internal to src/report/.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -77,9 +78,9 @@ std::string painted(const std::string& text, Paint paint, bool colour);
 void append_console_line(std::ostream& out, std::string line);
 
 // Text word-wrapped to `width` columns: the first line after `first`, the others indented
-// by `indent` columns; beyond max_lines lines the last one ends in "...".
+// by `indent` columns; beyond max_lines lines (all of them by default) the last one ends in "...".
 void append_wrapped(std::ostream& out, const std::string& first, std::size_t indent, const std::string& text, std::size_t width,
-                    std::size_t max_lines);
+                    std::size_t max_lines = std::numeric_limits<std::size_t>::max());
 
 // An aligned table for the terminal, every line after `indent`: the header, a rule, then
 // the rows. A row's message wraps within the measurement columns; a below_row column's

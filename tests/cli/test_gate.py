@@ -108,6 +108,9 @@ class GateTests(CliTestCase):
         self.assertUsageError(gpubench("ab", "--a", bad, "--b", bad), "the A command ended with exit 2", "nosuch")
         self.assertUsageError(gpubench("ab", "--a", "true", "--b", "true", "--keep", os.path.join(self.dir, "none")),
                               "--keep")
+        # A format the comparison cannot be rendered in is refused before either side runs.
+        self.assertUsageError(gpubench("ab", "--a", "exit 7", "--b", "true", "--format", "csv"), "report format 'csv'",
+                              "console, json, markdown")
 
     def test_run_case_picks_cases_by_id(self):
         out = os.path.join(self.dir, "picked.json")

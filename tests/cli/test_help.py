@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import unittest
 
 from gpubench_cli import FAST, CliTestCase, gpubench, main
 
@@ -152,6 +153,7 @@ class Completion(CliTestCase):
         self.assertEqual(self.complete("gpubench", "run", "--backend", "cu"), ["cuda", "cublas", "cub", "cusparse"])
         self.assertEqual(self.complete("gpubench", "run", "--dtype", "b"), ["bf16"])
         self.assertEqual(self.complete("gpubench", "compare", "--format", ""), ["console", "markdown", "json"])
+        self.assertEqual(self.complete("gpubench", "ab", "--format", ""), ["console", "markdown", "json"])
         self.assertEqual(self.complete("gpubench", "history", "export", "--format", ""), ["csv", "json"])
         self.assertEqual(self.complete("gpubench", "completion", ""), ["bash", "zsh"])
         self.assertEqual(self.complete("gpubench", "run", "--size", ""), [], "a size is typed, not offered")
@@ -175,14 +177,16 @@ class Completion(CliTestCase):
         self.assertTrue(script.stdout.startswith("#compdef gpubench\n"))
         self.assertIn("bashcompinit", script.stdout)
         self.assertIn("complete -F _gpubench gpubench", script.stdout)
-        if shutil.which("zsh"):
-            path = os.path.join(self.dir, "_gpubench")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(script.stdout)
-            process = subprocess.run(["zsh", "-f", "-c", f"source '{path}' && print ok"], capture_output=True, text=True,
-                                     timeout=60)
-            self.assertEqual(process.stdout.strip(), "ok", process.stderr)
         self.assertUsageError(gpubench("completion", "fish"), "unknown shell 'fish'")
+
+    @unittest.skipUnless(shutil.which("zsh"), "zsh is not installed: the script is not sourced")
+    def test_zsh_sources_the_script(self):
+        path = os.path.join(self.dir, "_gpubench")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(gpubench("completion", "zsh").stdout)
+        process = subprocess.run(["zsh", "-f", "-c", f"source '{path}' && print ok"], capture_output=True, text=True,
+                                 timeout=60)
+        self.assertEqual(process.stdout.strip(), "ok", process.stderr)
 
 
 if __name__ == "__main__":

@@ -647,6 +647,20 @@ TEST_F(ReportFiles, SymbolicLinksKeepTheLinkAndReplaceTheTarget) {
             std::string::npos);
 }
 
+// Checked before a run: the directory the file goes in, which for a link is its target's.
+TEST_F(ReportFiles, TheDestinationsDirectoryIsCheckedBeforeWriting) {
+  const auto missing = (directory_ / "missing" / "report.json").string();
+  EXPECT_EQ(usage_error_of([&] { check_report_destination(missing); }),
+            "cannot write report '" + missing + "': no directory '" + (directory_ / "missing").string() + "'");
+  const auto link = (directory_ / "link.json").string();
+  fs::create_symlink("elsewhere/report.json", link);
+  EXPECT_EQ(usage_error_of([&] { check_report_destination(link); }),
+            "cannot write report '" + link + "': no directory '" + (directory_ / "elsewhere").string() + "'");
+  fs::create_directory(directory_ / "elsewhere");
+  EXPECT_EQ(usage_error_of([&] { check_report_destination(link); }), "<no UsageError>");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"elsewhere", "link.json"}));  // nothing created
+}
+
 TEST_F(ReportFiles, SpecialFilesAreRefusedNotReplaced) {
   const auto fifo = (directory_ / "fifo.json").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);

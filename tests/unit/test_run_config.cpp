@@ -77,8 +77,8 @@ TEST(RunConfig, AnExplicitFlagWinsOverTheSuiteWhichWinsOverTheDefault) {
 TEST(RunConfig, PercentFlagsBecomeFractions) {
   const RunConfig config = resolve("--op sin --max-noise 0.5 --threshold 7");
   EXPECT_DOUBLE_EQ(config.settings.max_noise, 0.005);
-  ASSERT_TRUE(config.threshold);
-  EXPECT_DOUBLE_EQ(*config.threshold, 0.07);
+  ASSERT_TRUE(config.compare.threshold);
+  EXPECT_DOUBLE_EQ(*config.compare.threshold, 0.07);
 }
 
 TEST(RunConfig, AProfilerSessionIsOnePass) {
