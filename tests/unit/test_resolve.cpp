@@ -218,8 +218,9 @@ TEST(Resolve, StopsAtItsLimits) {
   Comparison comparison = resolve_comparison(baseline, current, {}, {5, 0}, remeasure);
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(comparison.looks, 6);
-  // At most two rounds.
+  // At most two rounds (the case is undecided after the first comparison: some round runs).
   comparison = resolve_comparison(baseline, current, {}, {2, 1e9}, remeasure);
+  EXPECT_GE(calls, 1);
   EXPECT_LE(calls, 2);
   for (const CaseComparison& c : comparison.cases) EXPECT_LE(c.rounds, 2);
   // No rounds allowed: a plain comparison.
