@@ -202,6 +202,8 @@ class ReadmeWalk(unittest.TestCase):
         cls.env = {name: value for name, value in os.environ.items() if not name.startswith("GPUBENCH_TEST_")}
         cls.env.update(PATH=build + os.pathsep + os.environ["PATH"], GITHUB_STEP_SUMMARY=cls.summary, NO_COLOR="1")
         cls.env.pop("GPUBENCH_HOST", None)
+        # The walk is a machine without a GPU's: on one that has some, the CUDA runtime is shown none.
+        cls.env["CUDA_VISIBLE_DEVICES"] = ""
 
     @classmethod
     def tearDownClass(cls):
