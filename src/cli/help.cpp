@@ -156,8 +156,9 @@ std::string ab_footer() {
                          "            --b \"gpubench run --op sum --threads 2\" --rounds 20"},
                         "Alpha is spent over the rounds (little early, most at the last) and each\n"
                         "round is ranked within itself, so a drift between rounds is no evidence and\n"
-                        "the whole sequence keeps the error rate of one comparison. A case is\n"
-                        "re-measured until decided; a noisy same not shown within the threshold\n"
+                        "the whole sequence keeps the error rate of one comparison. A change is\n"
+                        "called only when it shows in at least 3 rounds and in most of them. A case\n"
+                        "is re-measured until decided; a noisy same not shown within the threshold\n"
                         "when the rounds run out is inconclusive (docs/ci.md).",
                         verdict_exit_codes() +
                             exit_code(kExitUsage, "a command line that fails or writes no report, or a bad option") +

@@ -430,28 +430,30 @@ std::int64_t op_footprint(Op op, const Shape& shape) {
   return 0;
 }
 
-std::string op_footprint_name(Op op) {
+namespace {
+
+// What an op's footprint counts: the axis title, and the unit after a number.
+struct FootprintWords {
+  const char* axis;
+  const char* unit;
+};
+
+FootprintWords footprint_words(Op op) {
   switch (shape_kind(op)) {
     case ShapeKind::elements:
-      return "elements (n)";
+      return {"elements (n)", "elements"};
     case ShapeKind::dense_matrix:
-      return "m\u00b7n (entries of C)";
+      return {"m\u00b7n (entries of C)", "entries of C"};
     case ShapeKind::sparse_matrix:
-      return "nonzeros";
+      return {"nonzeros", "nonzeros"};
   }
-  return "size";
+  return {"size", ""};
 }
 
-std::string op_footprint_unit(Op op) {
-  switch (shape_kind(op)) {
-    case ShapeKind::elements:
-      return "elements";
-    case ShapeKind::dense_matrix:
-      return "entries of C";
-    case ShapeKind::sparse_matrix:
-      return "nonzeros";
-  }
-  return "";
-}
+}  // namespace
+
+std::string op_footprint_name(Op op) { return footprint_words(op).axis; }
+
+std::string op_footprint_unit(Op op) { return footprint_words(op).unit; }
 
 }  // namespace gpb
