@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -178,7 +179,7 @@ CLI::App* add_ab_command(CLI::App& app, AbCli& cli) {
   ab->add_option("--b", cli.b, "The current side's command line")->required();
   ab->add_option("--rounds", cli.rounds, "Rounds of measurement in all, the first included (default 10; at least 3: a change must show in 3 rounds)")
       ->check(CLI::Range(1, 1000));
-  ab->add_option("--time", cli.seconds, "Start no round after this many seconds")->check(CLI::PositiveNumber)->type_name("SECONDS");
+  ab->add_option("--time", cli.seconds, "Start no round after this many seconds from the start of the first")->check(CLI::PositiveNumber)->type_name("SECONDS");
   ab->add_option("--threshold", cli.threshold, "Regression threshold in percent (overrides the suites' global one)")
       ->type_name("PERCENT");
   add_verdict_flags(*ab, cli.verdict);
@@ -206,14 +207,15 @@ int command_ab(const AbCli& cli, bool colour) {
                      std::to_string(kAbMinRounds) + " rounds before a verdict (use --rounds " +
                      std::to_string(kAbMinRounds) + " or more)");
   limits.max_rounds = cli.rounds - 1;
-  if (cli.seconds > 0) limits.max_seconds = cli.seconds;
   options.looks = resolve_looks(limits);
   const auto first_start = Clock::now();
   std::optional<LoadedReport> baseline = runner.measure(a, {});
   std::optional<LoadedReport> current = baseline ? runner.measure(b, {}) : std::nullopt;
   if (!current) return interrupted_exit_code();
-  say_round(0, current->results.size(), std::chrono::duration<double>(Clock::now() - first_start).count(),
-            compare_reports(*baseline, *current, options).counts);
+  const double first_seconds = std::chrono::duration<double>(Clock::now() - first_start).count();
+  say_round(0, current->results.size(), first_seconds, compare_reports(*baseline, *current, options).counts);
+  // --time counts from the start of round 0; the rounds after it have what is left.
+  if (cli.seconds > 0) limits.max_seconds = std::max(0.0, cli.seconds - first_seconds);
 
   // A side cut short by a signal adds nothing; the loop then stops.
   const auto remeasure = [&runner](const Side& side) {

@@ -100,6 +100,14 @@ class GateTests(CliTestCase):
         process = gpubench("ab", "--a", command, "--b", command, "--rounds", "3")
         self.assertIn(process.returncode, (0, 4), process.stdout + process.stderr)
 
+    def test_ab_time_counts_from_the_first_round(self):
+        # Round 0 alone outlasts a millisecond: no round after it starts, whatever the rounds allowed.
+        command = " ".join([os.environ["GPUBENCH"], "run", *CASE, *samples(5)])
+        process = gpubench("ab", "--a", command, "--b", command, "--rounds", "5", "--time", "0.001")
+        self.assertIn(process.returncode, (0, 4), process.stdout + process.stderr)
+        self.assertIn("gpubench ab: round 0:", process.stderr)
+        self.assertNotIn("gpubench ab: round 1:", process.stderr)
+
     def test_ab_refuses_commands_that_fail_or_write_no_report(self):
         self.assertUsageError(gpubench("ab", "--a", "true", "--b", "true"), "the A command wrote no report")
         process = gpubench("ab", "--a", "exit 7", "--b", "true")
