@@ -238,18 +238,18 @@ void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, Pe
   if (base_rounds.size() >= 2 && base_rounds.size() == cur_rounds.size()) {
     // Both sides measured in the same rounds: each round compared within itself, so a drift
     // between rounds needs no discount; a within-round one does where a round shows it.
+    // Each round's median ratio beyond the threshold counts towards the change replicating.
     std::vector<RankStratum> strata;
-    for (std::size_t r = 0; r < base_rounds.size(); ++r)
+    for (std::size_t r = 0; r < base_rounds.size(); ++r) {
       strata.push_back({cur_rounds[r], base_rounds[r], serial_variance_inflation(cur_rounds[r]),
                         serial_variance_inflation(base_rounds[r])});
-    const StratifiedRankResult test = stratified_rank_test(strata);
-    pending.rounds = base_rounds.size();
-    for (std::size_t r = 0; r < base_rounds.size(); ++r) {
       if (base_rounds[r].empty() || cur_rounds[r].empty()) continue;
       const double round_ratio = compute_statistics(cur_rounds[r]).median / compute_statistics(base_rounds[r]).median;
       pending.rounds_slower += round_ratio > 1 + out.threshold;
       pending.rounds_faster += round_ratio < 1 - out.threshold;
     }
+    const StratifiedRankResult test = stratified_rank_test(strata);
+    pending.rounds = base_rounds.size();
     out.p_value = test.p_value;
     pending.serial_remark = blocked_remark(test, test.strata);
     pending.serial_remark_always = test.within_inflation > 1.005 || test.between_inflation > 1.005;

@@ -136,10 +136,6 @@ struct Comparison {
   InconclusivePolicy inconclusive = InconclusivePolicy::fail;
   int looks = 1;
   int look = 1;
-  // Rounds in which both sides must have been measured before a change is a verdict (gpubench
-  // ab: kAbMinRounds). A change seen between one stretch of time of each side can be the
-  // machine's (another job started between them); rounds in alternating order replicate it.
-  int min_rounds = 1;
   bool allow_missing = false;
 
   // The level this look tests at (alpha for a single comparison).

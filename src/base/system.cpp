@@ -53,13 +53,14 @@ std::uint64_t thread_address_space_bytes() {
 }
 
 bool address_space_is_limited() {
-  return address_space_headroom_bytes() != std::numeric_limits<std::uint64_t>::max();
+  rlimit limit{};
+  return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
 }
 
 std::uint64_t thread_share_of_headroom_bytes() { return address_space_headroom_bytes() / 2; }
 
 int threads_that_fit(int wanted, int running) {
-  if (!address_space_is_limited() || wanted <= running) return std::max(wanted, 1);
+  if (wanted <= running || !address_space_is_limited()) return std::max(wanted, 1);
   const std::uint64_t more = thread_share_of_headroom_bytes() / thread_address_space_bytes();
   const std::uint64_t fit = static_cast<std::uint64_t>(std::max(running, 1)) + more;
   return static_cast<int>(std::min<std::uint64_t>(fit, static_cast<std::uint64_t>(wanted)));

@@ -161,7 +161,8 @@ std::vector<std::string> merged_notes(const std::vector<std::string>& notes) {
     std::vector<std::string> names;
   };
   std::vector<Family> families;  // in the order of their first note
-  std::vector<std::pair<std::string, std::size_t>> order;  // a plain note, or a family (its index)
+  constexpr std::size_t kPlain = static_cast<std::size_t>(-1);
+  std::vector<std::pair<std::string, std::size_t>> order;  // a plain note (kPlain), or a family's index
   std::set<std::string> seen;
   for (const auto& note : notes) {
     if (!seen.insert(note).second) continue;
@@ -181,7 +182,7 @@ std::vector<std::string> merged_notes(const std::vector<std::string>& notes) {
     const bool named = singular == "backend" ||
                        (singular == "GPU" && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }));
     if (singular.empty() || !named) {
-      order.emplace_back(note, 0);
+      order.emplace_back(note, kPlain);
       continue;
     }
     auto family = std::find_if(families.begin(), families.end(),
@@ -195,7 +196,7 @@ std::vector<std::string> merged_notes(const std::vector<std::string>& notes) {
   }
   std::vector<std::string> merged;
   for (const auto& [note, index] : order) {
-    if (!note.empty()) {
+    if (index == kPlain) {
       merged.push_back(note);
       continue;
     }

@@ -289,13 +289,16 @@ TEST(SpeedupSummary, SizesAreFootprintsAndVariantsAreSeparate) {
   EXPECT_EQ(summary.groups[2].kernel_crossover.kind, CrossoverKind::no_cpu);
 }
 
+// 100x50 and 50x100 have the same footprint; the GPU loses on the first and wins on the second.
+std::vector<ResultRecord> gpu_wins_past_one_footprint() {
+  return {record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(100, 50, 7), 1e-6),
+          record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(100, 50, 7), 2e-6),
+          record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(50, 100, 7), 2e-6),
+          record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(50, 100, 7), 1e-6)};
+}
+
 TEST(SpeedupSummary, OneFootprintOnBothSidesOfTheCrossoverIsNotInterpolated) {
-  // 100x50 and 50x100 have the same footprint; the GPU loses on the first and wins on the second.
-  const std::vector<ResultRecord> results = {
-      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(100, 50, 7), 1e-6),
-      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(100, 50, 7), 2e-6),
-      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(50, 100, 7), 2e-6),
-      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(50, 100, 7), 1e-6)};
+  const std::vector<ResultRecord> results = gpu_wins_past_one_footprint();
   const Crossover crossover = only_group(summarize_speedups(results)).kernel_crossover;
   EXPECT_EQ(crossover.kind, CrossoverKind::at);
   EXPECT_FALSE(crossover.interpolated);
@@ -320,11 +323,7 @@ TEST(SpeedupRendering, ElementsAndCrossoverPhrases) {
 
 // A crossover is said in what the op's size counts: C's entries for matmul, nonzeros for spmv.
 TEST(SpeedupRendering, CrossoverIsSaidInTheOpsOwnSize) {
-  const std::vector<ResultRecord> results = {
-      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(100, 50, 7), 1e-6),
-      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(100, 50, 7), 2e-6),
-      record(Op::matmul, "eigen", DeviceKind::cpu, matmul_shape(50, 100, 7), 2e-6),
-      record(Op::matmul, "cuda", DeviceKind::gpu, matmul_shape(50, 100, 7), 1e-6)};
+  const std::vector<ResultRecord> results = gpu_wins_past_one_footprint();
   EXPECT_EQ(describe_crossover(only_group(summarize_speedups(results)), TimingMode::kernel), "4.88K entries of C");
   for (const Op op : all_ops()) {
     const std::string unit = op_footprint_unit(op);
