@@ -1,6 +1,7 @@
 #include "measure/gemm_dispatch.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -27,19 +28,15 @@ int power_of_two_at_least(std::int64_t value, int cap) {
 
 std::string str(std::int64_t value) { return std::to_string(value); }
 
-// The shallowest part of k a split leaves: kGemmMinSplitDepth for the tiled kernels, whose
-// blocks each also load and store a whole tile; a step of the matrix-vector kernels.
-std::int64_t split_depth(const GemmPlan& plan) {
-  const bool matrix_vector = plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
-  return matrix_vector ? plan.tile.k : std::max<std::int64_t>(kGemmMinSplitDepth, plan.tile.k);
-}
-
-// Splits k where fewer than `min_pieces` output pieces would leave SMs without work: into as
-// many parts as one wave of the device's blocks in flight holds (a second, partial wave would
-// take as long as the first), but no part shallower than the split depth.
-void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
+// The matrix-vector kernels split k where fewer than `min_pieces` output pieces would leave
+// SMs without work: into as many parts as one wave of the device's blocks in flight holds (a
+// second, partial wave would take as long as the first), no part shallower than one step.
+// Their partials are a few columns or rows: next to the operand they stream, nothing. (The
+// SIMT tile choice asks the same of its large tile in parts of at least `depth`.)
+void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device,
+             std::int64_t depth = 0) {
   const std::int64_t granule = plan.tile.k;
-  const std::int64_t depth = split_depth(plan);
+  depth = std::max(depth, granule);
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
@@ -50,15 +47,122 @@ void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const Gemm
   plan.splits = static_cast<int>(ceil_div(k, plan.split_k));
 }
 
-// "4 tiles for 132 SMs: k=262144 split in 33 parts of 7944, partials added in part order"
+// The tiled kernels' split is priced rather than taken wherever SMs idle: a part saves the
+// steps of k it does not walk, and costs a second launch plus its partial of C, written once
+// and read once by the sum. Prices in seconds from an H100's figures (kernel-notes.md): each
+// kernel's measured rate per SM, its blocks' rate when they hold an SM alone, the copy
+// bandwidth and the latency a second launch adds. Other devices differ in scale more than in
+// the order of the choices.
+struct SplitPrice {
+  double rate_per_sm = 0;    // flop/s of one SM holding its blocks in flight
+  double solo_fraction = 1;  // of that rate, for one block on an SM that holds more
+};
+
+constexpr double kSplitLaunchSeconds = 2.5e-6;
+// A split must price at least this much below the whole k: the prices are estimates.
+constexpr double kSplitMinSaving = 0.1;
+// The SIMT kernel keeps its large tile where that tile, split into parts of at least this
+// depth, fills the SMs (the rule measured on an H100 before the split was priced).
+constexpr std::int64_t kSimtTileSplitDepth = 512;
+constexpr double kSplitBytesPerSecond = 3.0e12;
+
+SplitPrice split_price(const GemmPlan& plan, DType dtype) {
+  switch (plan.kernel) {
+    case GemmKernel::wgmma:
+      return {5.7e12, 1};
+    case GemmKernel::mma_sync:
+      return {3.4e12, 1};
+    case GemmKernel::dmma:
+      return {0.36e12, 1};
+    default:
+      return {dtype == DType::f32 ? 0.29e12 : 0.15e12, 0.6};
+  }
+}
+
+// The estimated time of the kernel (and of the sum of partials) with k in parts of split_k.
+double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int64_t k, std::int64_t split_k,
+                     const GemmDevice& device) {
+  const SplitPrice price = split_price(plan, dtype);
+  const std::int64_t parts = ceil_div(k, split_k);
+  const std::int64_t blocks = plan.pieces * parts;
+  const std::int64_t per_sm = std::min<std::int64_t>(plan.blocks_per_sm, ceil_div(blocks, device.sm_count));
+  const double block_rate =
+      price.rate_per_sm * (per_sm >= plan.blocks_per_sm ? 1.0 : price.solo_fraction) / static_cast<double>(per_sm);
+  const double flops = 2.0 * plan.tile.m * plan.tile.n * static_cast<double>(split_k);
+  double seconds = flops / block_rate;
+  if (parts > 1) {
+    const double acc_bytes = dtype == DType::f64 ? 8 : 4;
+    seconds += kSplitLaunchSeconds + 2.0 * static_cast<double>(parts) * m * plan.n_kernel * acc_bytes / kSplitBytesPerSecond;
+  }
+  return seconds;
+}
+
+std::string microseconds(double seconds) {
+  const double us = seconds * 1e6;
+  char text[32];
+  std::snprintf(text, sizeof text, us < 10 ? "%.1f us" : "%.0f us", us);
+  return text;
+}
+
+// Splits the tiled kernels' k where fewer tiles than SMs leave SMs idle, into the number of
+// parts (one wave of blocks in flight at most, parts of whole steps) of the lowest priced
+// time; fewer parts on a tie. The rule text gives the two prices.
+struct SplitPrices {
+  double unsplit_s = 0;  // 0: not priced (tiles enough for the SMs)
+  double split_s = 0;    // the best split's, 0 where none was priced
+  bool parts_fit = false;  // whether two parts of each tile fit one wave
+};
+
+SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int64_t k, const GemmDevice& device) {
+  const std::int64_t granule = plan.tile.k;
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  plan.splits = 1;
+  plan.split_k = round_up(k, granule);
+  if (plan.pieces >= device.sm_count) return {};
+  const std::int64_t max_parts = std::min(slots / plan.pieces, ceil_div(k, granule));
+  SplitPrices prices;
+  prices.parts_fit = slots / plan.pieces >= 2;
+  prices.unsplit_s = split_seconds(plan, dtype, m, k, plan.split_k, device);
+  double best = prices.unsplit_s * (1 - kSplitMinSaving);
+  double best_split = 0;
+  for (std::int64_t parts = 2; parts <= max_parts; ++parts) {
+    const std::int64_t depth = round_up(ceil_div(k, parts), granule);
+    if (ceil_div(k, depth) != parts) continue;  // the same parts as a smaller count
+    const double seconds = split_seconds(plan, dtype, m, k, depth, device);
+    if (best_split == 0 || seconds < best_split) best_split = seconds;
+    if (seconds < best) {
+      best = seconds;
+      plan.split_k = depth;
+      plan.splits = static_cast<int>(parts);
+    }
+  }
+  prices.split_s = plan.splits > 1 ? best : best_split;
+  return prices;
+}
+
+// "4 tiles for 132 SMs: k=262144 split in 33 parts of 7944, partials added in part order",
+// then for the tiled kernels the two prices: "(priced 95 us against 3012 us unsplit)".
 std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& pieces, std::int64_t min_pieces,
-                       const std::string& slots) {
+                       const std::string& slots, const SplitPrices& prices = {}) {
   const std::string why = str(plan.pieces) + " " + pieces + " for " + str(min_pieces) + " " + slots;
   if (plan.splits > 1)
     return why + ": k=" + str(k) + " split in " + str(plan.splits) + " parts of " + str(plan.split_k) +
-           ", partials added in part order";
+           ", partials added in part order" +
+           (prices.unsplit_s > 0
+                ? " (priced " + microseconds(prices.split_s) + " against " + microseconds(prices.unsplit_s) + " unsplit)"
+                : "");
   if (plan.pieces >= min_pieces) return why + ": no split";
-  return why + ": no split (k=" + str(k) + " under 2 x " + str(split_depth(plan)) +
+  if (prices.unsplit_s > 0)
+    return why + ": no split (priced " + microseconds(prices.unsplit_s) +
+           (prices.split_s >= prices.unsplit_s
+                ? " against " + microseconds(prices.split_s) +
+                      " split: the second launch and the partials' traffic outweigh the steps saved)"
+            : prices.split_s > 0 ? " against " + microseconds(prices.split_s) + " split: under the " +
+                                       str(static_cast<std::int64_t>(kSplitMinSaving * 100)) +
+                                       " % saving a split must price at)"
+            : prices.parts_fit ? ": k=" + str(k) + " is one step of " + str(plan.tile.k) + ")"
+                               : ": two parts of each tile would not fit one wave)");
+  return why + ": no split (k=" + str(k) + " under 2 steps of " + str(plan.tile.k) +
          ", or pieces over half the blocks in flight)";
 }
 
@@ -137,7 +241,7 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     plan.tile = kSimtGemmTile;
     plan.pieces = tiles_of(kSimtGemmTile);
     if (plan.pieces < device.sm_count) {
-      split_k(plan, k, device.sm_count, device);
+      split_k(plan, k, device.sm_count, device, kSimtTileSplitDepth);
       const std::int64_t small = tiles_of(kSimtSmallGemmTile);
       const auto area = [](const GemmTile& tile) { return std::int64_t{tile.m} * tile.n; };
       if (plan.pieces * plan.splits < device.sm_count ||
@@ -147,14 +251,14 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     tile_rule = " (64x64 tiles where 128x128 ones, k split or not, are fewer than the SMs or pad C more)";
   }
   plan.pieces = tiles_of(plan.tile);
-  split_k(plan, k, device.sm_count, device);
+  const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
   plan.rule = (std::min(m, n) <= kMatmulVectorMaxSide
                    ? "16-bit m or n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
                          " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun the CUDA "
                          "cores); "
                    : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ") +
               "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
-              split_text(plan, k, "tiles", device.sm_count, "SMs") + tile_rule;
+              split_text(plan, k, "tiles", device.sm_count, "SMs", prices) + tile_rule;
   if (plan.stage_a || plan.stage_b)
     plan.rule += std::string("; staged: ") + (plan.stage_a ? "A" : "") + (plan.stage_a && plan.stage_b ? " and " : "") +
                  (plan.stage_b ? "B" : "") + " padded to 16-byte rows (k=" + str(plan.lda) + ", n=" + str(plan.n_kernel) +

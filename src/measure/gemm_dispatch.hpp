@@ -17,9 +17,14 @@
 //      tile where 128 x 128 tiles would number fewer than the SMs).
 //   3. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
 //      kernel's row or column blocks) are fewer than the SMs (matrix-vector kernels: than their
-//      blocks in flight) and k is long, k is split into as many parts as fit one wave of blocks
-//      in flight: each part's blocks write a partial of C to a workspace, and a second kernel
-//      adds the partials in part order (the same bits on every run).
+//      blocks in flight), k may be split: each part's blocks write a partial of C to a
+//      workspace, and a second kernel adds the partials in part order (the same bits on every
+//      run). The matrix-vector kernels split into as many parts as fit one wave of blocks in
+//      flight. The tiled kernels price each count of parts up to one wave (the steps of k a
+//      block walks at its kernel's rate per SM, against a second launch and the partials
+//      written and read) and take the cheapest, unsplit on a tie: a long k splits into many
+//      parts, a short k over a few dozen tiles stays whole (its partials would cost more than
+//      the steps they save).
 //   4. The 16-bit tensor-core kernels read whole 16-byte chunks of rows: where k or n is not a
 //      multiple of 8, A (k) or B (n) goes through a copy padded to a multiple of 8 (with zeros),
 //      made inside the timed op; C is then stored element by element.
@@ -106,10 +111,6 @@ inline constexpr int kSixteenBitVectorMaxSide = 4;
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 inline constexpr int kMatrixVectorTileK = 512;
 inline constexpr int kMatrixVectorWideTileK = 256;
-
-// Output pieces too few for the device get k split, where each part of a tiled kernel keeps
-// at least kGemmMinSplitDepth of k (a matrix-vector kernel's: one step of its tile.k).
-inline constexpr std::int64_t kGemmMinSplitDepth = 512;
 
 // Throws std::invalid_argument for a non-positive dimension or a device without SMs, and
 // std::runtime_error where no kernel of the dtype runs on the device (f16/bf16 without
