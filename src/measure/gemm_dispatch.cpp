@@ -92,7 +92,8 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
   double seconds = flops / block_rate;
   if (parts > 1) {
     const double acc_bytes = dtype == DType::f64 ? 8 : 4;
-    seconds += kSplitLaunchSeconds + 2.0 * static_cast<double>(parts) * m * plan.n_kernel * acc_bytes / kSplitBytesPerSecond;
+    const double partials = static_cast<double>(parts) * static_cast<double>(m) * static_cast<double>(plan.n_kernel);
+    seconds += kSplitLaunchSeconds + 2.0 * partials * acc_bytes / kSplitBytesPerSecond;
   }
   return seconds;
 }

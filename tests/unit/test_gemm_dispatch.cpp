@@ -349,9 +349,15 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   } else {
     // Priced: a split only where one may be, always where k is hundreds of steps deep, and
     // the tiles too few for the SMs always show their prices.
-    if (plan.splits > 1) EXPECT_TRUE(may_split);
-    if (may_split && k >= 512 * depth) EXPECT_GT(plan.splits, 1);
-    if (plan.pieces < min_pieces) EXPECT_TRUE(contains(plan.rule, "(priced ")) << plan.rule;
+    if (plan.splits > 1) {
+      EXPECT_TRUE(may_split);
+    }
+    if (may_split && k >= 512 * depth) {
+      EXPECT_GT(plan.splits, 1);
+    }
+    if (plan.pieces < min_pieces) {
+      EXPECT_TRUE(contains(plan.rule, "(priced ")) << plan.rule;
+    }
   }
   if (plan.kernel == GemmKernel::simt && ceil_div(m, 128) * ceil_div(n, 128) >= device.sm_count) {
     EXPECT_EQ(plan.tile.m, 128);  // enough large tiles: the large tile
