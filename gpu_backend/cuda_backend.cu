@@ -105,12 +105,11 @@ class SumCase final : public GpuPrepared {
   DeviceBuffer<unsigned> finished_blocks_;
 };
 
-// The f32/f64 merge path is the one kernel the 16-bit types lack.
+// The 16-bit types' row split reads one entry at a time; every type has the merge path.
 template <class T>
 SpmvTarget spmv_target(const DeviceLimits& limits) {
   SpmvTarget target;
   target.value_bytes = sizeof(T);
-  target.merge_path = !kComputedWider<T>;
   target.vector_loads = !kComputedWider<T>;
   target.sm_count = limits.sm_count;
   target.threads_per_sm = limits.threads_per_sm;
@@ -243,7 +242,7 @@ class DeviceRowSegments {
 // SpMV in every dtype, on the kernel plan_spmv (src/spmv_plan.hpp) chooses: a thread or a
 // group of lanes per row (f16 and bf16 on the kernel that multiplies and adds in f32), the
 // row segments for rows too long or too few for those, the merge path for skewed rows
-// (f32 and f64 only).
+// (f16 and bf16 with f32 products, sums and carries).
 template <class T>
 class SpmvCase final : public GpuPrepared {
   using D = DeviceType<T>;
@@ -258,27 +257,25 @@ class SpmvCase final : public GpuPrepared {
         plan_(plan_spmv(lengths_, columns_are_contiguous(*problem.csr), target_, settings.spmv_kernel)),
         launch_(row_group_grid(matrix_.rows, plan_.threads_per_row)),
         segments_(row_segment_table(*problem.csr, plan_, target_), stream()) {
-    if constexpr (!kComputedWider<T>) {
-      if (plan_.kernel == SpmvKernel::csr_merge_path) {
-        const MergePathTiles starts = merge_path_tiles(*problem.csr, kernels::SpmvMergeTile<T>::kItems);
-        tiles_ = static_cast<unsigned>(starts.rows.size() - 1);
-        tile_rows_ = device_copy(starts.rows, "spmv merge-path tile rows");
-        tile_nonzeros_ = device_copy(starts.nonzeros, "spmv merge-path tile nonzeros");
-        tile_carries_ = DeviceBuffer<T>(tiles_, "spmv merge-path tile carries");
-        const CarryRuns runs = carry_runs(starts.rows, problem.csr->rows);
-        carry_runs_ = device_copy(runs.runs, "spmv merge-path carry runs");
-        long_carry_runs_ = runs.long_runs;
-        longest_carry_run_ = runs.longest;
-      }
+    if (plan_.kernel == SpmvKernel::csr_merge_path) {
+      using Tile = kernels::SpmvMergeTile<D>;
+      const MergePathTiles starts = merge_path_tiles(*problem.csr, Tile::kItems);
+      tiles_ = static_cast<unsigned>(starts.rows.size() - 1);
+      tile_rows_ = device_copy(starts.rows, "spmv merge-path tile rows");
+      tile_nonzeros_ = device_copy(starts.nonzeros, "spmv merge-path tile nonzeros");
+      tile_carries_ = DeviceBuffer<Acc>(std::size_t{tiles_} * Tile::kCarrySlots, "spmv merge-path tile carries");
+      const CarryRuns runs = carry_runs(starts.rows, problem.csr->rows);
+      carry_runs_ = device_copy(runs.runs, "spmv merge-path carry runs");
+      long_carry_runs_ = runs.long_runs;
+      longest_carry_run_ = runs.longest;
     }
   }
   void run() override {
     if (plan_.kernel == SpmvKernel::csr_merge_path) {
-      if constexpr (!kComputedWider<T>)
-        kernels::launch_spmv_merge_path<T>(
-            matrix_, tile_rows_.data(), tile_nonzeros_.data(), tiles_, device_csr_values<T>(), device_x<T>(),
-            device_output<T>(), tile_carries_.data(),
-            {carry_runs_.data(), static_cast<unsigned>(carry_runs_.size()), long_carry_runs_}, stream());
+      kernels::launch_spmv_merge_path<D>(
+          matrix_, tile_rows_.data(), tile_nonzeros_.data(), tiles_, device_csr_values<D>(), device_x<D>(),
+          device_output<D>(), tile_carries_.data(),
+          {carry_runs_.data(), static_cast<unsigned>(carry_runs_.size()), long_carry_runs_}, stream());
       return;
     }
     // The rows the row segments leave to a thread or a group of lanes, if any.
@@ -320,7 +317,7 @@ class SpmvCase final : public GpuPrepared {
         launch = "threads=" + std::to_string(kernels::SpmvSegmentShape::kThreads);
         break;
       case SpmvKernel::csr_merge_path: {
-        using Tile = kernels::SpmvMergeTile<T>;
+        using Tile = kernels::SpmvMergeTile<D>;
         kernel += " items_per_tile=" + std::to_string(Tile::kItems) + " (" + std::to_string(Tile::kThreads) +
                   " threads x " + std::to_string(Tile::kItemsPerThread) + " rows+nonzeros) carry_runs=" +
                   std::to_string(carry_runs_.size()) + " (" + std::to_string(long_carry_runs_) + " over " +
@@ -344,7 +341,7 @@ class SpmvCase final : public GpuPrepared {
   unsigned tiles_ = 0;
   DeviceBuffer<std::int32_t> tile_rows_;
   DeviceBuffer<std::int32_t> tile_nonzeros_;
-  DeviceBuffer<T> tile_carries_;
+  DeviceBuffer<Acc> tile_carries_;
   DeviceBuffer<kernels::SpmvCarryRun> carry_runs_;
   unsigned long_carry_runs_ = 0;
   std::int32_t longest_carry_run_ = 0;
@@ -363,11 +360,7 @@ class CudaKernelsBackend final : public GpuBackend {
         });
       if (problem.op == Op::sum) return std::make_unique<SumCase<T>>(problem, settings);
       if (problem.op == Op::matmul) return make_cuda_gemm_case(problem, settings);
-      if (problem.op == Op::spmv) {
-        if (kComputedWider<T> && settings.spmv_kernel == SpmvKernelChoice::merge_path)
-          throw std::invalid_argument("--spmv-kernel merge_path: the merge-path kernel runs f32 and f64 only");
-        return std::make_unique<SpmvCase<T>>(problem, settings);
-      }
+      if (problem.op == Op::spmv) return std::make_unique<SpmvCase<T>>(problem, settings);
       throw std::logic_error("cuda backend: no kernel for " + to_string(problem.op) + " " + to_string(problem.dtype));
     });
   }

@@ -2,8 +2,10 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/block_reduce.cuh"
 #include "kernels/launch_check.cuh"
@@ -27,6 +29,40 @@ struct EntryVectors<double> {
   using Indices = int2;
   static constexpr int kLanes = 2;
 };
+// 16-bit values: 8 to a vector, their 8 column indices two int4 (indices stay 32-bit), and
+// the 8 products, widened to f32, two float4.
+struct IndexOctet {
+  int4 low;
+  int4 high;
+};
+struct alignas(16) ProductOctet {
+  float4 low;
+  float4 high;
+};
+struct SixteenBitEntryVectors {
+  using Values = uint4;
+  using Indices = IndexOctet;
+  static constexpr int kLanes = 8;
+};
+template <>
+struct EntryVectors<__half> : SixteenBitEntryVectors {};
+template <>
+struct EntryVectors<__nv_bfloat16> : SixteenBitEntryVectors {};
+
+// The 16-bit pair in one 32-bit word of a loaded vector.
+template <class T>
+__device__ __forceinline__ typename Arithmetic<T>::Pair pair_of(unsigned word) {
+  typename Arithmetic<T>::Pair pair;
+  static_assert(sizeof pair == sizeof word);
+  std::memcpy(&pair, &word, sizeof pair);
+  return pair;
+}
+
+// x[column], widened to the compute type (read-only path).
+template <class T>
+__device__ __forceinline__ Accumulate<T> x_at(const T* __restrict__ x, std::int32_t column) {
+  return Arithmetic<T>::load(__ldg(x + column));
+}
 
 // Values and column indices are read once: streaming loads (evict-first) keep them from
 // pushing x, which is gathered again and again, out of L2. x goes through the read-only
@@ -179,21 +215,25 @@ __device__ __forceinline__ int merge_path_rows(const std::int32_t* row_ends, int
 // Minimum blocks per SM 1 stated: ptxas then takes the registers it wants (f32 47, f64 56:
 // 5 and 4 blocks per SM). Measured on an H200 against capping them for more blocks: f32 at
 // 32 registers 0.1 % slower, f64 at 48 0.4 % and at 40 (spills) 2.4 % slower.
-template <class T>
+// Acc: what products, sums, the scan and the carries are kept in (Accumulate<T>: T for f32
+// and f64, f32 for the 16-bit types, whose rows are rounded once, when written).
+template <class T, class Acc>
 __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
     spmv_merge_path_kernel(CsrView matrix, const std::int32_t* __restrict__ tile_rows,
                            const std::int32_t* __restrict__ tile_nonzeros, const T* __restrict__ values,
-                           const T* __restrict__ x, T* __restrict__ y, T* __restrict__ tile_carries) {
+                           const T* __restrict__ x, T* __restrict__ y, Acc* __restrict__ tile_carries) {
   using Tile = SpmvMergeTile<T>;
   using Vectors = EntryVectors<T>;
   constexpr int kLanes = Vectors::kLanes;
-  using Scan = cub::BlockScan<RowPartial<T>, Tile::kThreads>;
+  constexpr bool kWidened = !std::is_same_v<T, Acc>;
+  static_assert(std::is_same_v<Acc, Accumulate<T>> && Tile::kCarrySlots == (kWidened ? 2 : 1));
+  using Scan = cub::BlockScan<RowPartial<Acc>, Tile::kThreads>;
   // Row ends relative to the tile's first nonzero, plus a sentinel for the unfinished row.
   __shared__ std::int32_t row_ends[Tile::kItems + 1];
   // From `shift` on: the products in [0, nonzeros), the finished rows' sums in [nonzeros,
   // nonzeros + rows) (the tile's items number at most kItems, rows and nonzeros together).
-  // shift = first_nonzero % kLanes, so that 16-byte vectors of products land 16-byte aligned.
-  __shared__ __align__(16) T tile_values[Tile::kItems + kLanes];
+  // shift = first_nonzero % kLanes, so that vectors of products land 16-byte aligned.
+  __shared__ __align__(16) Acc tile_values[Tile::kItems + kLanes];
   __shared__ typename Scan::TempStorage scan_storage;
 
   const int first_row = tile_rows[blockIdx.x];
@@ -202,7 +242,7 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
   const int nonzeros = tile_nonzeros[blockIdx.x + 1] - first_nonzero;
   const int thread = static_cast<int>(threadIdx.x);
   const int shift = first_nonzero % kLanes;
-  T* const products = tile_values + shift;
+  Acc* const products = tile_values + shift;
 
   for (int i = thread; i < rows; i += Tile::kThreads)
     row_ends[i] = matrix.row_ptr[first_row + i + 1] - first_nonzero;
@@ -227,7 +267,12 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
       const int v = first_vector + thread + s * Tile::kThreads;
       if (v < end_vector) {
         a[s] = __ldcs(value_vectors + v);
-        c[s] = __ldcs(index_vectors + v);
+        if constexpr (kLanes == 8) {
+          c[s].low = __ldcs(&index_vectors[v].low);
+          c[s].high = __ldcs(&index_vectors[v].high);
+        } else {
+          c[s] = __ldcs(index_vectors + v);
+        }
       }
     }
     // The odd entry: head entries go to threads [0, head), tail entries to [head, head + tail).
@@ -237,27 +282,42 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
     else if (thread < head + tail)
       odd = tail_begin + thread - head;
     const std::int32_t odd_column = odd >= 0 ? __ldcs(matrix.col_idx + odd) : 0;
-    const T odd_value = odd >= 0 ? __ldcs(values + odd) : T(0);
-    auto* product_vectors = reinterpret_cast<typename Vectors::Values*>(tile_values);
+    const Acc odd_value = odd >= 0 ? Arithmetic<T>::load(__ldcs(values + odd)) : Acc(0);
+    using ProductVector = std::conditional_t<kLanes == 8, ProductOctet, typename Vectors::Values>;
+    auto* product_vectors = reinterpret_cast<ProductVector*>(tile_values);
     const int base_vector = first_nonzero / kLanes;  // tile_values[0] is entry base_vector * kLanes
 #pragma unroll
     for (int s = 0; s < kSlots; ++s) {
       const int v = first_vector + thread + s * Tile::kThreads;
       if (v < end_vector) {
-        typename Vectors::Values p;
-        if constexpr (kLanes == 4) {
-          p.x = a[s].x * __ldg(x + c[s].x);
-          p.y = a[s].y * __ldg(x + c[s].y);
-          p.z = a[s].z * __ldg(x + c[s].z);
-          p.w = a[s].w * __ldg(x + c[s].w);
+        if constexpr (kLanes == 8) {
+          // Four packed conversions for the eight values, one per gathered x.
+          const float2 v01 = Arithmetic<T>::load2(pair_of<T>(a[s].x));
+          const float2 v23 = Arithmetic<T>::load2(pair_of<T>(a[s].y));
+          const float2 v45 = Arithmetic<T>::load2(pair_of<T>(a[s].z));
+          const float2 v67 = Arithmetic<T>::load2(pair_of<T>(a[s].w));
+          const IndexOctet& columns = c[s];
+          ProductOctet& p = product_vectors[v - base_vector];
+          p.low = make_float4(v01.x * x_at(x, columns.low.x), v01.y * x_at(x, columns.low.y),
+                              v23.x * x_at(x, columns.low.z), v23.y * x_at(x, columns.low.w));
+          p.high = make_float4(v45.x * x_at(x, columns.high.x), v45.y * x_at(x, columns.high.y),
+                               v67.x * x_at(x, columns.high.z), v67.y * x_at(x, columns.high.w));
         } else {
-          p.x = a[s].x * __ldg(x + c[s].x);
-          p.y = a[s].y * __ldg(x + c[s].y);
+          typename Vectors::Values p;
+          if constexpr (kLanes == 4) {
+            p.x = a[s].x * __ldg(x + c[s].x);
+            p.y = a[s].y * __ldg(x + c[s].y);
+            p.z = a[s].z * __ldg(x + c[s].z);
+            p.w = a[s].w * __ldg(x + c[s].w);
+          } else {
+            p.x = a[s].x * __ldg(x + c[s].x);
+            p.y = a[s].y * __ldg(x + c[s].y);
+          }
+          product_vectors[v - base_vector] = p;
         }
-        product_vectors[v - base_vector] = p;
       }
     }
-    if (odd >= 0) products[odd - first_nonzero] = odd_value * __ldg(x + odd_column);
+    if (odd >= 0) products[odd - first_nonzero] = odd_value * x_at(x, odd_column);
   }
   __syncthreads();
 
@@ -269,7 +329,7 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
   const int begin_row = merge_path_rows(row_ends, rows, nonzeros, begin);
   int row = begin_row;
   int nonzero = begin - begin_row;
-  T sum = 0;
+  Acc sum = 0;
 #pragma unroll
   for (int k = 0; k < Tile::kItemsPerThread; ++k) {
     if (begin + k < end) {
@@ -285,14 +345,29 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
   }
 
   // The first row this thread finished began before it: add what earlier threads summed.
-  RowPartial<T> earlier;
-  RowPartial<T> whole_tile;
-  Scan(scan_storage).ExclusiveScan(RowPartial<T>{row, sum}, earlier, JoinRowPartials{}, whole_tile);
+  RowPartial<Acc> earlier;
+  RowPartial<Acc> whole_tile;
+  Scan(scan_storage).ExclusiveScan(RowPartial<Acc>{row, sum}, earlier, JoinRowPartials{}, whole_tile);
   if (thread > 0 && row > begin_row) products[nonzeros + begin_row] += earlier.sum;
-  if (thread == 0) tile_carries[blockIdx.x] = whole_tile.sum;
-  __syncthreads();
+  if constexpr (kWidened) {
+    // Two slots a tile: its carry, and its part of its first row where earlier tiles began
+    // that row (every tile but the first that finishes a row): the carry kernel adds the
+    // earlier tiles' carries to it in f32 and rounds the row once.
+    if (thread == 0) tile_carries[2 * blockIdx.x] = whole_tile.sum;
+    __syncthreads();
+    for (int i = thread; i < rows; i += Tile::kThreads) {
+      const Acc row_sum = products[nonzeros + i];
+      if (i == 0 && blockIdx.x > 0)
+        tile_carries[2 * blockIdx.x + 1] = row_sum;
+      else
+        y[first_row + i] = Arithmetic<T>::store(row_sum);
+    }
+  } else {
+    if (thread == 0) tile_carries[blockIdx.x] = whole_tile.sum;
+    __syncthreads();
 
-  for (int i = thread; i < rows; i += Tile::kThreads) y[first_row + i] = products[nonzeros + i];
+    for (int i = thread; i < rows; i += Tile::kThreads) y[first_row + i] = products[nonzeros + i];
+  }
 }
 
 // Adds the carries of tiles that ended inside a row to that row, which a later tile wrote.
@@ -300,28 +375,40 @@ __global__ void __launch_bounds__(SpmvMergeTile<T>::kThreads, 1)
 // kCarryThreads-th carry of it, then a warp-shuffle and shared-memory tree (a row across a
 // thousand tiles costs a few dependent steps, not a thousand). The other blocks: a thread
 // per short run, summing it in tile order. Which thread sums which carries, and in what
-// order, depends on the matrix alone.
-template <class T>
+// order, depends on the matrix alone. 16-bit (Acc f32): the carries are the even slots,
+// and the row is written once, rounded: the finishing tile's part (its odd slot) plus the
+// carries, in f32.
+template <class Acc, class T>
+__device__ __forceinline__ void finish_carried_row(const SpmvCarryRun& run, const Acc* __restrict__ tile_carries,
+                                                   Acc carries, T* __restrict__ y) {
+  if constexpr (std::is_same_v<T, Acc>)
+    y[run.row] += carries;
+  else
+    y[run.row] = Arithmetic<T>::store(tile_carries[2 * run.end_tile + 1] + carries);
+}
+
+template <class T, class Acc>
 __global__ void __launch_bounds__(SpmvCarryRuns::kCarryThreads)
     spmv_merge_path_carry_kernel(const SpmvCarryRun* __restrict__ runs, unsigned long_runs, unsigned count,
-                                 const T* __restrict__ tile_carries, T* __restrict__ y) {
+                                 const Acc* __restrict__ tile_carries, T* __restrict__ y) {
+  constexpr int kSlots = SpmvMergeTile<T>::kCarrySlots;
   if (blockIdx.x < long_runs) {
     const SpmvCarryRun run = runs[blockIdx.x];
-    T sum = 0;
+    Acc sum = 0;
     for (std::int32_t t = run.first_tile + static_cast<std::int32_t>(threadIdx.x); t < run.end_tile;
          t += SpmvCarryRuns::kCarryThreads)
-      sum += tile_carries[t];
+      sum += tile_carries[kSlots * t];
     sum = block_sum(sum);
-    if (threadIdx.x == 0) y[run.row] += sum;
+    if (threadIdx.x == 0) finish_carried_row(run, tile_carries, sum, y);
     return;
   }
   const std::int64_t index =
       long_runs + static_cast<std::int64_t>(blockIdx.x - long_runs) * SpmvCarryRuns::kCarryThreads + threadIdx.x;
   if (index >= count) return;
   const SpmvCarryRun run = runs[index];
-  T carry = 0;
-  for (std::int32_t t = run.first_tile; t < run.end_tile; ++t) carry += tile_carries[t];
-  y[run.row] += carry;
+  Acc carry = 0;
+  for (std::int32_t t = run.first_tile; t < run.end_tile; ++t) carry += tile_carries[kSlots * t];
+  finish_carried_row(run, tile_carries, carry, y);
 }
 
 }  // namespace
@@ -344,18 +431,19 @@ void launch_spmv_scalar(CsrView matrix, const T* values, const T* x, T* y, std::
 
 template <class T>
 void launch_spmv_merge_path(CsrView matrix, const std::int32_t* tile_rows, const std::int32_t* tile_nonzeros,
-                            unsigned tiles, const T* values, const T* x, T* y, T* tile_carries,
+                            unsigned tiles, const T* values, const T* x, T* y, Accumulate<T>* tile_carries,
                             SpmvCarryRuns carry_runs, cudaStream_t stream) {
   if (tiles == 0) return;
-  spmv_merge_path_kernel<T><<<tiles, SpmvMergeTile<T>::kThreads, 0, stream>>>(matrix, tile_rows, tile_nonzeros, values,
-                                                                              x, y, tile_carries);
+  using Acc = Accumulate<T>;
+  spmv_merge_path_kernel<T, Acc><<<tiles, SpmvMergeTile<T>::kThreads, 0, stream>>>(
+      matrix, tile_rows, tile_nonzeros, values, x, y, tile_carries);
   GPB_CHECK_LAUNCH();
   if (carry_runs.count == 0) return;
   constexpr unsigned kThreads = SpmvCarryRuns::kCarryThreads;
   const unsigned short_runs = carry_runs.count - carry_runs.long_runs;
   const unsigned blocks = carry_runs.long_runs + (short_runs + kThreads - 1) / kThreads;
-  spmv_merge_path_carry_kernel<T><<<blocks, kThreads, 0, stream>>>(carry_runs.runs, carry_runs.long_runs,
-                                                                  carry_runs.count, tile_carries, y);
+  spmv_merge_path_carry_kernel<T, Acc><<<blocks, kThreads, 0, stream>>>(carry_runs.runs, carry_runs.long_runs,
+                                                                       carry_runs.count, tile_carries, y);
   GPB_CHECK_LAUNCH();
 }
 
@@ -373,5 +461,11 @@ template void launch_spmv_merge_path<float>(CsrView, const std::int32_t*, const 
 template void launch_spmv_merge_path<double>(CsrView, const std::int32_t*, const std::int32_t*, unsigned,
                                              const double*, const double*, double*, double*, SpmvCarryRuns,
                                              cudaStream_t);
+template void launch_spmv_merge_path<__half>(CsrView, const std::int32_t*, const std::int32_t*, unsigned,
+                                             const __half*, const __half*, __half*, float*, SpmvCarryRuns,
+                                             cudaStream_t);
+template void launch_spmv_merge_path<__nv_bfloat16>(CsrView, const std::int32_t*, const std::int32_t*, unsigned,
+                                                    const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
+                                                    float*, SpmvCarryRuns, cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -14,7 +14,8 @@ namespace gpb::kernels {
 // row, strides over its entries, multiplies and adds in f32 and combines its partial sums with
 // shuffles; the row's sum is rounded once to T. Rows longer than long_row_limit entries are
 // skipped, y left unwritten there for launch_spmv_row_segments (spmv_segments.cuh), as in
-// the f32/f64 vector kernel; there is no merge-path variant for 16-bit values.
+// the f32/f64 vector kernel. Skewed rows take the merge path (spmv.cuh), which takes
+// 16-bit values too.
 // config.threads must be a multiple of 32.
 template <class T>
 void launch_spmv_widened(int threads_per_row, CsrView matrix, const T* values, const T* x, T* y,

@@ -116,15 +116,14 @@ SpmvPlan plan_spmv(const RowLengthStats& lengths, bool contiguous_columns, const
   SpmvPlan plan;
   plan.forced = choice != SpmvKernelChoice::automatic;
   char skew[160];
-  std::snprintf(skew, sizeof skew, "merge_path when row_nnz_cv > 1 and max/avg row nnz > 8 (here %.2f and %.1f: %s)",
+  std::snprintf(skew, sizeof skew,
+                "merge_path when row_nnz_cv > 1 and max/avg row nnz > 8 (here %.2f and %.1f: %s)",
                 lengths.variation, longest_over_mean, skewed ? "skewed" : "not skewed");
   plan.rule = skew;
-  if (choice == SpmvKernelChoice::merge_path ||
-      (choice == SpmvKernelChoice::automatic && skewed && target.merge_path)) {
+  if (choice == SpmvKernelChoice::merge_path || (choice == SpmvKernelChoice::automatic && skewed)) {
     plan.kernel = SpmvKernel::csr_merge_path;
     return plan;
   }
-  if (skewed && !target.merge_path) plan.rule += ", no merge path for this dtype";
   const LaneRule lanes = lane_rule(contiguous_columns, target);
   if (lengths.mean < kScalarMaxMean) {
     plan.long_row_limit = static_cast<std::int32_t>(kLongRowShares * lanes.entries_per_lane);

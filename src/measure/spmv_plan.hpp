@@ -29,9 +29,9 @@ RowLengthStats row_length_stats(const CsrMatrix& matrix);
 bool columns_are_contiguous(const CsrMatrix& matrix);
 
 // What a plan is made for: the value type and the kernels built for it, and the device.
+// Every type has the merge path (16-bit values with f32 sums).
 struct SpmvTarget {
   std::size_t value_bytes = 4;  // 4 f32, 8 f64, 2 f16 and bf16
-  bool merge_path = true;       // a merge-path kernel exists for the type (f32, f64)
   bool vector_loads = true;     // the row-split kernel has 16-byte loads for the type (f32, f64)
   int sm_count = 1;
   int threads_per_sm = 2048;    // resident threads per SM
@@ -63,17 +63,16 @@ struct SpmvPlan {
 };
 
 // The selection rule, in order:
-//   1. merge path (where the target has it) when the row lengths vary more than their mean
-//      and some row is more than 8 times the mean: a row split would leave each warp as
-//      slow as its longest row;
+//   1. merge path, in every dtype, when the row lengths vary more than their mean and some
+//      row is more than 8 times the mean: a row split would leave each warp as slow as its
+//      longest row;
 //   2. otherwise a row split: a thread per row for rows averaging under 1.5 entries, else a
 //      group of lanes per row (2 to 32, about 4 entries a lane; f64 with 16-byte loads 2
 //      entries a lane up to 16). Where rows x lanes cannot fill the device's resident
 //      threads and rows average at least a segment unit, every row goes to the row-segment
 //      kernel (a block per segment of a row); else rows over 32 times their thread's or
 //      group's share go there and the rest to the thread or the lanes.
-// --spmv-kernel merge_path or row_split forces step 1's answer (the caller refuses
-// merge_path where the target has none).
+// --spmv-kernel merge_path or row_split forces step 1's answer.
 SpmvPlan plan_spmv(const RowLengthStats& lengths, bool contiguous_columns, const SpmvTarget& target,
                    SpmvKernelChoice choice);
 

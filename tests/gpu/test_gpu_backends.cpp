@@ -407,19 +407,17 @@ std::vector<ForcedSpmvCase> forced_spmv_cases() {
   shapes.push_back({Shape{}, MatrixSource::empty_row, "empty_row"});
   std::vector<ForcedSpmvCase> cases;
   for (SpmvKernelChoice choice : {SpmvKernelChoice::merge_path, SpmvKernelChoice::row_split})
-    for (DType dtype : all_dtypes()) {
-      // The 16-bit dtypes have the row-split kernel only (merge_path is refused: below).
-      if (choice == SpmvKernelChoice::merge_path && dtype_info(dtype).accumulation != dtype) continue;
+    for (DType dtype : all_dtypes())
       for (const ShapeCase& shape : shapes)
         cases.push_back({choice, {"cuda", Op::spmv, dtype, shape.shape, shape.matrix, shape.label}});
-    }
   return cases;
 }
 
-// Both of the cuda backend's ways to split SpMV on every matrix, whatever the row lengths
-// would choose: the merge-path kernel on uniform, banded and power-law matrices, empty
-// rows, one row across many tiles, fewer nonzeros than a tile, a single entry; the
-// row-split kernels (scalar, vector, long rows) on the skewed ones too.
+// Both of the cuda backend's ways to split SpMV on every matrix and in every dtype, whatever
+// the row lengths would choose: the merge-path kernel on uniform, banded and power-law
+// matrices, empty rows, one row across many tiles, fewer nonzeros than a tile, a single
+// entry, a handful of rows of millions; the row-split kernels (scalar, vector, long rows)
+// on the skewed ones too. The run after the first gives the same bits.
 class CudaForcedSpmvCase : public ::testing::TestWithParam<ForcedSpmvCase> {};
 
 TEST_P(CudaForcedSpmvCase, ComputesVerifiedResult) {
@@ -433,6 +431,7 @@ TEST_P(CudaForcedSpmvCase, ComputesVerifiedResult) {
   EXPECT_EQ(details.find("kernel=csr_merge_path") != std::string::npos, test_case.choice == SpmvKernelChoice::merge_path)
       << details;
   expect_verified_run(problem, *prepared, details);
+  expect_same_bits_on_rerun(*prepared, prepared->result(), 1, "details: " + details);
 }
 
 INSTANTIATE_TEST_SUITE_P(ForcedSpmvKernel, CudaForcedSpmvCase, ::testing::ValuesIn(forced_spmv_cases()),
@@ -574,7 +573,7 @@ TEST(GpuBackends, CudaSumIsDeterministic) {
 // Carries are joined in a fixed order, with no atomics: the same bits on every run.
 TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
-  for (DType dtype : {DType::f32, DType::f64}) {
+  for (DType dtype : all_dtypes()) {
     const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
     auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
     ASSERT_NE(prepared->details().find("kernel=csr_merge_path"), std::string::npos) << prepared->details();
@@ -585,15 +584,31 @@ TEST(GpuBackends, CudaSpmvMergePathIsDeterministic) {
 
 // A skewed matrix's heavy rows span about a hundred tiles each: their carries are combined
 // by a block each, in a fixed tree, so every run gives the same bits; the automatic rule
-// picks the merge path and says why (f32 and f64: the 16-bit dtypes have no merge path).
+// picks the merge path and says why, in every dtype (16-bit tiles are twice as long: 2048
+// items, so about half as many tiles a row).
 TEST(GpuBackends, CudaSpmvLongCarryRunsAreDeterministic) {
   SKIP_UNLESS_AVAILABLE(backend_named("cuda"));
-  for (DType dtype : {DType::f32, DType::f64}) {
+  for (DType dtype : all_dtypes()) {
+    SCOPED_TRACE(to_string(dtype));
     const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(std::int64_t{1} << 20, 1, SpmvPattern::skew), kSeed);
     auto prepared = backend_named("cuda").prepare(problem, BackendSettings{});
     const std::string details = prepared->details();
     ASSERT_NE(details.find("kernel=csr_merge_path"), std::string::npos) << details;
-    EXPECT_NE(details.find(" (8 over 32 tiles, a block each; longest 11"), std::string::npos) << details;
+    if (dtype_info(dtype).accumulation == dtype) {
+      EXPECT_NE(details.find("items_per_tile=1024 "), std::string::npos) << details;
+      EXPECT_NE(details.find(" (8 over 32 tiles, a block each; longest 11"), std::string::npos) << details;
+    } else {
+      EXPECT_NE(details.find("items_per_tile=2048 "), std::string::npos) << details;
+      EXPECT_NE(details.find("accumulate=f32"), std::string::npos) << details;
+      // The long runs: at least one (a row over 32 tiles of 2048 items), each a block.
+      const std::size_t over = details.find(" over 32 tiles, a block each; longest ");
+      ASSERT_NE(over, std::string::npos) << details;
+      const std::size_t open = details.rfind('(', over);
+      ASSERT_NE(open, std::string::npos) << details;
+      EXPECT_GE(std::stoi(details.substr(open + 1, over - open - 1)), 1) << details;
+      EXPECT_GT(std::stoi(details.substr(over + std::string(" over 32 tiles, a block each; longest ").size())), 32)
+          << details;
+    }
     EXPECT_NE(details.find("rule: merge_path when"), std::string::npos) << details;
     EXPECT_NE(details.find(": skewed)"), std::string::npos) << details;
     prepared->run();
@@ -642,12 +657,17 @@ TEST(GpuBackends, CudaSpmvNamesTheChosenKernel) {
     EXPECT_NE(details.find("kernel=csr_scalar"), std::string::npos) << details;
     EXPECT_NE(details.find(": not skewed)"), std::string::npos) << details;
   }
-  // Row lengths that vary more than their mean, with rows far longer than it: the merge-path kernel.
+  // Row lengths that vary more than their mean, with rows far longer than it: the merge-path
+  // kernel, in every dtype.
   for (const Problem& skewed :
        {spmv_problem(DType::f32, mostly_empty_matrix()), spmv_problem(DType::f64, long_row_matrix()),
+        spmv_problem(DType::f16, mostly_empty_matrix()), spmv_problem(DType::bf16, long_row_matrix()),
         make_problem(Op::spmv, DType::f32, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed),
+        make_problem(Op::spmv, DType::f16, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed),
         make_problem(Op::spmv, DType::f32, spmv_shape(100000, 16, SpmvPattern::longtail), kSeed),
-        make_problem(Op::spmv, DType::f64, spmv_shape(100000, 4, SpmvPattern::skew), kSeed)}) {
+        make_problem(Op::spmv, DType::bf16, spmv_shape(100000, 16, SpmvPattern::longtail), kSeed),
+        make_problem(Op::spmv, DType::f64, spmv_shape(100000, 4, SpmvPattern::skew), kSeed),
+        make_problem(Op::spmv, DType::f16, spmv_shape(100000, 4, SpmvPattern::skew), kSeed)}) {
     const std::string details = backend.prepare(skewed, BackendSettings{})->details();
     EXPECT_NE(details.find("kernel=csr_merge_path"), std::string::npos) << details;
     EXPECT_EQ(details.find("forced"), std::string::npos) << details;
@@ -953,28 +973,84 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   }
 }
 
-// The 16-bit SpMV has no merge-path kernel: forcing it is refused with the reason, and the
-// row split says what it is and why (skewed rows, no merge path): the lanes, with the long
-// rows in segments.
-TEST(GpuBackends, SixteenBitSpmvRunsRowSplitOnly) {
+// The 16-bit SpMV on skewed rows: the automatic rule takes the merge path (2048-item tiles,
+// f32 sums) and says why; forcing merge_path is accepted; forcing row_split gives the lanes
+// with the long rows in segments. Each verified, and the same bits run after run.
+TEST(GpuBackends, SixteenBitSpmvTakesTheMergePathOnSkewedRows) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
-  const Problem problem = make_problem(Op::spmv, DType::bf16, spmv_shape(100000, 16, SpmvPattern::powerlaw), kSeed);
-  try {
-    backend.prepare(problem, forcing(SpmvKernelChoice::merge_path));
-    ADD_FAILURE() << "merge_path was not refused for bf16";
-  } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("f32 and f64 only"), std::string::npos) << error.what();
+  for (DType dtype : {DType::f16, DType::bf16})
+    for (SpmvPattern pattern : {SpmvPattern::powerlaw, SpmvPattern::longtail}) {
+      SCOPED_TRACE(to_string(dtype) + " " + to_string(pattern));
+      const Problem problem = make_problem(Op::spmv, dtype, spmv_shape(100000, 16, pattern), kSeed);
+      for (SpmvKernelChoice choice : {SpmvKernelChoice::automatic, SpmvKernelChoice::merge_path}) {
+        auto prepared = backend.prepare(problem, forcing(choice));
+        const std::string details = prepared->details();
+        EXPECT_EQ(details.rfind("kernel=csr_merge_path items_per_tile=2048 (256 threads x 8 rows+nonzeros)", 0), 0u)
+            << details;
+        EXPECT_NE(details.find("accumulate=f32"), std::string::npos) << details;
+        EXPECT_NE(details.find(": skewed)"), std::string::npos) << details;
+        EXPECT_EQ(details.find("no merge path"), std::string::npos) << details;
+        EXPECT_EQ(details.find("(forced by --spmv-kernel)") != std::string::npos,
+                  choice == SpmvKernelChoice::merge_path)
+            << details;
+        expect_verified_run(problem, *prepared, details);
+        expect_same_bits_on_rerun(*prepared, prepared->result(), 2, details);
+      }
+      auto split = backend.prepare(problem, forcing(SpmvKernelChoice::row_split));
+      const std::string details = split->details();
+      EXPECT_EQ(details.rfind("kernel=csr_vector threads_per_row=", 0), 0u) << details;
+      EXPECT_NE(details.find(" loads=scalar long_rows="), std::string::npos) << details;
+      EXPECT_EQ(details.find("long_rows=0 "), std::string::npos) << details;
+      expect_verified_run(problem, *split, details);
+    }
+}
+
+// Each y entry of the 16-bit merge path is rounded once, from its f32 sum: with small
+// integer values (-2..4) and x (-4..5), every f32 partial sum here is exact (under 2^24),
+// so y must be exactly the f64 sum rounded to the 16-bit type, for rows within a tile, rows
+// across a few tiles and a row of 70000 across more than 32 (a long carry run, a block's
+// tree), where rounding the partials first would be off (row sums of about half their
+// length, up to some 35000, where f16 keeps steps of 2 to 32 and bf16 of 8 to 256).
+TEST(GpuBackends, SixteenBitSpmvMergePathRoundsEachRowOnce) {
+  Backend& backend = backend_named("cuda");
+  SKIP_UNLESS_AVAILABLE(backend);
+  constexpr std::int64_t kCols = 70000;
+  std::vector<std::vector<std::int32_t>> rows;
+  for (std::int32_t length : {3, 1500, 0, 2600, 5, 70000, 1, 0, 9000, 4100, 2}) {
+    rows.emplace_back();
+    for (std::int32_t col = 0; col < length; ++col) rows.back().push_back(col);
   }
-  auto prepared = backend.prepare(problem, BackendSettings{});
-  const std::string details = prepared->details();
-  EXPECT_EQ(details.rfind("kernel=csr_vector threads_per_row=", 0), 0u) << details;
-  EXPECT_NE(details.find(" loads=scalar long_rows="), std::string::npos) << details;
-  EXPECT_EQ(details.find("long_rows=0 "), std::string::npos) << details;
-  EXPECT_NE(details.find("accumulate=f32"), std::string::npos) << details;
-  EXPECT_NE(details.find(": skewed), no merge path for this dtype"), std::string::npos) << details;
-  prepared->run();
-  EXPECT_TRUE(verify(problem, prepared->result()).passed);
+  CsrMatrix matrix = matrix_from_rows(kCols, rows, 1);
+  for (std::size_t j = 0; j < matrix.values.size(); ++j) matrix.values[j] = static_cast<double>(j % 7) - 2;
+  std::vector<double> x;
+  for (std::int64_t i = 0; i < kCols; ++i) x.push_back(static_cast<double>(i % 10) - 4);
+  std::vector<double> exact(static_cast<std::size_t>(matrix.rows), 0.0);
+  for (std::size_t row = 0; row < exact.size(); ++row)
+    for (std::int32_t j = matrix.row_ptr[row]; j < matrix.row_ptr[row + 1]; ++j)
+      exact[row] += matrix.values[static_cast<std::size_t>(j)] *
+                    x[static_cast<std::size_t>(matrix.col_idx[static_cast<std::size_t>(j)])];
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    SCOPED_TRACE(to_string(dtype));
+    Problem problem = spmv_problem(dtype, matrix);
+    problem.x = converted_values(dtype, x);
+    const HostArray expected = converted_values(dtype, exact);
+    // The automatic rule takes the merge path here (skewed rows); the row split (its long
+    // rows in segments) rounds once too, and must agree.
+    for (SpmvKernelChoice choice : {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split}) {
+      auto prepared = backend.prepare(problem, forcing(choice));
+      const std::string details = prepared->details();
+      EXPECT_EQ(details.rfind("kernel=csr_merge_path", 0) == 0, choice == SpmvKernelChoice::automatic) << details;
+      if (choice == SpmvKernelChoice::automatic) {
+        EXPECT_EQ(details.find("carry_runs=0 "), std::string::npos) << details;
+        EXPECT_EQ(details.find("(0 over 32 tiles"), std::string::npos) << details;
+      }
+      prepared->run();
+      prepared->synchronize();
+      EXPECT_TRUE(same_bits(expected, prepared->result())) << details;
+      expect_same_bits_on_rerun(*prepared, expected, 1, details);
+    }
+  }
 }
 
 // What each GPU backend runs in f16 and bf16, and the reason where it does not: a static

@@ -22,8 +22,7 @@ namespace {
 SpmvTarget h100(DType dtype) {
   SpmvTarget target;
   target.value_bytes = dtype_size(dtype);
-  target.merge_path = dtype == DType::f32 || dtype == DType::f64;
-  target.vector_loads = target.merge_path;
+  target.vector_loads = dtype == DType::f32 || dtype == DType::f64;
   target.sm_count = 132;
   target.threads_per_sm = 2048;
   return target;
@@ -104,15 +103,24 @@ TEST(SpmvPlan, TheZooClassesKeepTheirKernels) {
   EXPECT_EQ(scalar.kernel, SpmvKernel::csr_scalar);
   EXPECT_EQ(scalar.threads_per_row, 1);
   EXPECT_EQ(scalar.long_row_limit, 128);
-  // Skewed rows: the merge path, or for 16-bit (none) the lanes with the long rows in segments.
+  // Skewed rows: the merge path, in every dtype, by the same rule and with the same words.
   RowLengthStats powerlaw = uniform_rows(1 << 20, 16);
   powerlaw.variation = 2.35;
   powerlaw.longest = 22150;
-  EXPECT_EQ(automatic(powerlaw, DType::f64).kernel, SpmvKernel::csr_merge_path);
-  const SpmvPlan powerlaw16 = automatic(powerlaw, DType::bf16);
-  EXPECT_EQ(powerlaw16.kernel, SpmvKernel::csr_vector);
-  EXPECT_NE(powerlaw16.rule.find("(here 2.35 and 1384.4: skewed), no merge path for this dtype"), std::string::npos)
-      << powerlaw16.rule;
+  for (DType dtype : all_dtypes()) {
+    const SpmvPlan plan = automatic(powerlaw, dtype);
+    EXPECT_EQ(plan.kernel, SpmvKernel::csr_merge_path) << to_string(dtype);
+    EXPECT_FALSE(plan.forced);
+    EXPECT_EQ(plan.rule, "merge_path when row_nnz_cv > 1 and max/avg row nnz > 8 (here 2.35 and 1384.4: skewed)")
+        << to_string(dtype);
+  }
+  // Just under either bound: the row split, in every dtype.
+  RowLengthStats edge = powerlaw;
+  edge.variation = 1.0;
+  for (DType dtype : all_dtypes()) EXPECT_NE(automatic(edge, dtype).kernel, SpmvKernel::csr_merge_path);
+  edge = powerlaw;
+  edge.longest = 8 * 16;
+  for (DType dtype : all_dtypes()) EXPECT_NE(automatic(edge, dtype).kernel, SpmvKernel::csr_merge_path);
 }
 
 TEST(SpmvPlan, ForcedChoicesAreObeyedAndSaySo) {
@@ -274,7 +282,6 @@ TEST(SpmvPlan, RandomRowLengthDistributionsKeepTheRulesPromises) {
     for (DType dtype : all_dtypes())
       for (SpmvKernelChoice choice : {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path}) {
         const SpmvTarget target = h100(dtype);
-        if (choice == SpmvKernelChoice::merge_path && !target.merge_path) continue;
         const bool contiguous = draw % 2 == 0;
         const SpmvPlan plan = plan_spmv(stats, contiguous, target, choice);
         SCOPED_TRACE("draw " + std::to_string(draw) + " " + std::to_string(rows) + " rows, mean " +
@@ -284,7 +291,7 @@ TEST(SpmvPlan, RandomRowLengthDistributionsKeepTheRulesPromises) {
         EXPECT_EQ(plan.forced, choice != SpmvKernelChoice::automatic);
         EXPECT_EQ(plan.kernel == SpmvKernel::csr_merge_path,
                   choice == SpmvKernelChoice::merge_path ||
-                      (choice == SpmvKernelChoice::automatic && skewed && target.merge_path));
+                      (choice == SpmvKernelChoice::automatic && skewed));
         char numbers[64];
         std::snprintf(numbers, sizeof numbers, "(here %.2f and %.1f: ", stats.variation, longest_over_mean);
         EXPECT_NE(plan.rule.find(numbers), std::string::npos);
