@@ -30,8 +30,13 @@ class CublasGemmCase final : public GpuPrepared {
         dims_(matmul_dimensions(problem.shape)),
         tf32_(dtype_info(problem.dtype).tf32_eligible && settings.tf32),
         tf32_ignored_(!dtype_info(problem.dtype).tf32_eligible && settings.tf32),
-        handle_(create_cublas_handle()) {
+        handle_(create_cublas_handle()),
+        workspace_(kWorkspaceBytes, "cuBLAS workspace") {
     GPB_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
+    // A workspace of the case's own, set after the stream (cublasSetStream resets it to the
+    // library's pool): cuBLAS then allocates nothing inside run(), which is what capturing a
+    // GEMM into a CUDA graph needs.
+    GPB_CUBLAS_CHECK(cublasSetWorkspace(handle_.get(), workspace_.data(), workspace_.bytes()));
     GPB_CUBLAS_CHECK(cublasSetMathMode(handle_.get(), math_mode()));
   }
 
@@ -75,10 +80,15 @@ class CublasGemmCase final : public GpuPrepared {
     return CUBLAS_DEFAULT_MATH;
   }
 
+  // The size cuBLAS's documentation recommends for Hopper (32 MiB; 4 MiB for earlier
+  // architectures), the largest it names.
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+
   MatmulDimensions dims_;
   bool tf32_;
   bool tf32_ignored_;
   CublasHandle handle_;
+  DeviceBuffer<unsigned char> workspace_;
 };
 
 class CublasBackend final : public GpuBackend {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_graph.cuh"
 #include "gpu_backend/event_timer.cuh"
 #include "gpu_backend/gpu_telemetry.cuh"
 #include "model/op_table.hpp"
@@ -86,6 +87,18 @@ void GpuPrepared::flush_cache() { l2_flusher_.flush(stream()); }
 std::unique_ptr<TelemetrySource> GpuPrepared::telemetry_source() { return make_nvml_telemetry_source(limits_.ordinal); }
 
 void GpuPrepared::synchronize() { stream_.synchronize(); }
+
+GraphCapture GpuPrepared::capture_graph(std::int64_t launches, bool evictions, bool op) {
+  if (evictions) {
+    // The flush buffer is allocated on the first flush: never inside a capture.
+    l2_flusher_.flush(stream());
+    stream_.synchronize();
+  }
+  return capture_launches(stream(), launches, [&] {
+    if (evictions) l2_flusher_.flush(stream());
+    if (op) run();
+  });
+}
 
 std::unique_ptr<SampleTimer> GpuPrepared::make_timer() { return std::make_unique<EventTimer>(stream()); }
 

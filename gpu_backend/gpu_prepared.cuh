@@ -49,6 +49,9 @@ class GpuPrepared : public Prepared {
   bool has_cache_flush() const final { return true; }
   std::unique_ptr<TelemetrySource> telemetry_source() final;
   void synchronize() final;
+  // Captures on the case's stream; every backend's run() only enqueues on it (handles,
+  // workspace and temporary storage are made in prepare), so every GPU case can be captured.
+  GraphCapture capture_graph(std::int64_t launches, bool evictions, bool op) final;
   std::unique_ptr<SampleTimer> make_timer() final;
   HostArray result() final;
 

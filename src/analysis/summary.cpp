@@ -25,6 +25,10 @@ void add_record(SpeedupRow& row, const ResultRecord& record) {
   const double median = record.stats.median;
   if (record.device == DeviceKind::cpu) {
     keep_best(row.cpu, record.spec.backend_label(), median);
+  } else if (record.spec.timing == TimingMode::graph) {
+    // Launch-free figures have no CPU counterpart: the crossovers compare kernel and e2e
+    // figures, and graph figures stand beside kernel ones in the launch-overhead table.
+    return;
   } else if (record.spec.timing == TimingMode::kernel) {
     keep_best(row.kernel.gpu, record.spec.backend_label(), median);
   } else {

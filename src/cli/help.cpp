@@ -209,7 +209,8 @@ const std::vector<ValueWords>& value_words() {
       {"", "--relative-to", backend_names},
       {"", "--dtype", [] { return names_of(all_dtypes()); }},
       {"", "--pattern", [] { return names_of(generated_patterns()); }},
-      {"", "--timing", [] { return std::vector<std::string>{to_string(TimingMode::kernel), to_string(TimingMode::e2e)}; }},
+      {"", "--timing", [] { return std::vector<std::string>{to_string(TimingMode::kernel), to_string(TimingMode::e2e),
+                                                             to_string(TimingMode::graph)}; }},
       {"", "--l2", [] { return std::vector<std::string>{to_string(L2Mode::flush), to_string(L2Mode::warm)}; }},
       {"", "--spmv-kernel",
        [] {

@@ -158,7 +158,9 @@ std::string skip_reason(const CaseSpec& spec, std::vector<std::unique_ptr<Backen
   Backend& backend = find_backend(backends, spec.backend);
   const Availability availability = backend.availability();
   if (!availability.available) return availability.reason;
-  return backend.supports(spec.op, spec.dtype).reason;
+  const Support support = backend.supports(spec.op, spec.dtype);
+  if (!support.supported) return support.reason;
+  return timing_support(backend, spec.timing).reason;
 }
 
 // The flags about GPUs apply or are refused: --require-gpu needs GPU cases that can run,

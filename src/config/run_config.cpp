@@ -126,7 +126,8 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
       ->delimiter(',');
   run.add_option("--matrix", matrix_, "spmv: a Matrix Market (.mtx) file");
   run.add_option("--spmv-kernel", spmv_kernel_, "spmv on cuda: auto (from the row lengths), row_split or merge_path");
-  run.add_option("--timing", timings_, "kernel (op alone) or e2e (h2d + op + d2h)")->delimiter(',');
+  run.add_option("--timing", timings_, "kernel (op alone), e2e (h2d + op + d2h) or graph (GPU: the op's launches replayed from a CUDA graph, "
+                 "without per-launch overhead); a list runs each")->delimiter(',');
   run.add_flag("--tf32", tf32_, "cuBLAS f32 matmul on tensor cores (TF32)");
   for (std::size_t i = 0; i < table.size(); ++i) {
     const SettingSpec& spec = table[i];

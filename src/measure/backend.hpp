@@ -2,6 +2,7 @@
 // whether the work happens on a CPU or a GPU.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -36,6 +37,25 @@ struct BackendSettings {
   int device = 0;        // CUDA device ordinal
 };
 
+// A batch of a case's launches captured once (a CUDA graph on the case's stream), for
+// --timing graph: replaying it enqueues every launch with one call, so the samples hold the
+// op's own time without a launch's host overhead per op.
+class LaunchGraph {
+ public:
+  virtual ~LaunchGraph() = default;
+  // Enqueues the whole batch on the case's stream (asynchronous: the case's timer orders after it).
+  virtual void replay() = 0;
+  // The op's launches in one replay.
+  virtual std::int64_t launches() const = 0;
+};
+
+// What capturing a case's launches gave: a graph, or why there is none (the case is then
+// skipped with that reason; it is never timed another way).
+struct GraphCapture {
+  std::unique_ptr<LaunchGraph> graph;
+  std::string reason;
+};
+
 // A case made ready to run: buffers allocated and filled, handles created, workspace
 // sized. Nothing in here is timed except run(), upload() and download().
 class Prepared {
@@ -64,6 +84,14 @@ class Prepared {
   virtual bool runs_on_host_threads() const { return false; }
   // Waits for all outstanding work of this case.
   virtual void synchronize() {}
+  // Captures `launches` runs of run() into a graph and instantiates it (untimed). With
+  // `evictions`, an L2 eviction (what flush_cache() does) precedes every run, so each one
+  // reads its inputs from DRAM; with `op` false, the graph holds the evictions alone (its
+  // replay is what the runner subtracts). Cases that cannot be captured say why: a CPU case,
+  // or a library call that allocates or synchronises inside run().
+  virtual GraphCapture capture_graph(std::int64_t /*launches*/, bool /*evictions*/, bool /*op*/) {
+    return {nullptr, "this backend's cases cannot be captured into a CUDA graph"};
+  }
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;
   // The op's output, copied to the host (untimed), for verification.
   virtual HostArray result() = 0;
@@ -101,6 +129,11 @@ class Backend {
   // Threads actually used for these settings (CPU backends); 0 where not meaningful.
   virtual int threads_used(const BackendSettings&) const { return 0; }
 };
+
+// Whether a backend's cases can be measured with a timing mode: graph timing captures GPU
+// launches, so a CPU backend's graph case is skipped with this reason (a run whose every case
+// is skipped is refused, as for any other skip reason).
+Support timing_support(const Backend& backend, TimingMode timing);
 
 // The backend of that name; UsageError listing the known ones.
 Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name);

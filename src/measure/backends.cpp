@@ -24,6 +24,13 @@ Support no_kernel_for(const std::string& backend, Op op) {
   return {false, backend + " has no " + to_string(op) + " kernel"};
 }
 
+Support timing_support(const Backend& backend, TimingMode timing) {
+  if (timing == TimingMode::graph && backend.kind() != DeviceKind::gpu)
+    return {false, "--timing graph captures GPU launches in a CUDA graph; " + backend.name() +
+                       " runs on the CPU, where kernel timing already has no launch to leave out"};
+  return {};
+}
+
 Backend& find_backend(std::vector<std::unique_ptr<Backend>>& backends, const std::string& name) {
   std::vector<std::string> known;
   for (auto& backend : backends) {

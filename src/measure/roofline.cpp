@@ -1,6 +1,7 @@
 #include "measure/roofline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "model/op_table.hpp"
@@ -57,6 +58,8 @@ const ComputePeak* find_peak(DType dtype) {
   return found == std::end(kComputePeaks) ? nullptr : found;
 }
 
+constexpr const char* kL2Resident = "L2-resident";
+
 double ratio(double achieved, double ceiling) { return ceiling > 0 ? achieved / ceiling : 0; }
 
 const GpuInfo* find_gpu(const Context& context, int device) {
@@ -91,6 +94,12 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
   const GpuInfo* gpu = gpu_record ? find_gpu(context, record.gpu.recorded() ? record.gpu.ordinal : device) : nullptr;
   if (gpu_record && !gpu) return roofline;
 
+  if (memory_bound && gpu && record.spec.l2 == L2Mode::warm && gpu->l2_mib > 0 &&
+      record.bytes <= gpu->l2_mib * 1024 * 1024) {
+    roofline.l2_resident = true;
+    roofline.ceiling_name = kL2Resident;
+    return roofline;
+  }
   if (memory_bound) {
     roofline.ceiling_name = "measured copy";
     roofline.ceiling = gpu ? gpu->copy_gbps : context.cpu_copy_gbps;
@@ -107,6 +116,13 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
   roofline.ceiling = gpu->*peak->gflops;
   roofline.theoretical_ceiling = roofline.ceiling;
   roofline.fraction = roofline.theoretical_fraction = ratio(record.gflops, roofline.ceiling);
+  // The peak at the clock the case held: the peak scales with the SM clock.
+  const double held = record.telemetry ? record.telemetry->sm_clock_median_mhz : 0;
+  if (roofline.ceiling > 0 && gpu->sm_clock_mhz > 0 && std::isfinite(held) && held > 0) {
+    roofline.held_sm_clock_mhz = held;
+    roofline.peak_sm_clock_mhz = gpu->sm_clock_mhz;
+    roofline.fraction_at_held_clock = ratio(record.gflops, roofline.ceiling * held / gpu->sm_clock_mhz);
+  }
   return roofline;
 }
 

@@ -20,6 +20,11 @@ void set_theoretical_peaks(GpuInfo& gpu);
 //                     the case allowed it); a CPU matmul has no ceiling. Its matrix-vector
 //                     shapes are memory-bound (op_bound) and rated as memory-bound ops.
 // e2e figures include the host transfers, which no device ceiling bounds: they get none.
+// Graph figures are the op's own time and are rated as kernel figures are.
+// A compute-bound GPU record whose telemetry saw the SM clock also gets the fraction of the
+// peak at that clock (fraction_at_held_clock); a memory-bound GPU record measured with a warm
+// L2 whose bytes fit in the L2 is marked l2_resident, with the ceiling name "L2-resident" and
+// no DRAM ceiling or fraction.
 // A record without measurements gets an empty roofline.
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device);
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
@@ -77,8 +78,15 @@ class Strategy {
   // After the warm-up and soak: sizes the batches of launches a sample times.
   virtual void calibrate(double /*min_sample_s*/) {}
   // Rounds the batch up to a multiple of `multiple` (RunnerHooks::batch_multiple).
-  void round_batch(std::int64_t multiple) { batch_ = (batch_ + multiple - 1) / multiple * multiple; }
+  void round_batch(std::int64_t multiple) {
+    batch_ = (batch_ + multiple - 1) / multiple * multiple;
+    set_multiple(multiple);
+  }
+  // After the batch is rounded, before the first sample: what the samples replay is made here.
+  virtual void before_measuring() {}
   std::int64_t batch() const { return batch_; }
+  // The multiple that round_batch kept the batch to, for a strategy that splits it.
+  virtual void set_multiple(std::int64_t /*multiple*/) {}
   // Before each sample, outside the host-observed time: a cold cache.
   virtual void before_sample() {}
   // One sample, timed: seconds per launch.
@@ -201,10 +209,126 @@ class EndToEnd final : public Strategy {
   std::vector<TimedPhase> phases_;
 };
 
+// A case whose launches cannot be captured into a graph: skipped with the reason.
+class CaptureUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Graph samples last at least this long, so that the one graph launch a sample starts with
+// (a few microseconds of host work while the device may idle) stays under 0.5 % of it.
+constexpr double kMinGraphSampleS = 1e-3;
+// The most op launches one graph holds; a longer sample replays the graph several times.
+constexpr std::int64_t kMaxGraphLaunches = 1024;
+
+// Launch-free timing: a batch of the op's launches captured once into a CUDA graph on the
+// case's stream (instantiated untimed) and replayed; the sample is replay time / launches.
+// Every launch of the case, warm-up and soak included, goes through a graph, so the output
+// that is verified is the graphs'. With a cold L2, an eviction node precedes every launch
+// and a graph of the evictions alone, replayed beside each sample, gives what to subtract.
+class GraphReplay final : public Strategy {
+ public:
+  GraphReplay(Prepared& prepared, bool flushed)
+      : Strategy(prepared), flushed_(flushed), evictions_timer_(flushed ? prepared.make_timer() : nullptr) {}
+  void before_warmup() override {
+    if (flushed_) prepared_.flush_cache();  // what the flush allocates on first use, before any capture
+    probe_ = capture(1, true);
+  }
+  void run_once() override { probe_->replay(); }
+  void calibrate(double min_sample_s) override {
+    target_s_ = std::max(min_sample_s, kMinGraphSampleS);
+    const double estimate = time_launches(1, [this] { probe_->replay(); });
+    batch_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(target_s_ / std::max(estimate, 1e-9) - 1e-9)), 1,
+                                      kMaxGraphLaunches);
+  }
+  void before_measuring() override {
+    // The batch (rounded to the hooks' multiple) is the graph's size where it fits one graph.
+    const std::int64_t multiple = std::max<std::int64_t>(1, multiple_);
+    std::int64_t launches = batch_;
+    if (launches > kMaxGraphLaunches) launches = std::max(multiple, kMaxGraphLaunches / multiple * multiple);
+    graph_ = capture(launches, true);
+    if (flushed_) evictions_ = capture(launches, false);
+    probe_.reset();
+    replays_ = (batch_ + launches - 1) / launches;
+    // One untimed replay (the first uploads the graph), then one timed to size the sample.
+    graph_->replay();
+    if (evictions_) evictions_->replay();
+    if (target_s_ > 0) {
+      const double replay_s = time_launches(1, [this] { graph_->replay(); });
+      const auto needed = static_cast<std::int64_t>(std::ceil(target_s_ / std::max(replay_s, 1e-9) - 1e-9));
+      replays_ = std::max(replays_, std::min(needed, std::max<std::int64_t>(1, kMaxBatch / launches)));
+    }
+    batch_ = launches * replays_;
+  }
+  void set_multiple(std::int64_t multiple) override { multiple_ = multiple; }
+  double take_sample() override {
+    const double with_ops = replay_seconds(*graph_, *timer_);
+    if (!evictions_) return with_ops;
+    const double evictions = replay_seconds(*evictions_, *evictions_timer_);
+    eviction_samples_.push_back(evictions);
+    return with_ops - evictions;
+  }
+  void drop(const std::vector<bool>& flagged) override { remove_flagged(eviction_samples_, flagged); }
+  void finish(ResultRecord& record) override {
+    if (evictions_ && !(median_of(record.samples_s) > 0))
+      throw std::runtime_error(
+          "graph timing with --l2 flush: the op's time is lost in the noise of the L2 evictions subtracted from it (" +
+          format_us(median_of(eviction_samples_)) + " per launch); use --l2 warm, or --timing kernel for cold single launches");
+  }
+  std::string timing_note(double median_s, double /*min_sample_s*/) const override {
+    const std::int64_t launches = graph_ ? graph_->launches() : 0;
+    std::string note = "CUDA graph of " + std::to_string(launches) + " launches, replayed " + std::to_string(replays_) +
+                       "x per sample; time per op = replay time / launches (no per-launch host overhead)";
+    if (evictions_) {
+      const double eviction_s = median_of(eviction_samples_);
+      char share[64];
+      std::snprintf(share, sizeof share, " (%.0f%% of each eviction + op)",
+                    median_s > 0 ? median_s / (median_s + eviction_s) * 100 : 0.0);
+      note += "; L2 cold for every launch: an L2 eviction node before each, and the median " + format_us(eviction_s) +
+              " of a graph of the evictions alone, replayed beside each sample, subtracted" + (median_s > 0 ? share : "");
+    }
+    return note;
+  }
+
+ private:
+  std::unique_ptr<LaunchGraph> capture(std::int64_t launches, bool op) {
+    GraphCapture captured = prepared_.capture_graph(launches, flushed_, op);
+    if (!captured.graph) throw CaptureUnavailable(captured.reason.empty() ? "the case cannot be captured into a CUDA graph" : captured.reason);
+    return std::move(captured.graph);
+  }
+  // Seconds per op launch of replays_ replays of `graph`.
+  double replay_seconds(LaunchGraph& graph, SampleTimer& timer) {
+    timer.start();
+    for (std::int64_t i = 0; i < replays_; ++i) graph.replay();
+    timer.stop();
+    return timer.elapsed_seconds() / static_cast<double>(replays_ * graph.launches());
+  }
+  static double median_of(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  }
+  static std::string format_us(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);
+    return text;
+  }
+
+  bool flushed_;
+  std::unique_ptr<SampleTimer> evictions_timer_;
+  std::unique_ptr<LaunchGraph> probe_, graph_, evictions_;
+  std::vector<double> eviction_samples_;
+  double target_s_ = 0;  // 0: not calibrated (profile mode), one replay per sample
+  std::int64_t replays_ = 1;
+  std::int64_t multiple_ = 1;
+};
+
 // The strategy of a case, and the one place its L2 mode is read: flushed where the case asks
 // for a cold cache and its backend can evict one.
 std::unique_ptr<Strategy> choose_strategy(const CaseSpec& spec, Prepared& prepared) {
   const bool flushed = spec.l2 == L2Mode::flush && prepared.has_cache_flush();
+  if (spec.timing == TimingMode::graph) return std::make_unique<GraphReplay>(prepared, flushed);
   if (spec.timing == TimingMode::e2e && prepared.has_transfers()) return std::make_unique<EndToEnd>(prepared, flushed);
   if (flushed) return std::make_unique<ColdLaunches>(prepared);
   return std::make_unique<BatchedLaunches>(prepared);
@@ -231,6 +355,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   }
   if (!options.profile) strategy->calibrate(options.min_sample_s);
   strategy->round_batch(options.hooks.batch_multiple);
+  strategy->before_measuring();
   record.batch = strategy->batch();
 
   StoppingRule rule = options.stopping;
@@ -309,6 +434,12 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
     record.reason = availability.reason;
     return record;
   }
+  const Support timing = timing_support(backend, spec.timing);
+  if (!timing.supported) {
+    record.status = Status::skipped;
+    record.reason = timing.reason;
+    return record;
+  }
   BackendSettings settings;
   settings.threads = spec.threads;
   settings.tf32 = spec.tf32;
@@ -325,7 +456,13 @@ ResultRecord run_case(const CaseSpec& spec, const Problem& problem, Backend& bac
       prepared = backend.prepare(problem, settings);
       if (options.hooks.wrap_prepared) prepared = options.hooks.wrap_prepared(std::move(prepared));
     }
-    measure(record, *prepared, spec, options);
+    try {
+      measure(record, *prepared, spec, options);
+    } catch (const CaptureUnavailable& unavailable) {
+      record.status = Status::skipped;
+      record.reason = std::string("graph timing: ") + unavailable.what();
+      return record;
+    }
     record.details = prepared->details();
     {
       nvtx::ScopedRange range("verify");

@@ -157,6 +157,14 @@ struct FieldList<Roofline> {
     v.field("fraction", r.fraction);
     v.field("theoretical_ceiling", r.theoretical_ceiling);
     v.field("theoretical_fraction", r.theoretical_fraction);
+    const bool held = r.fraction_at_held_clock.has_value();
+    v.field("held_sm_clock_mhz", r.held_sm_clock_mhz,
+            only_if(held).about("Compute-bound GPU cases with a known SM clock: the clock the telemetry saw (median)"));
+    v.field("peak_sm_clock_mhz", r.peak_sm_clock_mhz, only_if(held).about("The SM clock the peak (ceiling) was computed at"));
+    v.field("fraction_at_held_clock", r.fraction_at_held_clock,
+            only_if(held).about("achieved / (ceiling x held_sm_clock_mhz / peak_sm_clock_mhz)"));
+    v.field("l2_resident", r.l2_resident,
+            only_if(r.l2_resident).about("Memory-bound, --l2 warm, and the op's bytes fit in the L2: no DRAM ceiling applies"));
   }
 };
 

@@ -14,7 +14,7 @@ const char* const kPhaseNames[] = {"h2d", "op", "d2h"};
 std::string identity(const CaseSpec& spec, bool with_backend) {
   std::string id = to_string(spec.op) + (with_backend ? "/" + spec.backend : "") + "/" + to_string(spec.dtype) + "/" +
                    spec.shape.label(spec.op);
-  if (spec.timing == TimingMode::e2e) id += "/" + to_string(spec.timing);
+  if (spec.timing != TimingMode::kernel) id += "/" + to_string(spec.timing);
   for (const auto& tag : spec.variant_tags()) id += "/" + tag;
   if (with_backend)
     for (const auto& tag : spec.backend_tags()) id += "/" + tag;

@@ -103,6 +103,16 @@ struct Roofline {
   double fraction = 0;              // achieved / ceiling
   double theoretical_ceiling = 0;   // the data-sheet figure: DRAM bandwidth, or the same peak for matmul
   double theoretical_fraction = 0;  // achieved / theoretical_ceiling
+  // Compute-bound GPU cases whose telemetry saw the SM clock: the peak scales with the clock,
+  // so beside `fraction` (of the peak at peak_sm_clock_mhz, the boost clock the peak was
+  // computed at) stands the fraction of the peak at the clock the case held (the SM clock
+  // median). Absent where either clock is unknown: never a made-up figure.
+  std::optional<double> held_sm_clock_mhz;
+  std::optional<double> peak_sm_clock_mhz;
+  std::optional<double> fraction_at_held_clock;
+  // Memory-bound GPU cases measured with a warm L2 (--l2 warm) whose working set (the op's
+  // bytes) fits in the L2: they ran from cache, so they are rated against no DRAM ceiling.
+  bool l2_resident = false;
 };
 
 struct ResultRecord {

@@ -11,7 +11,7 @@ struct Names {
   const char* name;
 };
 
-const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMode::e2e, "e2e"}};
+const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMode::e2e, "e2e"}, {TimingMode::graph, "graph"}};
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
 const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"},     {SpmvPattern::powerlaw, "powerlaw"},

@@ -17,7 +17,9 @@ namespace gpb {
 enum class Op : int { sin, sqrt, sum, matmul, spmv };
 // What a case's shape holds (see Shape).
 enum class ShapeKind { elements, dense_matrix, sparse_matrix };
-enum class TimingMode { kernel, e2e };
+// kernel: the op's launches on its stream; e2e: upload + op + download; graph: a batch of the
+// op's launches captured once in a CUDA graph and replayed (GPU cases only).
+enum class TimingMode { kernel, e2e, graph };
 enum class L2Mode { flush, warm };
 // Generated matrix classes (csr.hpp describes each) and `file` for a Matrix Market file.
 // The values key generated inputs (problem.cpp's input_key): new classes go at the end.

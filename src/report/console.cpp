@@ -35,6 +35,12 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
                                  failure_width);
   for (const auto& doubt : report_model::doubt_lines(context, results))
     report_model::append_wrapped(out, "  ", 4, "! " + doubt, failure_width);
+  const report_model::Table overhead = report_model::launch_overhead_table(results);
+  if (!overhead.rows.empty()) {
+    out << '\n' << report_model::kLaunchOverheadTitle << ":\n";
+    report_model::append_console_table(out, overhead);
+    report_model::append_wrapped(out, "note: ", 6, report_model::kLaunchOverheadNote, failure_width);
+  }
   const report_model::Table telemetry = report_model::telemetry_table(results);
   if (!telemetry.rows.empty()) {
     out << "\nGPU telemetry while measuring:\n";

@@ -168,6 +168,13 @@ const Column kMeasurementColumns[] = {
     {"soak_s", "soak.seconds"},
     {"soak_settled", "soak.settled"},
 };
+// Only in reports where some record has them: the fraction of the peak at the SM clock held
+// (compute-bound GPU cases with telemetry), and the L2-resident mark (--l2 warm cases that fit).
+const Column kHeldClockColumns[] = {
+    {"held_sm_clock_mhz", "roofline.held_sm_clock_mhz"},
+    {"fraction_at_held_clock", "roofline.fraction_at_held_clock"},
+};
+const Column kL2ResidentColumn = {"l2_resident", "roofline.l2_resident", Shown::every_record};
 // Where each record ran, in reports whose records say it (GPU runs, merged reports).
 const Column kPlacementColumns[] = {
     {"host", "host"},
@@ -192,6 +199,10 @@ std::string render_csv(const Context& context, const std::vector<ResultRecord>& 
   });
   if (kernel_forced) columns.push_back(kSpmvKernelColumn);
   columns.insert(columns.end(), std::begin(kMeasurementColumns), std::end(kMeasurementColumns));
+  if (std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.roofline.fraction_at_held_clock.has_value(); }))
+    columns.insert(columns.end(), std::begin(kHeldClockColumns), std::end(kHeldClockColumns));
+  if (std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.roofline.l2_resident; }))
+    columns.push_back(kL2ResidentColumn);
   const std::size_t record_columns = columns.size();
   if (report_model::any_placed(results)) columns.insert(columns.end(), std::begin(kPlacementColumns), std::end(kPlacementColumns));
 

@@ -306,7 +306,7 @@ bool memory_bound(Op op) { return op_def(op).bound == Bound::memory; }
 double throughput_of(const ResultRecord& record) { return (memory_bound(record.spec.op) ? record.gbps : record.gflops) * 1e9; }
 
 std::string series_label(const std::string& backend, TimingMode timing) {
-  return timing == TimingMode::e2e ? backend + " (e2e)" : backend;
+  return timing == TimingMode::kernel ? backend : backend + " (" + to_string(timing) + ")";
 }
 
 // One series per backend and timing mode, one point per comparable record.
@@ -564,6 +564,13 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) append_fleet(out, fleet);
 
+  const report_model::Table overhead = report_model::launch_overhead_table(results);
+  if (!overhead.rows.empty()) {
+    out << "<section id=\"launch-overhead\"><h2>" << escape(report_model::kLaunchOverheadTitle) << "</h2><p>"
+        << escape(report_model::kLaunchOverheadNote) << "</p>";
+    append_table(out, overhead, "launch-overhead");
+    out << "</section>";
+  }
   out << "<section id=\"results\"><h2>All results</h2>";
   append_table(out, report_model::results_table(context, results, options), "results");
   out << "<p>" << escape(report_model::summary_line(results)) << "</p>";

@@ -35,6 +35,12 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
     out << "\nFigures to doubt (! in the spread column):\n\n";
     for (const auto& doubt : doubts) out << "- ! " << escape_markdown(doubt) << '\n';
   }
+  const report_model::Table overhead = report_model::launch_overhead_table(results);
+  if (!overhead.rows.empty()) {
+    out << '\n' << report_model::kLaunchOverheadTitle << ":\n\n";
+    report_model::append_markdown_table(out, overhead);
+    out << "\n> note: " << escape_markdown(report_model::kLaunchOverheadNote) << '\n';
+  }
   const report_model::Table telemetry = report_model::telemetry_table(results);
   if (!telemetry.rows.empty()) {
     out << "\nGPU telemetry while measuring:\n\n";

@@ -71,17 +71,27 @@ std::string spread_cell(const Statistics& stats, bool doubtful) {
 // The fraction of the record's ceiling as a percentage: whole percents from 10 % up,
 // two significant digits below ("4.2%"); "in cache" far above a memory ceiling; "-" where no
 // ceiling is known.
-std::string roofline_cell(const Roofline& roofline) {
-  if (!(roofline.fraction > 0)) return "-";
-  if (roofline.bound == Bound::memory && (roofline.fraction > kInCacheFraction || roofline.theoretical_fraction > 1))
-    return "in cache";
-  const double percent = roofline.fraction * 100;
+std::string percent_text(double fraction) {
+  const double percent = fraction * 100;
   if (percent >= 10) {
     char text[32];
     std::snprintf(text, sizeof text, "%.0f%%", percent);
     return text;
   }
   return format_significant(percent, 2) + "%";
+}
+
+std::string roofline_cell(const Roofline& roofline) {
+  if (roofline.l2_resident) return "L2-resident";
+  if (!(roofline.fraction > 0)) return "-";
+  if (roofline.bound == Bound::memory && (roofline.fraction > kInCacheFraction || roofline.theoretical_fraction > 1))
+    return "in cache";
+  std::string cell = percent_text(roofline.fraction);
+  // Beside the fraction of the boost-clock peak, that of the peak at the clock held.
+  if (roofline.fraction_at_held_clock && roofline.held_sm_clock_mhz)
+    cell += " (" + percent_text(*roofline.fraction_at_held_clock) + " at " +
+            format_significant(*roofline.held_sm_clock_mhz, 4) + " MHz)";
+  return cell;
 }
 
 std::string samples_cell(const ResultRecord& record) {
@@ -293,6 +303,38 @@ std::vector<std::string> doubt_lines(const Context& context, const std::vector<R
     if (!why.empty()) lines.push_back(case_line(record, placed, why));
   }
   return lines;
+}
+
+Table launch_overhead_table(const std::vector<ResultRecord>& results) {
+  Table table;
+  table.columns = {{"case", Align::left}};
+  const bool show_placement = spans_devices(results);
+  if (show_placement) table.columns.push_back({"where", Align::left});
+  table.key_columns = table.columns.size();
+  table.columns.insert(table.columns.end(), {{"kernel", Align::right},
+                                             {"graph", Align::right},
+                                             {"kernel - graph", Align::right},
+                                             {"kernel / graph", Align::right}});
+  for (const auto& graph : results) {
+    if (graph.spec.timing != TimingMode::graph || !has_measurements(graph) || !(graph.stats.median > 0)) continue;
+    CaseSpec kernel_spec = graph.spec;
+    kernel_spec.timing = TimingMode::kernel;
+    const std::string kernel_id = kernel_spec.id();
+    const auto kernel = std::find_if(results.begin(), results.end(), [&](const ResultRecord& r) {
+      return r.spec.id() == kernel_id && same_place(r, graph) && has_measurements(r) && r.stats.median > 0;
+    });
+    if (kernel == results.end()) continue;
+    Row row;
+    row.cells = {kernel_id};
+    if (show_placement) row.cells.push_back(placement_label(graph));
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2fx", kernel->stats.median / graph.stats.median);
+    const double difference = kernel->stats.median - graph.stats.median;
+    row.cells.insert(row.cells.end(), {format_seconds(kernel->stats.median), format_seconds(graph.stats.median),
+                                       (difference < 0 ? "-" : "") + format_seconds(std::abs(difference)), ratio});
+    table.rows.push_back(std::move(row));
+  }
+  return table;
 }
 
 Table results_table(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options) {

@@ -119,4 +119,13 @@ std::vector<std::string> doubt_lines(const Context& context, const std::vector<R
 // rate the %peak is against reads "in cache".
 Table results_table(const Context& context, const std::vector<ResultRecord>& results, const ReportOptions& options);
 
+// Kernel against graph timing (--timing kernel,graph): one row per case measured both ways
+// in the same place, with the two medians, their difference (the launch overhead each op
+// pays in kernel timing) and their ratio. Empty without such pairs.
+Table launch_overhead_table(const std::vector<ResultRecord>& results);
+inline constexpr const char* kLaunchOverheadTitle = "Kernel vs graph timing (launch overhead per op)";
+inline constexpr const char* kLaunchOverheadNote =
+    "kernel: launches enqueued one by one; graph: the same launches replayed from a CUDA graph, without a host "
+    "launch per op. kernel - graph is what each launch costs beyond the op's own time.";
+
 }  // namespace gpb::report_model

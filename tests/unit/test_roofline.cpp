@@ -215,6 +215,96 @@ TEST(Roofline, UnmeasuredAndEndToEndRecordsHaveNoCeiling) {
   EXPECT_EQ(transfers.theoretical_fraction, 0);
 }
 
+// The peak scales with the SM clock: a matmul that held 1485 MHz of the 1980 MHz the peak
+// was computed at is rated against three quarters of the peak as well.
+TEST(Roofline, ComputeBoundFractionAtTheClockHeld) {
+  ResultRecord matmul = record(Op::matmul, DType::f32, DeviceKind::gpu, 1, 33454.08);  // half the FP32 peak
+  matmul.telemetry = TelemetrySummary{};
+  matmul.telemetry->sm_clock_median_mhz = 1485;
+  const Roofline roofline = roofline_of(matmul, context_with_ceilings(), 0);
+  EXPECT_DOUBLE_EQ(roofline.fraction, 0.5);  // of the boost-clock peak, as before
+  ASSERT_TRUE(roofline.fraction_at_held_clock.has_value());
+  EXPECT_DOUBLE_EQ(*roofline.fraction_at_held_clock, 0.5 * 1980 / 1485);
+  EXPECT_EQ(roofline.held_sm_clock_mhz, 1485);
+  EXPECT_EQ(roofline.peak_sm_clock_mhz, 1980);
+  EXPECT_FALSE(roofline.l2_resident);
+}
+
+// No clock reading (no telemetry, or NVML without the SM clock), or no peak: no figure at
+// the held clock, rather than one made up from the boost clock.
+TEST(Roofline, UnknownHeldClockGivesNoFigure) {
+  ResultRecord without_telemetry = record(Op::matmul, DType::f32, DeviceKind::gpu, 1, 33454.08);
+  const Roofline none = roofline_of(without_telemetry, context_with_ceilings(), 0);
+  EXPECT_DOUBLE_EQ(none.fraction, 0.5);
+  EXPECT_FALSE(none.fraction_at_held_clock.has_value());
+  EXPECT_FALSE(none.held_sm_clock_mhz.has_value());
+
+  ResultRecord no_clock = without_telemetry;
+  no_clock.telemetry = TelemetrySummary{};  // sm_clock_median_mhz not reported
+  EXPECT_FALSE(roofline_of(no_clock, context_with_ceilings(), 0).fraction_at_held_clock.has_value());
+
+  Context unknown_peak = context_with_ceilings();
+  unknown_peak.gpus[0].compute_capability = "7.5";
+  set_theoretical_peaks(unknown_peak.gpus[0]);
+  ResultRecord clocked = without_telemetry;
+  clocked.telemetry = TelemetrySummary{};
+  clocked.telemetry->sm_clock_median_mhz = 1500;
+  EXPECT_FALSE(roofline_of(clocked, unknown_peak, 0).fraction_at_held_clock.has_value());
+
+  // Memory-bound cases are rated against bandwidth, which the SM clock does not set.
+  ResultRecord sin = record(Op::sin, DType::f32, DeviceKind::gpu, 2520, 315);
+  sin.telemetry = clocked.telemetry;
+  EXPECT_FALSE(roofline_of(sin, context_with_ceilings(), 0).fraction_at_held_clock.has_value());
+}
+
+// A memory-bound case with a warm L2 whose bytes fit in the L2 ran from cache: marked
+// L2-resident, with no DRAM ceiling or fraction. Flushed, or larger than the L2, it is rated
+// against DRAM as before.
+TEST(Roofline, WarmL2WorkingSetThatFitsIsL2Resident) {
+  Context context = context_with_ceilings();
+  context.gpus[0].l2_mib = 50;
+  const double l2_bytes = 50.0 * 1024 * 1024;
+
+  ResultRecord fits = record(Op::sin, DType::f32, DeviceKind::gpu, 9000, 1);
+  fits.spec.l2 = L2Mode::warm;
+  fits.bytes = l2_bytes;  // exactly the L2
+  const Roofline resident = roofline_of(fits, context, 0);
+  EXPECT_TRUE(resident.l2_resident);
+  EXPECT_EQ(resident.bound, Bound::memory);
+  EXPECT_EQ(resident.ceiling_name, "L2-resident");
+  EXPECT_EQ(resident.ceiling, 0);
+  EXPECT_EQ(resident.fraction, 0);
+  EXPECT_EQ(resident.theoretical_fraction, 0);
+
+  ResultRecord larger = fits;
+  larger.bytes = l2_bytes + 1;
+  const Roofline dram = roofline_of(larger, context, 0);
+  EXPECT_FALSE(dram.l2_resident);
+  EXPECT_EQ(dram.ceiling_name, "measured copy");
+
+  ResultRecord flushed = fits;
+  flushed.spec.l2 = L2Mode::flush;
+  EXPECT_FALSE(roofline_of(flushed, context, 0).l2_resident);
+
+  // Compute-bound cases and CPU cases are never marked; nor a GPU whose L2 size is unknown.
+  ResultRecord matmul = record(Op::matmul, DType::f32, DeviceKind::gpu, 1, 1000);
+  matmul.spec.l2 = L2Mode::warm;
+  matmul.bytes = 1024;
+  EXPECT_FALSE(roofline_of(matmul, context, 0).l2_resident);
+  ResultRecord cpu = record(Op::sin, DType::f32, DeviceKind::cpu, 10, 1);
+  cpu.spec.l2 = L2Mode::warm;
+  cpu.bytes = 1024;
+  EXPECT_FALSE(roofline_of(cpu, context, 0).l2_resident);
+  EXPECT_FALSE(roofline_of(fits, context_with_ceilings(), 0).l2_resident);  // l2_mib unknown (0)
+}
+
+// Graph figures are the op's own time: rated as kernel figures are.
+TEST(Roofline, GraphRecordsAreRatedAsKernelRecords) {
+  ResultRecord graph = record(Op::sin, DType::f32, DeviceKind::gpu, 2520, 315);
+  graph.spec.timing = TimingMode::graph;
+  EXPECT_DOUBLE_EQ(roofline_of(graph, context_with_ceilings(), 0).fraction, 0.9);
+}
+
 TEST(CpuCeilings, CopyBandwidthIsPlausibleAndQuick) {
   const auto start = std::chrono::steady_clock::now();
   const double gbps = measure_cpu_copy_gbps(2);
