@@ -25,6 +25,19 @@ class RooflineTests(CliTestCase):
         self.assertIn("%peak", process.stdout)
         self.assertIn("measured copy", process.stdout)
 
+    def test_cpu_results_get_no_held_clock_figure_and_no_l2_mark(self):
+        # No SM clock was read and CPU caches have no L2 mode: neither figure is made up.
+        out = os.path.join(self.dir, "r.json")
+        process = gpubench("run", "--op", "sin,matmul", "--size", "64", "--backend", "eigen", "--l2", "warm",
+                           "--out", out, *FAST)
+        self.assertOk(process)
+        with open(out, encoding="utf-8") as handle:
+            report = json.load(handle)
+        for record in report["results"]:
+            for field in ("held_sm_clock_mhz", "peak_sm_clock_mhz", "fraction_at_held_clock", "l2_resident"):
+                self.assertNotIn(field, record["roofline"], record["id"])
+        self.assertNotIn("L2-resident", process.stdout)
+
 
 if __name__ == "__main__":
     main()
