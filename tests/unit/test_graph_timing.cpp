@@ -184,7 +184,7 @@ TEST_F(GraphTimingTest, ShortOpsReplayAGraphSeveralTimes) {
   const ResultRecord record = run_case(spec, problem, backend, options);
   ASSERT_EQ(record.status, Status::ok) << record.reason;
   EXPECT_EQ(record.batch % 1024, 0);
-  EXPECT_GE(record.batch * 0.1e-6, 1e-3 - 1e-12);
+  EXPECT_GE(static_cast<double>(record.batch) * 0.1e-6, 1e-3 - 1e-12);
   EXPECT_NE(record.timing_note.find("CUDA graph of 1024 launches"), std::string::npos) << record.timing_note;
   for (double sample : record.samples_s) EXPECT_NEAR(sample, 0.1e-6, 1e-15);
 }
