@@ -6,6 +6,7 @@
 // parse(render(x)) reproduces x.
 #include "model/record_format.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -993,7 +994,8 @@ struct Value<std::optional<T>, std::enable_if_t<!std::is_same_v<T, Bound>>> {
     }
     if (!schema.contains("type")) return {{"anyOf", Json::array({{{"type", "null"}}, schema})}};
     Json types = schema["type"].is_array() ? schema["type"] : Json::array({schema["type"]});
-    types.push_back("null");
+    // A double already admits null (a non-finite value is written as null).
+    if (std::find(types.begin(), types.end(), Json("null")) == types.end()) types.push_back("null");
     schema["type"] = types;
     return schema;
   }
