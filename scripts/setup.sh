@@ -8,7 +8,9 @@ packages=(build-essential cmake git pkg-config libeigen3-dev libopenblas-dev lib
           postgresql  # the results store; its tests start a throw-away PostgreSQL server
           # The sanitizer build and its fuzzers: clang, its sanitizer and libFuzzer runtimes, its OpenMP.
           clang libclang-rt-dev libomp-dev
-          openmpi-bin libopenmpi-dev)  # MPI: -DGPUBENCH_WITH_MPI=ON, and the tests' MPI variant
+          openmpi-bin libopenmpi-dev  # MPI: -DGPUBENCH_WITH_MPI=ON, and the tests' MPI variant
+          # The Python package (python/): its headers, the wheel test's virtual environment, its tests.
+          python3-dev python3-venv python3-pip python3-pytest python3-pandas)
 # The HTML report test renders in a real browser where one can be installed.
 if [[ "${GPUBENCH_WITH_BROWSER:-1}" == 1 ]]; then packages+=(chromium); fi
 
@@ -47,4 +49,21 @@ if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   echo "setup: CUDA toolkit found; the GPU backends will be built"
 else
   echo "setup: no CUDA toolkit; building the CPU backends only"
+fi
+
+# The Python package's build: scikit-build-core and nanobind, from PyPI where the distribution
+# has none (Debian 12 packages neither), for the interpreter the tests use.
+python=/usr/bin/python3
+[[ -x $python ]] || python=$(command -v python3)
+if ! "$python" -c 'import scikit_build_core, nanobind' 2>/dev/null; then
+  echo "setup: installing scikit-build-core and nanobind for $python"
+  pip_flags=(--quiet)
+  # An interpreter that the distribution manages (PEP 668) takes them with this flag; the
+  # distribution's own packages (numpy, pandas, pytest) stay as they are.
+  if "$python" -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+    pip_flags+=(--break-system-packages)
+  fi
+  as_root=()
+  if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null; then as_root=(sudo); fi
+  "${as_root[@]}" "$python" -m pip install "${pip_flags[@]}" scikit-build-core nanobind >/dev/null
 fi

@@ -1,0 +1,1 @@
+from ._run import main; raise SystemExit(main())

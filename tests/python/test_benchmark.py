@@ -1,0 +1,121 @@
+"""gpubench.benchmark and compare_functions on the CPU: the runner calling back into Python."""
+
+import time
+
+import pytest
+
+import gpubench
+
+QUICK = dict(min_samples=5, min_time=0.0, max_time=0.2)
+
+
+class Counted:
+    def __init__(self, work=lambda: None):
+        self.calls = 0
+        self.work = work
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.work(*args)
+
+
+def test_cpu_record_holds_the_runners_measurement():
+    numpy = pytest.importorskip("numpy")
+    x = numpy.random.default_rng(7).random(1 << 12)
+    results = gpubench.benchmark(numpy.sum, (x,), size=x.size, dtype="f64", **QUICK)
+    record = results[0]
+    assert record["op"] == "callable" and record["backend"] == "numpy" and record["device"] == "cpu"
+    assert record["id"] == "callable/numpy/f64/4096"
+    assert record["status"] == "ok"
+    assert record["settings"]["timer"] == "steady_clock" and record["settings"]["l2"] is None
+    assert len(record["samples_s"]) == len(record["host_samples_s"]) == record["statistics"]["count"] >= 5
+    low, high = results.median_ci
+    assert low <= results.median <= high
+    assert record["verification"] == {"checked": False, "passed": False, "entries_checked": 0, "max_error": 0.0,
+                                      "tolerance": 0.0, "method": "not checked (no reference given)"}
+    assert record["cpu_telemetry"] is not None  # host interference, as the CPU backends record
+    assert results.context["settings"]["min_samples"] == 5
+
+
+def test_every_call_is_the_runners():
+    # warm-ups, one calibration call, then batch calls per sample: nothing else calls it.
+    function = Counted()
+    record = gpubench.benchmark(function, warmup=4, **QUICK)[0]
+    assert record["settings"]["warmup"] == 4
+    assert function.calls == 4 + 1 + record["settings"]["batch"] * record["statistics"]["count"]
+
+
+def test_a_sleep_is_timed_at_least_as_long():
+    record = gpubench.benchmark(lambda: time.sleep(0.002), min_samples=3, min_time=0.0, max_time=0.1)[0]
+    assert record["statistics"]["min"] >= 0.002
+    assert min(record["host_samples_s"]) >= 0.002
+
+
+def test_reference_check_passes_and_fails():
+    numpy = pytest.importorskip("numpy")
+    x = numpy.linspace(0, 1, 1000)
+    good = gpubench.benchmark(numpy.sqrt, (x,), reference=lambda v: numpy.sqrt(v.astype(numpy.float64)), **QUICK)[0]
+    assert good["status"] == "ok"
+    assert good["verification"]["checked"] and good["verification"]["passed"]
+    assert good["verification"]["entries_checked"] == 1000
+    bad = gpubench.benchmark(numpy.sqrt, (x,), reference=lambda v: v, **QUICK)[0]
+    assert bad["status"] == "failed" and not bad["verification"]["passed"]
+    assert bad["verification"]["max_error"] > 1 and "verification failed" in bad["reason"]
+
+
+def test_unknown_and_bad_settings_are_value_errors():
+    with pytest.raises(ValueError, match=r"unknown setting 'min_sample'.*did you mean 'min_samples'"):
+        gpubench.benchmark(lambda: None, min_sample=3)
+    with pytest.raises(ValueError, match=r"unknown setting 'seed'"):
+        gpubench.benchmark(lambda: None, seed=3)
+    with pytest.raises(ValueError, match="l2"):
+        gpubench.benchmark(lambda: None, l2="cold", **QUICK)
+    with pytest.raises(ValueError, match="max_noise"):
+        gpubench.benchmark(lambda: None, max_noise=2.0)
+    with pytest.raises(ValueError, match="device"):
+        gpubench.benchmark(lambda: None, device="tpu")
+
+
+def test_the_functions_exception_comes_back_as_raised():
+    with pytest.raises(ZeroDivisionError):
+        gpubench.benchmark(lambda: 1 / 0, **QUICK)
+
+
+def test_cuda_target_without_cuda_or_library_is_explained(monkeypatch):
+    import sys
+    if not gpubench.have_cuda:
+        with pytest.raises(RuntimeError, match="without the CUDA toolkit"):
+            gpubench.benchmark(lambda: None, device="cuda", stream=0, **QUICK)
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ValueError, match="CuPy or PyTorch"):
+        gpubench._benchmark.resolve_target(lambda: None, (), {}, "cuda", None)
+
+
+def test_device_is_found_from_the_arguments_and_what_a_function_reads():
+    class FakeCupyArray:
+        pass
+    FakeCupyArray.__module__ = "cupy._core.core"
+    resolve = gpubench._benchmark.resolve_target
+    assert resolve(lambda v: v, (1.0,), {}, None, None)[0] == "cpu"
+    assert gpubench._benchmark._gpu_library([FakeCupyArray()]) == "cupy"
+    held = FakeCupyArray()
+    assert gpubench._benchmark._gpu_library(gpubench._benchmark._referenced_values(lambda: held)) == "cupy"
+    assert resolve(lambda: None, (), {}, "cpu", None)[0] == "cpu"
+
+
+def test_compare_functions_sweeps_and_renders(tmp_path):
+    numpy = pytest.importorskip("numpy")
+    results = gpubench.compare_functions(
+        {"numpy": numpy.sum, "python": lambda v: sum(v.tolist())}, sizes=[256, 1024],
+        make_args=lambda n, name: numpy.ones(n), reference="numpy", dtype="f64", **QUICK)
+    assert [record["id"] for record in results] == ["callable/numpy/f64/256", "callable/python/f64/256",
+                                                    "callable/numpy/f64/1024", "callable/python/f64/1024"]
+    assert all(record["status"] == "ok" for record in results)
+    assert results[1]["verification"]["passed"] and not results[0]["verification"]["checked"]
+    assert isinstance(results.summary(), str)
+    page = results.html(tmp_path / "sweep.html")
+    assert page.lstrip().lower().startswith("<!doctype html") and "callable/python/f64/1024" in page
+    assert (tmp_path / "sweep.html").read_text() == page
+    with pytest.raises(ValueError, match="reference 'cupy'"):
+        gpubench.compare_functions({"numpy": numpy.sum}, [8], lambda n, name: numpy.ones(n), reference="cupy")
