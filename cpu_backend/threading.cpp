@@ -27,6 +27,8 @@ bool names_variable(const char* entry, const char* name) {
 // environment chose.
 int passive_waiting_error = 0;
 
+}  // namespace
+
 // libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its constructor, before main. The
 // executable's .preinit_array runs before every shared library's initialisers, but a setenv
 // there is undone: libc's own initialiser then resets the environment to the one the kernel
@@ -52,11 +54,6 @@ void start_with_passive_waiting(int, char** argv, char** environment) {
   passive_waiting_error = errno;
   std::free(extended);
 }
-
-}  // namespace
-
-__attribute__((section(".preinit_array"), used)) static void (*const choose_openmp_wait_policy)(int, char**, char**) =
-    start_with_passive_waiting;
 
 int resolve_thread_count(int requested) {
   if (requested < 0)

@@ -27,4 +27,11 @@ int apply_thread_count(int requested);
 // docs/ci.md, "CPU threads under load", has the measurements.
 std::string openmp_wait_policy();
 
+// Restarts the program image with OMP_WAIT_POLICY=passive unless the environment sets
+// OMP_WAIT_POLICY or GOMP_SPINCOUNT (threading.cpp says why this way). Called from an
+// executable's .preinit_array (program_start.cpp), which a shared object such as the
+// Python module cannot have: a process that loads the core as a library keeps its
+// environment's policy, and openmp_wait_policy() says which.
+void start_with_passive_waiting(int argc, char** argv, char** environment);
+
 }  // namespace gpb

@@ -12,7 +12,27 @@ confidence interval, telemetry, verification, the CPU-versus-GPU crossover).
 docs/python.md documents the API.
 """
 
-from . import _core
+import os as _os
+
+
+def _choose_openmp_wait_policy() -> None:
+    """OpenMP's idle threads sleep rather than spin, as in the program (cpu_backend/threading.hpp
+    says why), unless the environment chose or an OpenMP runtime is loaded already (it read
+    the environment when it was): libgomp reads it when the module below loads it."""
+    if "OMP_WAIT_POLICY" in _os.environ or "GOMP_SPINCOUNT" in _os.environ:
+        return
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            if "libgomp" in maps.read():
+                return
+    except OSError:
+        return
+    _os.environ["OMP_WAIT_POLICY"] = "passive"
+
+
+_choose_openmp_wait_policy()
+
+from . import _core  # noqa: E402
 from ._benchmark import benchmark, compare_functions
 from ._magic import load_ipython_extension
 from ._results import Record, Results

@@ -69,7 +69,8 @@ def resolve_target(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[
             raise ValueError("stream= needs device='cuda'")
         return "cpu", 0, 0, "numpy"
     if library is None:
-        library = "cupy" if "cupy" in sys.modules else "torch" if "torch" in sys.modules else ""
+        imported = {name for name in ("cupy", "torch") if sys.modules.get(name) is not None}
+        library = "cupy" if "cupy" in imported else "torch" if "torch" in imported else ""
     if stream is not None:
         ordinal = _stream_of(library)[1] if library else 0
         return "cuda", int(stream), ordinal, library or "cuda"

@@ -74,13 +74,15 @@ def run(op: Optional[Names] = None, size: Optional[Sizes] = None, backend: Optio
     """
     args = ["run"] + command_line(op, size, backend, dtype, **settings)
     with tempfile.TemporaryDirectory(prefix="gpubench-") as directory:
-        path = os.path.join(directory, "report.json")
-        code, out, err = _core.run_program(args + ["--out", path, "--quiet", "--progress", "never"])
+        # {rank}: under a launcher (torchrun, srun, mpirun) each rank writes its own report.
+        pattern = os.path.join(directory, "report-{rank}.json")
+        code, out, err = _core.run_program(args + ["--out", pattern, "--quiet", "--progress", "never"])
         if code == 2:
             raise ValueError(_python_words(err))
-        if not os.path.exists(path):
+        written = sorted(os.listdir(directory))
+        if len(written) != 1:
             raise RuntimeError(f"gpubench run failed (exit {code}): {err.strip() or out.strip()}")
-        with open(path, encoding="utf-8") as file:
+        with open(os.path.join(directory, written[0]), encoding="utf-8") as file:
             results = Results([file.read()])
     results.exit_code = code
     results.messages = err

@@ -168,6 +168,8 @@ LoadedReport joined(const std::vector<std::string>& documents) {
 // The records of several JSON reports as one report of `format`, under the first's context.
 std::string render_documents(const std::vector<std::string>& documents, const std::string& format) {
   const LoadedReport all = joined(documents);
+  // The HTML page is `gpubench report --html`'s, not a --format of its own.
+  if (format == "html") return render_html(all.context, all.results);
   return render_report(parse_report_format(format), all.context, all.results, {});
 }
 
