@@ -119,3 +119,21 @@ def test_compare_functions_sweeps_and_renders(tmp_path):
     assert (tmp_path / "sweep.html").read_text() == page
     with pytest.raises(ValueError, match="reference 'cupy'"):
         gpubench.compare_functions({"numpy": numpy.sum}, [8], lambda n, name: numpy.ones(n), reference="cupy")
+
+
+def test_nvtx_ranges_are_named_after_the_function(tmp_path):
+    import os
+    import subprocess
+    import sys
+    recorder = os.environ.get("GPUBENCH_NVTX_RECORDER")
+    if not gpubench._core.have_nvtx or not recorder:
+        pytest.skip("built without NVTX, or no NVTX recorder library (ctest names it)")
+    log = tmp_path / "nvtx.log"
+    script = ("import gpubench\n"
+              "def scaled_sum():\n    return sum(range(100))\n"
+              "gpubench.benchmark(scaled_sum, min_samples=3, min_time=0, max_time=0.1)\n")
+    env = dict(os.environ, NVTX_INJECTION64_PATH=recorder, GPUBENCH_NVTX_LOG=str(log))
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=120)
+    pushed = [line.split("|", 1)[1] for line in log.read_text().splitlines() if line.startswith("push ")]
+    assert pushed[:4] == ["scaled_sum", "callable/numpy/f32/1", "prepare", "warmup"], pushed
+    assert "measure" in pushed
