@@ -16,6 +16,7 @@
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/numeric.cuh"
+#include "measure/one_time_costs.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb::cuda {
@@ -57,8 +58,10 @@ class CubSumCase final : public GpuPrepared {
  public:
   CubSumCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings), n_(static_cast<std::int64_t>(problem.x.size())) {
-    GPB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, inputs(), device_output<Acc>(), n_, stream()));
-    temp_ = cub_temp_storage(temp_bytes_, "cub::DeviceReduce::Sum");
+    temp_ = timed_first_use("cub", "DeviceReduce::Sum temporary storage (size query and allocation)", [&] {
+      GPB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, inputs(), device_output<Acc>(), n_, stream()));
+      return cub_temp_storage(temp_bytes_, "cub::DeviceReduce::Sum");
+    });
   }
   void run() override {
     GPB_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), temp_bytes_, inputs(), device_output<Acc>(), n_, stream()));
@@ -99,9 +102,11 @@ class CubSpmvCase final : public GpuPrepared {
  public:
   CubSpmvCase(const Problem& problem, const BackendSettings& settings)
       : GpuPrepared(problem, settings), rows_(problem.csr->rows) {
-    GPB_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes_, products(), device_output<T>(), rows_,
-                                                   device_row_ptr(), device_row_ptr() + 1, stream()));
-    temp_ = cub_temp_storage(temp_bytes_, "cub::DeviceSegmentedReduce::Sum");
+    temp_ = timed_first_use("cub", "DeviceSegmentedReduce::Sum temporary storage (size query and allocation)", [&] {
+      GPB_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes_, products(), device_output<T>(), rows_,
+                                                     device_row_ptr(), device_row_ptr() + 1, stream()));
+      return cub_temp_storage(temp_bytes_, "cub::DeviceSegmentedReduce::Sum");
+    });
   }
   // Row r of y is the sum of the products in segment [row_ptr[r], row_ptr[r + 1]).
   void run() override {

@@ -9,6 +9,7 @@
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "gpu_backend/unique_handle.cuh"
+#include "measure/one_time_costs.hpp"
 
 namespace gpb::cuda {
 namespace {
@@ -30,7 +31,7 @@ class CublasGemmCase final : public GpuPrepared {
         dims_(matmul_dimensions(problem.shape)),
         tf32_(dtype_info(problem.dtype).tf32_eligible && settings.tf32),
         tf32_ignored_(!dtype_info(problem.dtype).tf32_eligible && settings.tf32),
-        handle_(create_cublas_handle()),
+        handle_(timed_first_use("cublas", "handle creation (cublasCreate)", create_cublas_handle)),
         workspace_(kWorkspaceBytes, "cuBLAS workspace") {
     GPB_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
     // A workspace of the case's own, set after the stream (cublasSetStream resets it to the

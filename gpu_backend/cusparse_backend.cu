@@ -8,6 +8,7 @@
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "gpu_backend/unique_handle.cuh"
+#include "measure/one_time_costs.hpp"
 
 namespace gpb::cuda {
 namespace {
@@ -42,7 +43,8 @@ class CusparseSpmvCase final : public GpuPrepared {
 
  public:
   CusparseSpmvCase(const Problem& problem, const BackendSettings& settings)
-      : GpuPrepared(problem, settings), handle_(create_cusparse_handle(stream())) {
+      : GpuPrepared(problem, settings), handle_(timed_first_use("cusparse", "handle creation (cusparseCreate)",
+                                                                [this] { return create_cusparse_handle(stream()); })) {
     const CsrMatrix& csr = *problem.csr;
     cusparseConstSpMatDescr_t matrix = nullptr;
     GPB_CUSPARSE_CHECK(cusparseCreateConstCsr(&matrix, csr.rows, csr.cols, csr.nnz(), device_row_ptr(), device_col_idx(),

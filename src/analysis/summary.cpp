@@ -23,6 +23,13 @@ void keep_best(std::optional<BestBackend>& best, const std::string& backend, dou
 
 void add_record(SpeedupRow& row, const ResultRecord& record) {
   const double median = record.stats.median;
+  if (record.first_call && record.first_call->host_s > 0) {
+    const double first = record.first_call->host_s;
+    if (record.device == DeviceKind::cpu)
+      keep_best(row.cpu_first_call, record.spec.backend_label(), first);
+    else if (record.spec.timing == TimingMode::kernel)
+      keep_best(row.first_call.gpu, record.spec.backend_label(), first);
+  }
   if (record.device == DeviceKind::cpu) {
     keep_best(row.cpu, record.spec.backend_label(), median);
   } else if (record.spec.timing == TimingMode::graph) {
@@ -41,12 +48,14 @@ void set_speedup(GpuComparison& comparison, const std::optional<BestBackend>& cp
   if (cpu && comparison.gpu && comparison.gpu->median_s > 0) comparison.speedup = cpu->median_s / comparison.gpu->median_s;
 }
 
-Crossover find_crossover(const std::vector<SpeedupRow>& rows, TimingMode timing) {
+// The crossover of one view: `gpu_of` picks a row's GPU comparison, `cpu_of` its CPU figure.
+template <class GpuOf, class CpuOf>
+Crossover find_crossover(const std::vector<SpeedupRow>& rows, GpuOf gpu_of, CpuOf cpu_of) {
   bool any_cpu = false, any_gpu = false;
   std::vector<std::pair<std::int64_t, double>> speedups;  // (size, speed-up), by size
   for (const auto& row : rows) {
-    const GpuComparison& comparison = comparison_for(row, timing);
-    any_cpu = any_cpu || row.cpu.has_value();
+    const GpuComparison& comparison = gpu_of(row);
+    any_cpu = any_cpu || cpu_of(row).has_value();
     any_gpu = any_gpu || comparison.gpu.has_value();
     if (comparison.speedup) speedups.emplace_back(row.size, *comparison.speedup);
   }
@@ -133,6 +142,11 @@ bool SpeedupGroup::has_cpu_gpu_pair() const {
   return std::any_of(rows.begin(), rows.end(), [](const SpeedupRow& row) { return row.kernel.speedup || row.e2e.speedup; });
 }
 
+bool SpeedupGroup::has_first_calls() const {
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const SpeedupRow& row) { return row.cpu_first_call.has_value() || row.first_call.gpu.has_value(); });
+}
+
 bool SpeedupSummary::has_cpu_gpu_pair() const {
   return std::any_of(groups.begin(), groups.end(), [](const SpeedupGroup& group) { return group.has_cpu_gpu_pair(); });
 }
@@ -165,11 +179,16 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
       SpeedupRow& row = entry.second;
       set_speedup(row.kernel, row.cpu);
       set_speedup(row.e2e, row.cpu);
+      set_speedup(row.first_call, row.cpu_first_call);
       group.rows.push_back(std::move(row));
     }
     std::stable_sort(group.rows.begin(), group.rows.end(), [](const SpeedupRow& a, const SpeedupRow& b) { return a.size < b.size; });
-    group.kernel_crossover = find_crossover(group.rows, TimingMode::kernel);
-    group.e2e_crossover = find_crossover(group.rows, TimingMode::e2e);
+    const auto cpu = [](const SpeedupRow& row) -> const std::optional<BestBackend>& { return row.cpu; };
+    group.kernel_crossover = find_crossover(group.rows, [](const SpeedupRow& row) -> const GpuComparison& { return row.kernel; }, cpu);
+    group.e2e_crossover = find_crossover(group.rows, [](const SpeedupRow& row) -> const GpuComparison& { return row.e2e; }, cpu);
+    group.first_call_crossover =
+        find_crossover(group.rows, [](const SpeedupRow& row) -> const GpuComparison& { return row.first_call; },
+                       [](const SpeedupRow& row) -> const std::optional<BestBackend>& { return row.cpu_first_call; });
     summary.groups.push_back(std::move(group));
   }
   return summary;

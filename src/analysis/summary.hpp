@@ -26,7 +26,7 @@ bool is_comparable(const ResultRecord& record);
 
 struct BestBackend {
   std::string backend;  // CaseSpec::backend_label: "cuda", "cuda/merge_path"
-  double median_s = 0;
+  double median_s = 0;  // its median; in the first-call view, its first call
 };
 
 // The best GPU figure at one size for one timing, and how many times faster it is than the
@@ -43,6 +43,11 @@ struct SpeedupRow {
   std::optional<BestBackend> cpu;
   GpuComparison kernel;  // GPU op time (an e2e record's "op" phase counts too)
   GpuComparison e2e;     // GPU h2d + op + d2h
+  // The first-call view, for a one-shot user who pays the first call (FirstCall::host_s,
+  // the first run in the process with the wait for it): the best CPU first call against the
+  // best first call of the GPU's kernel-timing records.
+  std::optional<BestBackend> cpu_first_call;
+  GpuComparison first_call;
 };
 
 enum class CrossoverKind {
@@ -71,10 +76,12 @@ struct SpeedupGroup {
   std::string variant;           // comparison_variant of its cases
   std::vector<SpeedupRow> rows;  // by size, then shape label
   Crossover kernel_crossover, e2e_crossover;
+  Crossover first_call_crossover;  // from which size the GPU's first call beats the CPU's
 
   std::string name() const;  // "sin f32", "spmv f64 banded", "matmul f32 tf32"
   bool contains(const CaseSpec& spec) const;
   bool has_cpu_gpu_pair() const;  // some size has both a CPU and a GPU figure
+  bool has_first_calls() const;   // some row has a first call on either side
 };
 
 struct SpeedupSummary {

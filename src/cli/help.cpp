@@ -212,6 +212,7 @@ const std::vector<ValueWords>& value_words() {
       {"", "--timing", [] { return std::vector<std::string>{to_string(TimingMode::kernel), to_string(TimingMode::e2e),
                                                              to_string(TimingMode::graph)}; }},
       {"", "--l2", [] { return std::vector<std::string>{to_string(L2Mode::flush), to_string(L2Mode::warm)}; }},
+      {"", "--data", [] { return names_of(all_input_data()); }},
       {"", "--spmv-kernel",
        [] {
          return std::vector<std::string>{to_string(SpmvKernelChoice::automatic), to_string(SpmvKernelChoice::row_split),

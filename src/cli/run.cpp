@@ -26,6 +26,7 @@
 #include "measure/backend.hpp"
 #include "measure/context.hpp"
 #include "measure/device_runner.hpp"
+#include "measure/one_time_costs.hpp"
 #include "measure/roofline.hpp"
 #include "measure/runner.hpp"
 #include "model/record_format.hpp"
@@ -253,7 +254,11 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
     if (processes.rank() == 0) print_plan(config, plan, backends);
     return kExitOk;
   }
+  // First of all on the GPU: the context's creation, which nothing before has caused.
+  std::optional<OneTimeCosts> one_time_costs;
+  if (plan_uses(plan, backends, DeviceKind::gpu)) one_time_costs = measure_context_creation(devices.front());
   Context context = run_context(config, plan, argv, processes.rank() == 0);
+  context.one_time_costs = std::move(one_time_costs);
   nvtx::initialize();
   measure_ceilings(plan, backends, devices, context);
   add_telemetry_notes(plan, backends, devices, context);
@@ -264,6 +269,7 @@ int run_in_group(const RunCommandLine& cli, const std::vector<std::string>& argv
     return records;
   };
   auto results = measure_plan(plan);
+  if (context.one_time_costs) context.one_time_costs->first_uses = recorded_first_uses();
   if (interrupt_requested())
     mark_interrupted(context, results.size(), planned_records(plan, backends, devices));
   if (processes.size() > 1) {

@@ -256,6 +256,7 @@ Plan build_plan(const RunConfig& config, std::vector<std::unique_ptr<Backend>>& 
     RunOptions options = group.options;
     options.seed = config.settings.seed;
     options.l2 = config.settings.l2;
+    options.data = config.settings.data;
     options.threads = static_cast<int>(config.settings.threads);
     auto names = choose_backends(options, backends, config.backends_named, plan);
     count += count_cases(options, names, runs_in(options, config.only_ops, backends));
@@ -324,6 +325,7 @@ std::vector<CaseSpec> expand_cases(const RunOptions& options, const std::vector<
             if (shape_kind(op) == ShapeKind::sparse_matrix && takes_spmv_kernel(backend)) spec.spmv_kernel = options.spmv_kernel;
             spec.threads = options.threads;
             spec.seed = options.seed;
+            spec.data = options.data;
             cases.push_back(std::move(spec));
           }
   return cases;

@@ -137,7 +137,7 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
     }
     const SettingValue shown = spec.percent ? SettingValue(std::get<double>(spec.default_value) * 100) : spec.default_value;
     const char* type = holds_field<double>(spec)   ? (spec.percent ? "PERCENT" : "NUMBER")
-                       : holds_field<L2Mode>(spec) || holds_field<std::string>(spec) ? "TEXT"
+                       : holds_field<L2Mode>(spec) || holds_field<InputData>(spec) || holds_field<std::string>(spec) ? "TEXT"
                                                    : "INT";
     // A setting whose default depends on the run (--device) says so in its help instead.
     const std::string default_text = to_string(shown);

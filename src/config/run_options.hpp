@@ -39,6 +39,7 @@ struct RunOptions {
   SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // cuda spmv cases only
   std::vector<TimingMode> timings{TimingMode::kernel};
   L2Mode l2 = L2Mode::flush;
+  InputData data = InputData::uniform;
   bool tf32 = false;
   int threads = 0;
   std::uint64_t seed = 42;

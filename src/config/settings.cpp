@@ -52,6 +52,7 @@ SettingSpec text(const char* name, const char* flag, const char* suite_key, Sett
 }
 
 std::string canonical_l2(const std::string& text) { return to_string(parse_l2_mode(text)); }
+std::string canonical_data(const std::string& text) { return to_string(parse_input_data(text)); }
 
 std::string canonical_devices(const std::string& text) {
   parse_device_request(text);
@@ -118,6 +119,10 @@ const std::vector<SettingSpec>& setting_table() {
            "Measure each case at most this many seconds"),
       SettingSpec{"seed", "--seed", "seed", &RunSettings::seed, std::int64_t{42}, "Seed for the inputs (0 to 2^64 - 1)"},
       text("l2", "--l2", "l2", &RunSettings::l2, "flush", canonical_l2, "flush (cold cache before each sample) or warm"),
+      // Each record holds it (and its case id, unless uniform): the context need not.
+      not_recorded(text("data", "--data", "data", &RunSettings::data, "uniform", canonical_data,
+                        "Input values: uniform (each op's range), normal (its mean and spread), zeros or ones; named in "
+                        "the case id unless uniform")),
       with_max_per_core(not_recorded(integer("threads", "--threads", "threads", &RunSettings::threads, 0, 0, kMaxThreads,
                                              "CPU threads (0: all usable cores)")),
                         kMaxThreadsPerCore),
@@ -218,6 +223,8 @@ void store_setting(RunSettings& settings, const SettingSpec& spec, const Setting
         using T = std::remove_reference_t<decltype(settings.*field)>;
         if constexpr (std::is_same_v<T, L2Mode>)
           settings.*field = parse_l2_mode(std::get<std::string>(value));
+        else if constexpr (std::is_same_v<T, InputData>)
+          settings.*field = parse_input_data(std::get<std::string>(value));
         else if constexpr (std::is_same_v<T, std::uint64_t>)
           settings.*field = std::holds_alternative<std::uint64_t>(value)
                                 ? std::get<std::uint64_t>(value)
@@ -232,7 +239,7 @@ SettingValue value_of(const RunSettings& settings, const SettingSpec& spec) {
   return std::visit(
       [&](auto field) -> SettingValue {
         using T = std::remove_cv_t<std::remove_reference_t<decltype(settings.*field)>>;
-        if constexpr (std::is_same_v<T, L2Mode>)
+        if constexpr (std::is_same_v<T, L2Mode> || std::is_same_v<T, InputData>)
           return to_string(settings.*field);
         else if constexpr (std::is_same_v<T, std::uint64_t>)
           return integer_setting(settings.*field);

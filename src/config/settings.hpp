@@ -26,6 +26,7 @@ struct RunSettings {
   double max_time_s = 0;
   std::uint64_t seed = 0;
   L2Mode l2 = L2Mode::flush;
+  InputData data = InputData::uniform;  // the inputs' value distribution
   std::int64_t threads = 0;  // 0: every usable core
   std::int64_t repetitions = 0;
   // GPUs: an ordinal, a list ("0,2,3") or "all"; empty: GPU 0, or the local rank's under a
@@ -47,7 +48,8 @@ RunSettings default_run_settings();
 SettingValue check_suite_setting(const std::string& key, const SettingValue& value, const std::string& where);
 
 using SettingField = std::variant<std::int64_t RunSettings::*, std::uint64_t RunSettings::*, double RunSettings::*,
-                                  bool RunSettings::*, L2Mode RunSettings::*, std::string RunSettings::*>;
+                                  bool RunSettings::*, L2Mode RunSettings::*, InputData RunSettings::*,
+                                  std::string RunSettings::*>;
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 

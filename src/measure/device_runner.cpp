@@ -134,7 +134,7 @@ std::shared_ptr<const Problem> SharedProblems::get(const CaseSpec& spec) {
     std::shared_ptr<const Problem> problem;
     std::exception_ptr error;
     try {
-      problem = std::make_shared<const Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed));
+      problem = std::make_shared<const Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed, spec.data));
     } catch (...) {
       error = std::current_exception();
     }

@@ -6,6 +6,7 @@
 #include "measure/backend.hpp"
 #include "measure/context.hpp"
 #include "measure/gpu_backend_list.hpp"
+#include "measure/one_time_costs.hpp"
 
 namespace gpb {
 namespace {
@@ -38,6 +39,13 @@ int visible_gpu_count() { return 0; }
 
 // No GPU, no GPU ceilings: context.gpus is empty in this build.
 void measure_gpu_ceilings(Context&, int) {}
+
+OneTimeCosts measure_context_creation(int device) {
+  OneTimeCosts costs;
+  costs.device = device;
+  costs.context_note = "not measured: built without the CUDA toolkit";
+  return costs;
+}
 
 void profiler_capture_start() {}
 void profiler_capture_stop() {}

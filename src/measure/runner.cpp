@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <set>
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
@@ -75,6 +77,20 @@ class Strategy {
   virtual void before_warmup() {}
   // The case once, untimed (warm-up and soak).
   virtual void run_once() { prepared_.run(); }
+  // The case's first run: before_warmup() and then run_once() once, on the steady clock with a
+  // wait for the work, and on the case's own timer.
+  FirstCall first_call() {
+    before_warmup();
+    const auto start = Clock::now();
+    timer_->start();
+    run_once();
+    timer_->stop();
+    prepared_.synchronize();
+    FirstCall call;
+    call.host_s = seconds_since(start);
+    call.timer_s = timer_->elapsed_seconds();
+    return call;
+  }
   // After the warm-up and soak: sizes the batches of launches a sample times.
   virtual void calibrate(double /*min_sample_s*/) {}
   // Rounds the batch up to a multiple of `multiple` (RunnerHooks::batch_multiple).
@@ -323,6 +339,39 @@ class GraphReplay final : public Strategy {
   std::int64_t replays_ = 1;
   std::int64_t multiple_ = 1;
 };
+// Whether no case of `backend` has run in this process yet; true once per backend.
+bool first_case_of(const std::string& backend) {
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  const std::lock_guard<std::mutex> lock(mutex);
+  return seen.insert(backend).second;
+}
+
+// The host's cost of issuing one op: the steady clock around run() alone, which returns once
+// the work is queued. Each call starts on an idle stream (the previous call is waited for,
+// untimed), so a full launch queue never blocks it. As many calls as fit in kHostCostBudget
+// at the measured op time, within [kHostCostMinCalls, kHostCostMaxCalls].
+constexpr double kHostCostBudget_s = 0.1;
+constexpr std::int64_t kHostCostMinCalls = 5;
+constexpr std::int64_t kHostCostMaxCalls = 100;
+
+HostCost measure_host_cost(Prepared& prepared, const std::vector<double>& samples_s) {
+  double op_s = 0;
+  if (!samples_s.empty()) op_s = *std::min_element(samples_s.begin(), samples_s.end());
+  const std::int64_t calls =
+      op_s > 0 ? std::clamp(static_cast<std::int64_t>(kHostCostBudget_s / op_s), kHostCostMinCalls, kHostCostMaxCalls)
+               : kHostCostMaxCalls;
+  HostCost cost;
+  for (std::int64_t call = 0; call < calls && !interrupt_requested(); ++call) {
+    prepared.synchronize();
+    const auto start = Clock::now();
+    prepared.run();
+    cost.samples_s.push_back(seconds_since(start));
+  }
+  prepared.synchronize();
+  cost.stats = compute_statistics(cost.samples_s);
+  return cost;
+}
 
 // The strategy of a case, and the one place its L2 mode is read: flushed where the case asks
 // for a cold cache and its backend can evict one.
@@ -340,8 +389,12 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
 
   const int warmup = options.profile ? std::min(options.warmup, 2) : options.warmup;
   {
+    nvtx::ScopedRange range("first_call");
+    record.first_call = strategy->first_call();
+    record.first_call->first_of_backend = first_case_of(spec.backend);
+  }
+  {
     nvtx::ScopedRange range("warmup");
-    strategy->before_warmup();
     for (int i = 0; i < std::max(warmup, 1); ++i) strategy->run_once();
     prepared.synchronize();
   }
@@ -397,6 +450,11 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     // Stopped by a signal before the stopping rule held: the case is incomplete.
     if (!stop) throw RunInterrupted();
     record.stop_reasons = StopReasons(*stop);
+  }
+  // Outside the measuring: the host's cost of issuing the op, where the work runs elsewhere.
+  if (!prepared.runs_on_host_threads()) {
+    nvtx::ScopedRange range("host_cost");
+    record.host_cost = measure_host_cost(prepared, record.samples_s);
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);
   record.cpu_telemetry = interference.finish(record.measure_seconds);
@@ -505,7 +563,7 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
       try {
         problem = options.hooks.problem_source
                       ? options.hooks.problem_source(spec)
-                      : std::make_shared<const Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed));
+                      : std::make_shared<const Problem>(make_problem(spec.op, spec.dtype, spec.shape, spec.seed, spec.data));
       } catch (const UsageError&) {
         throw;
       } catch (const std::exception& error) {
@@ -536,7 +594,8 @@ std::vector<ResultRecord> run_pass(const Plan& plan, std::map<std::string, Backe
 }  // namespace
 
 std::string inputs_key(const CaseSpec& spec) {
-  return to_string(spec.op) + "/" + to_string(spec.dtype) + "/" + spec.shape.label(spec.op) + "/" + std::to_string(spec.seed);
+  return to_string(spec.op) + "/" + to_string(spec.dtype) + "/" + spec.shape.label(spec.op) + "/" + std::to_string(spec.seed) +
+         "/" + to_string(spec.data);
 }
 
 ResultRecord merge_passes(std::vector<ResultRecord> passes) {
@@ -557,6 +616,10 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
       merged.phases[i].samples_s.insert(merged.phases[i].samples_s.end(), pass.phases[i].samples_s.begin(),
                                         pass.phases[i].samples_s.end());
     merged.measure_seconds += pass.measure_seconds;
+    // The first call is the first pass's, the process's first; later passes' issue costs pool.
+    if (merged.host_cost && pass.host_cost)
+      merged.host_cost->samples_s.insert(merged.host_cost->samples_s.end(), pass.host_cost->samples_s.begin(),
+                                         pass.host_cost->samples_s.end());
     if (merged.telemetry && pass.telemetry) {
       merged.telemetry_readings.insert(merged.telemetry_readings.end(), pass.telemetry_readings.begin(),
                                        pass.telemetry_readings.end());

@@ -92,7 +92,7 @@ struct RunnerOptions {
 std::vector<ResultRecord> run_plan(const Plan& plan, std::vector<std::unique_ptr<Backend>>& backends,
                                    const RunnerOptions& options);
 
-// Cases with the same key run on the same inputs: (op, dtype, shape, seed).
+// Cases with the same key run on the same inputs: (op, dtype, shape, seed, data).
 std::string inputs_key(const CaseSpec& spec);
 
 // Merges the records of one case from several passes: samples concatenated, statistics

@@ -48,7 +48,14 @@ namespace {
 constexpr double kPi = 3.141592653589793;
 
 // Stream labels under a problem's input_key: each input gets its own stream.
-enum InputStream : std::uint64_t { kInput = 1, kMatrixA = 2, kMatrixB = 3, kSparseMatrix = 4, kDenseVector = 5 };
+enum InputStream : std::uint64_t {
+  kInput = 1,
+  kMatrixA = 2,
+  kMatrixB = 3,
+  kSparseMatrix = 4,
+  kDenseVector = 5,
+  kSparseValues = 6,  // a generated matrix's values under a distribution other than uniform
+};
 
 double as_double(std::int64_t value) { return static_cast<double>(value); }
 double element_bytes(DType dtype) { return static_cast<double>(dtype_size(dtype)); }
@@ -68,15 +75,16 @@ double accumulated_tolerance(const Rounding& rounding, double growth) {
 
 // ---- elementwise ops and reductions over x (n elements) ----
 
-// x uniform in [low, high); the footprint is the input and the output.
-std::function<void(Problem&)> uniform_x(double low, double high, std::string distribution) {
-  return [low, high, distribution](Problem& problem) {
-    problem.input_distribution = distribution;
+// x from the problem's distribution over the op's range [low, high) (`range` as the report
+// writes it); folded: the magnitudes (sqrt). The footprint is the input and the output.
+std::function<void(Problem&)> elementwise_x(double low, double high, std::string range, bool folded = false) {
+  return [low, high, range, folded](Problem& problem) {
+    problem.input_distribution = input_text(problem.data, low, high, range, folded);
     const std::int64_t n = problem.shape.n;
     require_positive(n, to_string(problem.op) + " size n");
     const double elements = as_double(n) + as_double(op_output_size(problem.op, problem.shape));
     check_fits_in_memory(problem, elements * element_bytes(problem.dtype));
-    problem.x = uniform_array(problem.dtype, n, derive_key(input_key(problem), kInput), low, high);
+    problem.x = input_array(problem.dtype, n, derive_key(input_key(problem), kInput), problem.data, low, high, folded);
   };
 }
 
@@ -105,7 +113,7 @@ OpDef elementwise_op(std::string name, std::string description, std::string list
 
 OpDef sin_op() {
   OpDef def = elementwise_op("sin", "y = sin(x)", "x uniform[-pi,pi)");
-  def.build_inputs = uniform_x(-kPi, kPi, "uniform[-pi,pi)");
+  def.build_inputs = elementwise_x(-kPi, kPi, "[-pi,pi)");
   def.references = elementwise_references([](double x) { return std::sin(x); }, 0.25);
   def.tolerance = [](const Problem&, const Rounding& rounding) { return 4 * rounding.output; };
   def.error_scale = "error / (|ref| + 1/4)";
@@ -114,7 +122,9 @@ OpDef sin_op() {
 
 OpDef sqrt_op() {
   OpDef def = elementwise_op("sqrt", "y = sqrt(x)", "x uniform[0,1000)");
-  def.build_inputs = uniform_x(0, 1000, "uniform[0,1000)");
+  // Under --data normal, sqrt takes the magnitudes of the normal draws: its inputs stay in
+  // its domain, and the distribution's shape is what changes.
+  def.build_inputs = elementwise_x(0, 1000, "[0,1000)", true);
   def.references = elementwise_references([](double x) { return std::sqrt(x); }, 0);
   def.tolerance = [](const Problem&, const Rounding& rounding) { return 2 * rounding.output; };
   def.error_scale = "error / |ref|";
@@ -175,7 +185,7 @@ OpDef sum_op() {
   };
   def.flops = [](const Shape& shape) { return as_double(shape.n); };  // n-1 adds, counted as n
   def.output_size = [](const Shape&) { return std::int64_t{1}; };
-  def.build_inputs = uniform_x(0, 1, "uniform[0,1)");
+  def.build_inputs = elementwise_x(0, 1, "[0,1)");
   def.references = [](const Problem& problem, const std::vector<std::int64_t>&) {
     return dispatch_dtype(problem.dtype, [&](auto tag) {
       return std::vector<Reference>(1, sum_reference(problem.x.as<decltype(tag)>()));
@@ -191,7 +201,7 @@ OpDef sum_op() {
 // ---- matmul: C (m x n) = A (m x k) B (k x n), row-major ----
 
 void build_matmul_inputs(Problem& problem) {
-  problem.input_distribution = "A, B uniform[-1,1)";
+  problem.input_distribution = "A, B " + input_text(problem.data, -1, 1, "[-1,1)");
   const Shape& shape = problem.shape;
   for (const auto& [value, name] : {std::pair{shape.m, "m"}, std::pair{shape.n, "n"}, std::pair{shape.k, "k"}}) {
     require_positive(value, std::string("matmul ") + name);
@@ -201,8 +211,8 @@ void build_matmul_inputs(Problem& problem) {
   }
   check_fits_in_memory(problem, op_bytes(problem.op, shape, problem.dtype));
   const std::uint64_t key = input_key(problem);
-  problem.a = uniform_array(problem.dtype, shape.m * shape.k, derive_key(key, kMatrixA), -1, 1);
-  problem.b = uniform_array(problem.dtype, shape.k * shape.n, derive_key(key, kMatrixB), -1, 1);
+  problem.a = input_array(problem.dtype, shape.m * shape.k, derive_key(key, kMatrixA), problem.data, -1, 1);
+  problem.b = input_array(problem.dtype, shape.k * shape.n, derive_key(key, kMatrixB), problem.data, -1, 1);
 }
 
 // Sampled entries sit in scattered rows of A and columns of B. The inner dimension is
@@ -275,7 +285,7 @@ void build_spmv_inputs(Problem& problem) {
   if (shape.pattern == SpmvPattern::file) {
     if (shape.matrix_path.empty()) throw UsageError("spmv from a file needs a matrix path");
     problem.csr = load_matrix_cached(shape.matrix_path);
-    problem.input_distribution = "matrix values from the file; x uniform[-1,1)";
+    problem.input_distribution = "matrix values from the file; x " + input_text(problem.data, -1, 1, "[-1,1)");
   } else {
     // Before generating: the fp64 matrix, its indices and the dtype's values, the row
     // lengths and pointers, y and x (cols entries: 64 times the rows for a wide matrix).
@@ -284,7 +294,7 @@ void build_spmv_inputs(Problem& problem) {
                                       as_double(shape.cols) * element);
     const std::uint64_t matrix_seed = derive_key(input_key(problem), kSparseMatrix);
     problem.csr = std::make_shared<const CsrMatrix>(generate_csr(shape.rows, shape.nnz_per_row, shape.pattern, matrix_seed));
-    problem.input_distribution = "values and x uniform[-1,1)";
+    problem.input_distribution = "values and x " + input_text(problem.data, -1, 1, "[-1,1)");
   }
   const CsrMatrix& matrix = *problem.csr;
   shape.rows = matrix.rows;
@@ -292,8 +302,14 @@ void build_spmv_inputs(Problem& problem) {
   shape.nnz = matrix.nnz();
   if (shape.pattern == SpmvPattern::file)
     check_fits_in_memory(problem, as_double(shape.nnz) * element + as_double(shape.rows + shape.cols) * element);
-  problem.csr_values = converted_values(problem.dtype, matrix.values);
-  problem.x = uniform_array(problem.dtype, shape.cols, derive_key(input_key(problem), kDenseVector), -1, 1);
+  // A generated matrix draws uniform values with its structure; other distributions replace
+  // them (same structure). A file's values are the file's under every distribution.
+  if (shape.pattern == SpmvPattern::file || problem.data == InputData::uniform)
+    problem.csr_values = converted_values(problem.dtype, matrix.values);
+  else
+    problem.csr_values =
+        input_array(problem.dtype, shape.nnz, derive_key(input_key(problem), kSparseValues), problem.data, -1, 1);
+  problem.x = input_array(problem.dtype, shape.cols, derive_key(input_key(problem), kDenseVector), problem.data, -1, 1);
 }
 
 template <class T>
@@ -391,8 +407,9 @@ ShapeKind shape_kind(Op op) { return op_def(op).shape_kind; }
 
 std::string to_string(Op op) { return op_def(op).name; }
 
-Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed) {
+Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed, InputData data) {
   Problem problem;
+  problem.data = data;
   problem.op = op;
   problem.dtype = dtype;
   problem.shape = shape;

@@ -1,5 +1,7 @@
 #include "model/problem.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -22,6 +24,25 @@ void fill_uniform(std::vector<T>& values, std::uint64_t key, double low, double 
     values[static_cast<std::size_t>(i)] =
         static_cast<T>(low + width * unit_interval(random_bits(key, static_cast<std::uint64_t>(i))));
 }
+
+// Normal draws by Box-Muller: two uniform draws of the entry's own pair of indices, the
+// first taken from (0, 1] so that its logarithm is finite.
+template <class T>
+void fill_normal(std::vector<T>& values, std::uint64_t key, double mean, double sd, bool folded) {
+  constexpr double kTwoPi = 6.283185307179586;
+  const auto count = static_cast<std::int64_t>(values.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto index = 2 * static_cast<std::uint64_t>(i);
+    const double radius = 1 - unit_interval(random_bits(key, index));
+    const double angle = unit_interval(random_bits(key, index + 1));
+    const double value = mean + sd * std::sqrt(-2 * std::log(radius)) * std::cos(kTwoPi * angle);
+    values[static_cast<std::size_t>(i)] = static_cast<T>(folded ? std::abs(value) : value);
+  }
+}
+
+double normal_mean(double low, double high) { return (low + high) / 2; }
+double normal_sd(double low, double high) { return (high - low) / std::sqrt(12.0); }
 
 std::string gibibytes(double bytes) {
   char text[32];
@@ -63,6 +84,48 @@ HostArray uniform_array(DType dtype, std::int64_t count, std::uint64_t key, doub
   HostArray array(dtype, static_cast<std::size_t>(count));
   dispatch_dtype(dtype, [&](auto tag) { fill_uniform(array.as<decltype(tag)>(), key, low, high); });
   return array;
+}
+
+HostArray input_array(DType dtype, std::int64_t count, std::uint64_t key, InputData data, double low, double high,
+                      bool folded) {
+  switch (data) {
+    case InputData::uniform:
+      return uniform_array(dtype, count, key, low, high);
+    case InputData::normal: {
+      HostArray array(dtype, static_cast<std::size_t>(count));
+      dispatch_dtype(dtype, [&](auto tag) {
+        fill_normal(array.as<decltype(tag)>(), key, normal_mean(low, high), normal_sd(low, high), folded);
+      });
+      return array;
+    }
+    case InputData::zeros:
+    case InputData::ones:
+      break;
+  }
+  const double value = data == InputData::ones ? 1.0 : 0.0;
+  HostArray array(dtype, static_cast<std::size_t>(count));
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T>& values = array.as<T>();
+    std::fill(values.begin(), values.end(), static_cast<T>(value));
+  });
+  return array;
+}
+
+std::string input_text(InputData data, double low, double high, const std::string& range, bool folded) {
+  switch (data) {
+    case InputData::uniform:
+      return "uniform" + range;
+    case InputData::normal: {
+      char text[96];
+      std::snprintf(text, sizeof text, "normal(mean %.3g, sd %.3g)", normal_mean(low, high), normal_sd(low, high));
+      return folded ? "|" + std::string(text) + "|" : std::string(text);
+    }
+    case InputData::zeros:
+    case InputData::ones:
+      break;
+  }
+  return to_string(data);
 }
 
 HostArray converted_values(DType dtype, const std::vector<double>& values) {

@@ -17,6 +17,7 @@ struct Problem {
   DType dtype = DType::f32;
   Shape shape;          // for spmv, rows/cols/nnz filled in from the matrix
   std::uint64_t seed = 0;
+  InputData data = InputData::uniform;  // the value distribution the inputs are drawn from (--data)
   std::string input_distribution;  // recorded in the report, e.g. "uniform[-pi,pi)"
 
   HostArray x;          // sin/sqrt/sum input; spmv dense vector (cols)
@@ -29,7 +30,8 @@ struct Problem {
 // Builds the inputs with the op table's input builder (defined in op_table.cpp, with each
 // op's ranges; the README documents them). Throws UsageError for shapes that are empty or too
 // large to allocate.
-Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed);
+// `data` picks the value distribution (--data); the default is each op's uniform range.
+Problem make_problem(Op op, DType dtype, const Shape& shape, std::uint64_t seed, InputData data = InputData::uniform);
 
 // Loaded .mtx files are shared across dtypes; the cache keeps one parse per path.
 std::shared_ptr<const CsrMatrix> load_matrix_cached(const std::string& path);
@@ -44,6 +46,20 @@ std::uint64_t input_key(const Problem& problem);
 // `count` values uniform in [low, high), drawn in double and rounded to the dtype. Each entry
 // is a function of its index alone, so the fill is parallel and the same for every thread count.
 HostArray uniform_array(DType dtype, std::int64_t count, std::uint64_t key, double low, double high);
+
+// `count` values of the distribution `data`, for an input whose uniform range is [low, high):
+//   uniform  uniform_array(low, high), draw for draw
+//   normal   the normal distribution with the uniform range's mean and standard deviation,
+//            (low + high) / 2 and (high - low) / sqrt(12) (Box-Muller over two draws per entry)
+//   zeros    0 everywhere;  ones  1 everywhere
+// With `folded`, each value is replaced by its magnitude (sqrt's inputs under normal). Like
+// uniform_array, each entry is a function of its index alone.
+HostArray input_array(DType dtype, std::int64_t count, std::uint64_t key, InputData data, double low, double high,
+                      bool folded = false);
+// How input_array draws, for the report: "uniform[-1,1)", "normal(mean 0, sd 0.577)",
+// "|normal(mean 500, sd 289)|", "zeros", "ones". `range` is the uniform range as the report
+// writes it ("[-pi,pi)").
+std::string input_text(InputData data, double low, double high, const std::string& range, bool folded = false);
 
 // The values rounded to the dtype.
 HostArray converted_values(DType dtype, const std::vector<double>& values);

@@ -184,6 +184,60 @@ struct FieldList<Verification> {
 };
 
 template <>
+struct FieldList<FirstCall> {
+  static constexpr const char* kName = "first_call";
+  template <class V, class F>
+  static void visit(V& v, F& f) {
+    v.field("host_s", f.host_s,
+            seconds().about("The case's first run in the process, before any warm-up: steady clock around the run and the "
+                            "wait for it"));
+    v.field("timer_s", f.timer_s, seconds().about("The case's own timer around the same run"));
+    v.field("first_of_backend", f.first_of_backend,
+            about("The first case of its backend in the process: it also paid the backend's first use"));
+  }
+};
+
+template <>
+struct FieldList<HostCost> {
+  static constexpr const char* kName = "host_cost";
+  template <class V, class H>
+  static void visit(V& v, H& h) {
+    v.field("samples_s", h.samples_s,
+            samples().about("Host time to issue one op, without waiting for it (GPU cases): steady clock around one run() "
+                            "on an idle stream, per call"));
+    v.field("statistics", h.stats);
+  }
+};
+
+template <>
+struct FieldList<FirstUse> {
+  static constexpr const char* kName = "first_use";
+  template <class V, class F>
+  static void visit(V& v, F& f) {
+    v.field("backend", f.backend);
+    v.field("what", f.what);
+    v.field("seconds", f.seconds, seconds());
+  }
+};
+
+template <>
+struct FieldList<OneTimeCosts> {
+  static constexpr const char* kName = "one_time_costs";
+  template <class V, class O>
+  static void visit(V& v, O& o) {
+    v.field("device", o.device, about("The GPU ordinal the context was created on: the run's first"));
+    v.field("context_creation_s", o.context_creation_s,
+            seconds().about("CUDA primary context creation (cudaSetDevice + cudaFree(0), the process's first calls that "
+                            "create it); null where it could not be measured, context_note says why"));
+    v.field("context_note", o.context_note);
+    v.field("module_loading", o.module_loading, about("lazy or eager, as the driver loads modules; empty when unknown"));
+    v.field("module_loading_env", o.module_loading_env, about("CUDA_MODULE_LOADING as set; empty when unset"));
+    v.field("first_uses", o.first_uses,
+            about("What each backend's first use in the process cost (library handles, temporary storage), once each"));
+  }
+};
+
+template <>
 struct FieldList<SoakSummary> {
   static constexpr const char* kName = "soak";
   template <class V, class S>
@@ -278,6 +332,9 @@ struct FieldList<ResultRecord> {
       settings.field("threads", spec.threads);
       settings.field("threads_used", r.threads_used);
       settings.field("seed", spec.seed);
+      settings.field("data", spec.data,
+                     since_added("The inputs' value distribution (--data); absent in reports written before it was a "
+                                 "setting, which read as uniform"));
       settings.field("warmup", r.warmup);
       settings.field("batch", r.batch, Attr().with(at_least_one));
       settings.field("timer", r.timer);
@@ -306,6 +363,11 @@ struct FieldList<ResultRecord> {
     });
     v.field("roofline", r.roofline);
     v.field("verification", r.verification);
+    v.field("first_call", r.first_call,
+            since_added("The case's first run in the process, before any warm-up; null where the case was not measured"));
+    v.field("host_cost", r.host_cost,
+            since_added("GPU cases: the host time to issue one op; null for CPU cases, whose work runs on the calling "
+                        "thread"));
     v.field("soak", r.soak);
     v.field("telemetry", r.telemetry);
     v.field("cpu_telemetry", r.cpu_telemetry, since_added("CPU cases: host interference while measuring; null for GPU cases"));
@@ -431,6 +493,8 @@ struct FieldList<Context> {
     v.field("notes", c.notes);
     v.field("ranks", c.ranks,
             only_if(!c.ranks.empty()).about("The processes of the run: one, or one per rank in a merged report"));
+    v.field("one_time_costs", c.one_time_costs,
+            since_added("Runs with GPU cases: the one-time costs a fresh process pays; null otherwise"));
   }
 };
 
@@ -449,6 +513,7 @@ std::vector<DeviceKind> values_of(DeviceKind) { return {DeviceKind::cpu, DeviceK
 std::vector<Status> values_of(Status) { return {Status::ok, Status::skipped, Status::failed}; }
 std::vector<TimingMode> values_of(TimingMode) { return {TimingMode::kernel, TimingMode::e2e}; }
 std::vector<L2Mode> values_of(L2Mode) { return {L2Mode::flush, L2Mode::warm}; }
+std::vector<InputData> values_of(InputData) { return all_input_data(); }
 std::vector<SpmvKernelChoice> values_of(SpmvKernelChoice) {
   return {SpmvKernelChoice::automatic, SpmvKernelChoice::row_split, SpmvKernelChoice::merge_path};
 }

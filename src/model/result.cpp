@@ -28,6 +28,7 @@ std::vector<std::string> CaseSpec::variant_tags() const {
   std::vector<std::string> tags;
   if (tf32) tags.push_back("tf32");
   if (l2 == L2Mode::warm) tags.push_back("l2warm");
+  if (data != InputData::uniform) tags.push_back(to_string(data));
   return tags;
 }
 
@@ -47,6 +48,7 @@ void finalize_record(ResultRecord& record) {
   record.stats = compute_statistics(record.samples_s);
   record.host_stats = compute_statistics(record.host_samples_s);
   for (auto& phase : record.phases) phase.stats = compute_statistics(phase.samples_s);
+  if (record.host_cost) record.host_cost->stats = compute_statistics(record.host_cost->samples_s);
   if (record.stats.median > 0) {
     record.gbps = record.bytes / record.stats.median / 1e9;
     record.gflops = record.flops / record.stats.median / 1e9;

@@ -32,11 +32,13 @@ struct CaseSpec {
   SpmvKernelChoice spmv_kernel = SpmvKernelChoice::automatic;  // set on the cases that honour it (config/plan.cpp)
   int threads = 0;  // requested (0 = all)
   std::uint64_t seed = 0;
+  InputData data = InputData::uniform;  // the inputs' value distribution (--data)
 
   // The one definition of what tells cases apart beyond op, backend, dtype, shape and
   // timing, as tags, each only where its setting is not the default. The id, compare's
   // matching, the speed-up column and the CPU-versus-GPU summary's groups derive from them.
-  // Variant tags change what every backend measures: "tf32", "l2warm".
+  // Variant tags change what every backend measures: "tf32", "l2warm", and the input
+  // distribution where it is not uniform ("normal", "zeros", "ones").
   std::vector<std::string> variant_tags() const;
   // Backend tags are settings that only the case's backend acts on, a part of how that
   // backend ran: the forced SpMV kernel ("merge_path").
@@ -115,6 +117,25 @@ struct Roofline {
   bool l2_resident = false;
 };
 
+// The case's first run in the process, before any warm-up: what a one-shot user waits for.
+// It pays what the steady state hides: module loading under the driver's lazy loading, first
+// launches, first-touch page faults, cold caches and TLBs.
+struct FirstCall {
+  double host_s = 0;   // steady clock around the run and the wait for it to finish
+  double timer_s = 0;  // the case's own timer (CUDA events, or the steady clock) around the same run
+  // Whether it was the first case of its backend in the process, and so also paid the
+  // backend's first use (a library's first handle, its first kernels' loading).
+  bool first_of_backend = false;
+};
+
+// The host's cost of issuing one op (GPU cases): the steady clock around one run() that
+// returns without waiting for the work, each on an idle stream (the runner waits for the
+// previous one first), as cupyx.profiler.benchmark reports CPU times.
+struct HostCost {
+  std::vector<double> samples_s;
+  Statistics stats;
+};
+
 struct ResultRecord {
   CaseSpec spec;
   DeviceKind device = DeviceKind::cpu;
@@ -146,6 +167,8 @@ struct ResultRecord {
   // What the timing of this case means beyond the numbers, e.g. for single cold launches
   // near the timer's resolution; empty when nothing needs saying.
   std::string timing_note;
+  std::optional<FirstCall> first_call;         // measured cases (reports before it: none)
+  std::optional<HostCost> host_cost;           // cases whose work does not run on this process's threads (GPU)
   std::optional<SoakSummary> soak;             // --soak only
   std::optional<TelemetrySummary> telemetry;   // cases whose device reports telemetry
   std::optional<CpuTelemetry> cpu_telemetry;   // cases whose work runs on this process's threads (CPU backends)
@@ -216,6 +239,26 @@ SettingValue integer_setting(std::uint64_t value);
 // back exactly.
 std::string to_string(const SettingValue& value);
 
+// What a backend's first use in the process cost, once: a library handle's creation, a
+// temporary-storage query and allocation.
+struct FirstUse {
+  std::string backend;  // "cublas"
+  std::string what;     // "handle creation (cublasCreate)"
+  double seconds = 0;
+};
+
+// The run's one-time costs on the GPU (docs/report-format.md says what each figure holds).
+struct OneTimeCosts {
+  int device = 0;  // the ordinal the context was created on: the run's first GPU
+  // CUDA primary context creation: the steady clock around the first runtime calls that
+  // create it (cudaSetDevice + cudaFree(0)); nullopt where it could not be measured.
+  std::optional<double> context_creation_s;
+  std::string context_note;    // how it was timed, or why it was not
+  std::string module_loading;  // "lazy" or "eager", as the driver loads modules; "" unknown
+  std::string module_loading_env;  // CUDA_MODULE_LOADING as set; "" unset (the driver's default)
+  std::vector<FirstUse> first_uses;  // in the order they happened
+};
+
 struct Context {
   int schema_version = kReportSchemaVersion;
   std::string tool_version, git_sha, build_type, compiler;
@@ -236,6 +279,7 @@ struct Context {
   std::vector<RankInfo> ranks;     // empty in reports written before ranks were recorded
   // The run was stopped by SIGINT/SIGTERM: the results are the cases finished before it.
   bool interrupted = false;
+  std::optional<OneTimeCosts> one_time_costs;  // runs with GPU cases
 };
 
 }  // namespace gpb

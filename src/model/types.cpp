@@ -13,6 +13,8 @@ struct Names {
 
 const Names<TimingMode> kTimings[] = {{TimingMode::kernel, "kernel"}, {TimingMode::e2e, "e2e"}, {TimingMode::graph, "graph"}};
 const Names<L2Mode> kL2Modes[] = {{L2Mode::flush, "flush"}, {L2Mode::warm, "warm"}};
+const Names<InputData> kInputData[] = {
+    {InputData::uniform, "uniform"}, {InputData::normal, "normal"}, {InputData::zeros, "zeros"}, {InputData::ones, "ones"}};
 const Names<SpmvPattern> kPatterns[] = {
     {SpmvPattern::random, "random"}, {SpmvPattern::banded, "banded"},     {SpmvPattern::powerlaw, "powerlaw"},
     {SpmvPattern::skew, "skew"},     {SpmvPattern::short_rows, "short"},  {SpmvPattern::block_diagonal, "blockdiag"},
@@ -66,6 +68,7 @@ const std::vector<DType>& all_dtypes() {
 std::string to_string(DType dtype) { return dtype_info(dtype).name; }
 std::string to_string(TimingMode mode) { return name_of(kTimings, mode); }
 std::string to_string(L2Mode mode) { return name_of(kL2Modes, mode); }
+std::string to_string(InputData data) { return name_of(kInputData, data); }
 std::string to_string(SpmvPattern pattern) { return name_of(kPatterns, pattern); }
 std::string to_string(SpmvKernelChoice choice) { return name_of(kSpmvKernels, choice); }
 std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
@@ -86,6 +89,15 @@ DType parse_dtype(std::string_view text) {
 }
 TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }
 L2Mode parse_l2_mode(std::string_view text) { return parse_name(kL2Modes, text, "L2 mode"); }
+InputData parse_input_data(std::string_view text) { return parse_name(kInputData, text, "input data"); }
+const std::vector<InputData>& all_input_data() {
+  static const std::vector<InputData> values = [] {
+    std::vector<InputData> list;
+    for (const auto& entry : kInputData) list.push_back(entry.value);
+    return list;
+  }();
+  return values;
+}
 SpmvPattern parse_pattern(std::string_view text) {
   if (text == "file") throw UsageError("pattern 'file' is set by --matrix, not --pattern");
   return parse_name(kPatterns, text, "pattern");

@@ -21,6 +21,9 @@ enum class ShapeKind { elements, dense_matrix, sparse_matrix };
 // op's launches captured once in a CUDA graph and replayed (GPU cases only).
 enum class TimingMode { kernel, e2e, graph };
 enum class L2Mode { flush, warm };
+// The value distribution a case's inputs are drawn from (--data). uniform is each op's own
+// range; the op table says what the others mean for each op (op_table.cpp).
+enum class InputData { uniform, normal, zeros, ones };
 // Generated matrix classes (csr.hpp describes each) and `file` for a Matrix Market file.
 // The values key generated inputs (problem.cpp's input_key): new classes go at the end.
 enum class SpmvPattern { random, banded, powerlaw, file, skew, short_rows, block_diagonal, wide, tall, longtail, few_rows, dense };
@@ -42,6 +45,7 @@ std::string to_string(Op op);
 std::string to_string(DType dtype);
 std::string to_string(TimingMode mode);
 std::string to_string(L2Mode mode);
+std::string to_string(InputData data);  // "uniform", "normal", "zeros", "ones"
 std::string to_string(SpmvPattern pattern);
 std::string to_string(SpmvKernelChoice choice);  // "auto", "row_split", "merge_path"
 std::string to_string(DeviceKind kind);
@@ -52,6 +56,8 @@ Op parse_op(std::string_view text);
 DType parse_dtype(std::string_view text);
 TimingMode parse_timing_mode(std::string_view text);
 L2Mode parse_l2_mode(std::string_view text);
+InputData parse_input_data(std::string_view text);
+const std::vector<InputData>& all_input_data();
 SpmvPattern parse_pattern(std::string_view text);
 // The generated patterns, in the order `--pattern` lists them.
 std::vector<SpmvPattern> generated_patterns();

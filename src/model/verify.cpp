@@ -109,9 +109,10 @@ Verification verify(const Problem& problem, const HostArray& output, double unit
   for (std::size_t e = 0; e < references.size(); ++e) {
     const double computed = output.at(static_cast<std::size_t>(selection.indices[e]));
     const double error = std::max(0.0, std::abs(computed - references[e].value) - underflow_error);
-    double normalised = error / references[e].scale;
+    // A scale of 0 (an empty spmv row, zeros inputs, sqrt(0)) admits no error at all: the
+    // result must then be exact, and is never divided by 0.
+    double normalised = error == 0 ? 0 : references[e].scale > 0 ? error / references[e].scale : kInfinity;
     if (!std::isfinite(computed)) normalised = kInfinity;
-    if (error == 0) normalised = 0;  // also where the scale is 0 (an empty spmv row)
     verification.max_error = std::max(verification.max_error, normalised);
   }
   verification.entries_checked = static_cast<std::int64_t>(references.size());

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "analysis/fleet.hpp"
+#include "report/costs_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
@@ -53,6 +54,17 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
     out << "\nCPU interference while measuring:\n";
     report_model::append_console_table(out, interference);
     report_model::append_wrapped(out, "note: ", 6, report_model::cpu_telemetry_footnote(results), failure_width);
+  }
+  const auto one_time = report_model::one_time_lines(context);
+  if (!one_time.empty()) {
+    out << "\nOne-time costs:\n";
+    for (const auto& line : one_time) report_model::append_wrapped(out, "  ", 4, line, failure_width);
+  }
+  const report_model::Table costs = report_model::costs_table(results);
+  if (!costs.rows.empty()) {
+    out << "\nFirst calls and host cost per call:\n";
+    report_model::append_console_table(out, costs);
+    report_model::append_wrapped(out, "note: ", 6, report_model::costs_footnote(results), failure_width);
   }
   const FleetView fleet = analyze_fleet(context, results, options.outlier_threshold);
   if (fleet.applies()) out << '\n' << render_fleet_console(fleet);

@@ -139,6 +139,16 @@ const Column kMeasurementColumns[] = {
     {"op_median_s", "phases.op.statistics.median"},
     {"d2h_median_s", "phases.d2h.statistics.median"},
     {"timing_note", "settings.timing_note"},
+    {"data", "settings.data", Shown::every_record},
+    // One-time and per-call costs: empty where not measured (host cost: CPU cases).
+    {"first_call_s", "first_call.host_s"},
+    {"first_call_timer_s", "first_call.timer_s"},
+    {"first_of_backend", "first_call.first_of_backend"},
+    {"host_cost_median_s", "host_cost.statistics.median"},
+    {"host_cost_min_s", "host_cost.statistics.min"},
+    {"host_cost_max_s", "host_cost.statistics.max"},
+    {"host_cost_q1_s", "host_cost.statistics.q1"},
+    {"host_cost_q3_s", "host_cost.statistics.q3"},
     // Telemetry: empty without it (CPU cases, no NVML) and where the device lacks a sensor.
     {"sm_clock_min_mhz", "telemetry.sm_clock_min_mhz"},
     {"sm_clock_median_mhz", "telemetry.sm_clock_median_mhz"},

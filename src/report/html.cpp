@@ -17,6 +17,7 @@
 
 #include "analysis/fleet.hpp"
 #include "model/op_table.hpp"
+#include "report/costs_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/html_parts.hpp"
 #include "report/report.hpp"
@@ -468,6 +469,25 @@ void append_table(std::ostringstream& out, const report_model::Table& table, con
   out << "</tbody></table>";
 }
 
+// The run's one-time costs and each case's first call and host cost per call, where the
+// report holds them.
+void append_costs(std::ostringstream& out, const Context& context, const std::vector<ResultRecord>& results) {
+  const auto one_time = report_model::one_time_lines(context);
+  const report_model::Table costs = report_model::costs_table(results);
+  if (one_time.empty() && costs.rows.empty()) return;
+  out << "<section id=\"costs\"><h2>One-time costs and first calls</h2>";
+  if (!one_time.empty()) {
+    out << "<ul class=\"one-time\">";
+    for (const auto& line : one_time) out << "<li>" << escape(line) << "</li>";
+    out << "</ul>";
+  }
+  if (!costs.rows.empty()) {
+    append_table(out, costs, "costs");
+    out << "<p>" << escape(report_model::costs_footnote(results)) << "</p>";
+  }
+  out << "</section>\n";
+}
+
 void append_context(std::ostringstream& out, const Context& context) {
   const auto summary = report_model::summarize_context(context);
   out << "<header><h1>gpubench: CPU versus GPU</h1><ul class=\"context\">";
@@ -586,7 +606,9 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
     for (const auto& doubt : doubts) out << "<li>! " << escape(doubt) << "</li>";
     out << "</ul>";
   }
-  out << "</section>\n</body></html>\n";
+  out << "</section>\n";
+  append_costs(out, context, results);
+  out << "</body></html>\n";
   return out.str();
 }
 

@@ -18,6 +18,13 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kSpeedupMeaning = "speed-up = best CPU time / best GPU time at each size; above 1x the GPU is faster";
 constexpr const char* kTimingMeaning = "kernel: the op alone; e2e: host-to-device copy + op + device-to-host copy";
+constexpr const char* kFirstCallMeaning =
+    "first call: each side's first run in the process, before any warm-up, with the wait for it (what a one-shot user "
+    "pays; GPU: its kernel-timing cases)";
+
+bool any_first_calls(const SpeedupSummary& summary) {
+  return std::any_of(summary.groups.begin(), summary.groups.end(), [](const SpeedupGroup& group) { return group.has_first_calls(); });
+}
 
 const char* timing_title(TimingMode timing) { return timing == TimingMode::kernel ? "kernel-only" : "end-to-end"; }
 
@@ -27,13 +34,39 @@ std::string backend_cell(const std::optional<BestBackend>& best) {
 
 std::string speedup_cell(const std::optional<double>& speedup) { return speedup ? format_speedup(*speedup) : "-"; }
 
-// Sizes at which both a CPU and a GPU figure exist for this timing, smallest and largest.
-std::pair<std::int64_t, std::int64_t> compared_range(const SpeedupGroup& group, TimingMode timing) {
+// Sizes at which both a CPU and a GPU figure exist in a view (`gpu_of` picks its comparison),
+// smallest and largest.
+template <class GpuOf>
+std::pair<std::int64_t, std::int64_t> compared_range(const SpeedupGroup& group, GpuOf gpu_of) {
   std::vector<std::int64_t> sizes;
   for (const auto& row : group.rows)
-    if (comparison_for(row, timing).speedup) sizes.push_back(row.size);
+    if (gpu_of(row).speedup) sizes.push_back(row.size);
   if (sizes.empty()) return {0, 0};
   return {sizes.front(), sizes.back()};
+}
+
+// One crossover as a phrase; `no_gpu` is what to say without a GPU figure.
+std::string describe(const Crossover& crossover, std::pair<std::int64_t, std::int64_t> range, Op op, const std::string& no_gpu) {
+  const auto [smallest, largest] = range;
+  const std::string unit = " " + op_footprint_unit(op);
+  switch (crossover.kind) {
+    case CrossoverKind::at:
+      if (!crossover.interpolated) return format_elements(crossover.size) + unit;
+      return "\u2248" + format_elements(crossover.size) + unit + " (interpolated between " +
+             format_elements(static_cast<double>(crossover.last_losing_size)) + " and " +
+             format_elements(static_cast<double>(crossover.first_winning_size)) + ")";
+    case CrossoverKind::never:
+      return "never: the GPU is not faster at the largest size compared, " + format_elements(static_cast<double>(largest));
+    case CrossoverKind::always:
+      return "always: the GPU is faster at every size compared, from " + format_elements(static_cast<double>(smallest));
+    case CrossoverKind::no_gpu:
+      return no_gpu;
+    case CrossoverKind::no_cpu:
+      return "no CPU result";
+    case CrossoverKind::no_common_size:
+      return "no size with both a CPU and a GPU result";
+  }
+  return "?";
 }
 
 bool has_e2e_figures(const SpeedupGroup& group) {
@@ -78,27 +111,15 @@ std::string format_elements(double elements) {
 std::string format_speedup(double speedup) { return format_significant(speedup, 3) + "x"; }
 
 std::string describe_crossover(const SpeedupGroup& group, TimingMode timing) {
-  const Crossover& crossover = crossover_for(group, timing);
-  const auto [smallest, largest] = compared_range(group, timing);
-  const std::string unit = " " + op_footprint_unit(group.op);
-  switch (crossover.kind) {
-    case CrossoverKind::at:
-      if (!crossover.interpolated) return format_elements(crossover.size) + unit;
-      return "\u2248" + format_elements(crossover.size) + unit + " (interpolated between " +
-             format_elements(static_cast<double>(crossover.last_losing_size)) + " and " +
-             format_elements(static_cast<double>(crossover.first_winning_size)) + ")";
-    case CrossoverKind::never:
-      return "never: the GPU is not faster at the largest size compared, " + format_elements(static_cast<double>(largest));
-    case CrossoverKind::always:
-      return "always: the GPU is faster at every size compared, from " + format_elements(static_cast<double>(smallest));
-    case CrossoverKind::no_gpu:
-      return timing == TimingMode::e2e ? "no end-to-end GPU result (run with --timing e2e)" : "no GPU result";
-    case CrossoverKind::no_cpu:
-      return "no CPU result";
-    case CrossoverKind::no_common_size:
-      return "no size with both a CPU and a GPU result";
-  }
-  return "?";
+  return describe(crossover_for(group, timing),
+                  compared_range(group, [timing](const SpeedupRow& row) -> const GpuComparison& { return comparison_for(row, timing); }),
+                  group.op, timing == TimingMode::e2e ? "no end-to-end GPU result (run with --timing e2e)" : "no GPU result");
+}
+
+std::string describe_first_call_crossover(const SpeedupGroup& group) {
+  return describe(group.first_call_crossover,
+                  compared_range(group, [](const SpeedupRow& row) -> const GpuComparison& { return row.first_call; }), group.op,
+                  "no GPU first call");
 }
 
 Table speedup_table(const SpeedupGroup& group) {
@@ -107,12 +128,19 @@ Table speedup_table(const SpeedupGroup& group) {
   table.columns = {{"size", Align::right}, {"shape", Align::left}, {"CPU", Align::left}, {"GPU kernel", Align::left},
                    {"kernel speed-up", Align::right}};
   if (show_e2e) table.columns.insert(table.columns.end(), {{"GPU e2e", Align::left}, {"e2e speed-up", Align::right}});
+  const bool show_first_calls = group.has_first_calls();
+  if (show_first_calls)
+    table.columns.insert(table.columns.end(),
+                         {{"CPU first call", Align::left}, {"GPU first call", Align::left}, {"first-call speed-up", Align::right}});
   table.key_columns = 2;
   for (const auto& row : group.rows) {
     report_model::Row cells;
     cells.cells = {format_elements(static_cast<double>(row.size)), row.shape, backend_cell(row.cpu), backend_cell(row.kernel.gpu),
                    speedup_cell(row.kernel.speedup)};
     if (show_e2e) cells.cells.insert(cells.cells.end(), {backend_cell(row.e2e.gpu), speedup_cell(row.e2e.speedup)});
+    if (show_first_calls)
+      cells.cells.insert(cells.cells.end(), {backend_cell(row.cpu_first_call), backend_cell(row.first_call.gpu),
+                                             speedup_cell(row.first_call.speedup)});
     table.rows.push_back(std::move(cells));
   }
   return table;
@@ -128,11 +156,13 @@ std::vector<std::string> unpaired_groups(const SpeedupSummary& summary) {
 std::string render_speedups_console(const SpeedupSummary& summary) {
   std::ostringstream out;
   out << "CPU versus GPU (" << kSpeedupMeaning << ")\n" << kTimingMeaning << '\n';
+  if (any_first_calls(summary)) out << kFirstCallMeaning << '\n';
   for (const auto& group : summary.groups) {
     if (!group.has_cpu_gpu_pair()) continue;
     out << '\n' << group.name() << '\n';
     for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e})
       out << "  crossover, " << timing_title(timing) << ": " << describe_crossover(group, timing) << '\n';
+    if (group.has_first_calls()) out << "  crossover, first call: " << describe_first_call_crossover(group) << '\n';
     report_model::append_console_table(out, speedup_table(group), "  ");
   }
   const auto unpaired = unpaired_groups(summary);
@@ -145,12 +175,16 @@ std::string render_speedups_console(const SpeedupSummary& summary) {
 
 std::string render_speedups_markdown(const SpeedupSummary& summary) {
   std::ostringstream out;
-  out << "**CPU versus GPU** (" << escape_markdown(kSpeedupMeaning) << "; " << escape_markdown(kTimingMeaning) << ")\n";
+  out << "**CPU versus GPU** (" << escape_markdown(kSpeedupMeaning) << "; " << escape_markdown(kTimingMeaning);
+  if (any_first_calls(summary)) out << "; " << escape_markdown(kFirstCallMeaning);
+  out << ")\n";
   for (const auto& group : summary.groups) {
     if (!group.has_cpu_gpu_pair()) continue;
     out << "\n**" << escape_markdown(group.name()) << "**: crossover " << timing_title(TimingMode::kernel) << ": "
         << escape_markdown(describe_crossover(group, TimingMode::kernel)) << "; " << timing_title(TimingMode::e2e) << ": "
-        << escape_markdown(describe_crossover(group, TimingMode::e2e)) << ".\n\n";
+        << escape_markdown(describe_crossover(group, TimingMode::e2e));
+    if (group.has_first_calls()) out << "; first call: " << escape_markdown(describe_first_call_crossover(group));
+    out << ".\n\n";
     report_model::append_markdown_table(out, speedup_table(group));
   }
   const auto unpaired = unpaired_groups(summary);
@@ -171,13 +205,20 @@ std::string render_speedups_json(const SpeedupSummary& summary) {
                       {"shape", row.shape},
                       {"cpu", best_json(row.cpu)},
                       {"kernel", {{"gpu", best_json(row.kernel.gpu)}, {"speedup", real_or_null(row.kernel.speedup)}}},
-                      {"e2e", {{"gpu", best_json(row.e2e.gpu)}, {"speedup", real_or_null(row.e2e.speedup)}}}});
+                      {"e2e", {{"gpu", best_json(row.e2e.gpu)}, {"speedup", real_or_null(row.e2e.speedup)}}},
+                      {"first_call",
+                       {{"cpu", best_json(row.cpu_first_call)},
+                        {"gpu", best_json(row.first_call.gpu)},
+                        {"speedup", real_or_null(row.first_call.speedup)}}}});
     }
     groups.push_back({{"op", to_string(group.op)},
                       {"dtype", to_string(group.dtype)},
                       {"variant", group.variant},
                       {"rows", std::move(rows)},
-                      {"crossover", {{"kernel", crossover_json(group.kernel_crossover)}, {"e2e", crossover_json(group.e2e_crossover)}}}});
+                      {"crossover",
+                       {{"kernel", crossover_json(group.kernel_crossover)},
+                        {"e2e", crossover_json(group.e2e_crossover)},
+                        {"first_call", crossover_json(group.first_call_crossover)}}}});
   }
   const Json section = {{"description", std::string(kSpeedupMeaning) + "; " + kTimingMeaning}, {"groups", std::move(groups)}};
   return section.dump(-1, ' ', false, Json::error_handler_t::replace);

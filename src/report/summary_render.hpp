@@ -18,6 +18,8 @@ std::string format_speedup(double speedup);
 // One phrase per crossover: "≈96.3K elements (interpolated between 64K and 256K)",
 // "never: the GPU is not faster at the largest size compared, 256M", "no GPU result".
 std::string describe_crossover(const SpeedupGroup& group, TimingMode timing);
+// The same for the first-call view (SpeedupRow::first_call).
+std::string describe_first_call_crossover(const SpeedupGroup& group);
 
 // Size, shape, best CPU, best GPU and speed-up per row; the e2e columns only when some
 // row has an end-to-end GPU figure.
