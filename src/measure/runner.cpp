@@ -451,11 +451,6 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     if (!stop) throw RunInterrupted();
     record.stop_reasons = StopReasons(*stop);
   }
-  // Outside the measuring: the host's cost of issuing the op, where the work runs elsewhere.
-  if (!prepared.runs_on_host_threads()) {
-    nvtx::ScopedRange range("host_cost");
-    record.host_cost = measure_host_cost(prepared, record.samples_s);
-  }
   record.telemetry = telemetry.finish(record.telemetry_readings);
   record.cpu_telemetry = interference.finish(record.measure_seconds);
   if (record.telemetry) {
@@ -470,6 +465,12 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       remove_flagged(record.host_samples_s, flagged);
       strategy->drop(flagged);
     }
+  }
+  // After the telemetry and interference windows closed: the host's cost of issuing the op,
+  // where its work runs off this process's threads.
+  if (!prepared.runs_on_host_threads()) {
+    nvtx::ScopedRange range("host_cost");
+    record.host_cost = measure_host_cost(prepared, record.samples_s);
   }
   strategy->finish(record);
   finalize_record(record);

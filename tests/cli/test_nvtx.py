@@ -41,7 +41,8 @@ class NvtxTests(CliTestCase):
         cases = [name for depth, _, name in ranges if depth == 0]
         self.assertEqual(cases, ["sin/eigen/f32/64", "matmul/eigen/f32/64x64x64"])
         phases = [name for depth, _, name in ranges if depth == 1]
-        self.assertEqual(phases, ["prepare", "warmup", "measure", "verify"] * 2)
+        # CPU cases: no host_cost range (their call is the op).
+        self.assertEqual(phases, ["prepare", "first_call", "warmup", "measure", "verify"] * 2)
 
     def test_e2e_case_name(self):
         ranges = self.record("--op", "sum", "--size", "1K", "--backend", "eigen", "--timing", "e2e")
@@ -49,7 +50,8 @@ class NvtxTests(CliTestCase):
 
     def test_profile_mode_runs_a_handful_of_samples(self):
         ranges = self.record("--op", "sqrt", "--size", "1K", "--backend", "eigen", "--profile")
-        self.assertEqual([name for depth, _, name in ranges if depth == 1], ["prepare", "warmup", "measure", "verify"])
+        self.assertEqual([name for depth, _, name in ranges if depth == 1],
+                         ["prepare", "first_call", "warmup", "measure", "verify"])
 
 
 if __name__ == "__main__":
