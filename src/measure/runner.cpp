@@ -467,8 +467,9 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     }
   }
   // After the telemetry and interference windows closed: the host's cost of issuing the op,
-  // where its work runs off this process's threads.
-  if (!prepared.runs_on_host_threads()) {
+  // where its work runs off this process's threads. Not for graph timing, whose every launch
+  // goes through its graphs (the output verified is theirs); its kernel-timing case has it.
+  if (!prepared.runs_on_host_threads() && spec.timing != TimingMode::graph) {
     nvtx::ScopedRange range("host_cost");
     record.host_cost = measure_host_cost(prepared, record.samples_s);
   }
