@@ -36,6 +36,13 @@ struct GpuComparison {
   std::optional<double> speedup;
 };
 
+// The lowest energy per op at one size among one device's backends (energy measured).
+struct BestEnergy {
+  std::string backend;
+  double joules_per_op = 0;
+  double uncertainty_j = 0;  // +- joules per op
+};
+
 struct SpeedupRow {
   std::int64_t size = 0;  // footprint in elements
   std::string shape;      // the op's own shape label
@@ -43,6 +50,10 @@ struct SpeedupRow {
   std::optional<BestBackend> cpu;
   GpuComparison kernel;  // GPU op time (an e2e record's "op" phase counts too)
   GpuComparison e2e;     // GPU h2d + op + d2h
+  // Energy per op: CPU records and kernel-timed GPU records whose energy was measured; the
+  // ratio is CPU joules over GPU joules (above 1 the GPU does the op for less energy).
+  std::optional<BestEnergy> cpu_energy, gpu_energy;
+  std::optional<double> energy_ratio;
 };
 
 enum class CrossoverKind {
@@ -71,6 +82,11 @@ struct SpeedupGroup {
   std::string variant;           // comparison_variant of its cases
   std::vector<SpeedupRow> rows;  // by size, then shape label
   Crossover kernel_crossover, e2e_crossover;
+  // From what size the GPU does the op for fewer joules than the CPU: the same rule over the
+  // energy ratio (no_cpu: no CPU record has an energy figure, cpu_energy_reason says why;
+  // no_gpu: no GPU record has one, gpu_energy_reason says why).
+  Crossover energy_crossover;
+  std::string cpu_energy_reason, gpu_energy_reason;
 
   std::string name() const;  // "sin f32", "spmv f64 banded", "matmul f32 tf32"
   bool contains(const CaseSpec& spec) const;

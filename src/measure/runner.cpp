@@ -11,6 +11,7 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
+#include "measure/energy_meter.hpp"
 #include "measure/host_interference.hpp"
 #include "model/op_table.hpp"
 #include "model/verify.hpp"
@@ -97,6 +98,9 @@ class Strategy {
   virtual void finish(ResultRecord& /*record*/) {}
   // What the numbers mean beyond themselves, given the record's median.
   virtual std::string timing_note(double /*median_s*/, double /*min_sample_s*/) const { return {}; }
+  // Whether nothing but the op runs between the timed samples, so that an energy window can
+  // span them (not so where the L2 is flushed before each).
+  virtual bool samples_back_to_back() const { return true; }
 
  protected:
   // Seconds per launch of `launches` runs of body.
@@ -123,6 +127,7 @@ class ColdLaunches final : public Strategy {
   double take_sample() override {
     return time_launches(batch_, [this] { prepared_.run(); });
   }
+  bool samples_back_to_back() const override { return false; }
   std::string timing_note(double median_s, double min_sample_s) const override {
     if (!(median_s > 0) || median_s >= min_sample_s || batch_ > 1) return {};
     return cold_timing_note(median_s, timer_->resolution_s());
@@ -184,6 +189,7 @@ class EndToEnd final : public Strategy {
   void finish(ResultRecord& record) override {
     for (auto& phase : phases_) record.phases.push_back({phase.kind, std::move(phase.samples), {}});
   }
+  bool samples_back_to_back() const override { return !flushed_; }
 
  private:
   struct TimedPhase {
@@ -349,6 +355,9 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
 
   CaseTelemetry telemetry(prepared.telemetry_source(), options.telemetry);
   HostInterference interference(prepared.runs_on_host_threads());
+  // Energy is left out of --profile runs: a profile is of the timed samples alone.
+  std::optional<EnergyMeter> energy;
+  if (!options.profile) energy.emplace(prepared.energy_source());
   if (options.telemetry.soak_s > 0 && !options.profile) {
     nvtx::ScopedRange range("soak");
     record.soak = telemetry.soak([&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
@@ -371,6 +380,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   {
     nvtx::ScopedRange range("measure");
     if (options.profile) profiler_capture_start();
+    if (energy && strategy->samples_back_to_back()) energy->begin();
     telemetry.start_measuring();
     interference.start_measuring();
     const auto measure_start = Clock::now();
@@ -397,6 +407,12 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     // Stopped by a signal before the stopping rule held: the case is incomplete.
     if (!stop) throw RunInterrupted();
     record.stop_reasons = StopReasons(*stop);
+    if (energy) {
+      nvtx::ScopedRange energy_range("energy");
+      const auto timed_launches = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
+      record.energy = energy->finish(timed_launches, compute_statistics(record.samples_s).median,
+                                     [&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
+    }
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);
   record.cpu_telemetry = interference.finish(record.measure_seconds);
@@ -562,6 +578,8 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
                                        pass.telemetry_readings.end());
       merged.telemetry = merge_telemetry(*merged.telemetry, *pass.telemetry, merged.telemetry_readings);
     }
+    if (merged.energy && pass.energy)
+      merged.energy = merge_energy(*merged.energy, *pass.energy, merged.flops, merged.bytes);
     if (merged.cpu_telemetry && pass.cpu_telemetry)
       merged.cpu_telemetry = merge_cpu_telemetry(*merged.cpu_telemetry, *pass.cpu_telemetry);
     if (merged.soak && pass.soak) {

@@ -17,6 +17,7 @@
 
 #include "analysis/fleet.hpp"
 #include "model/op_table.hpp"
+#include "report/energy_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/html_parts.hpp"
 #include "report/report.hpp"
@@ -506,6 +507,8 @@ void append_group(std::ostringstream& out, const Context& context, const Speedup
   if (group.has_cpu_gpu_pair()) {
     out << "<p class=\"crossover\">GPU wins from: kernel-only <b>" << escape(describe_crossover(group, TimingMode::kernel))
         << "</b>; end-to-end <b>" << escape(describe_crossover(group, TimingMode::e2e)) << "</b></p>";
+    out << "<p class=\"crossover\">GPU uses fewer joules per op from: <b>" << escape(describe_energy_crossover(group))
+        << "</b></p>";
     append_table(out, speedup_table(group), "speedup");
   } else if (any_gpu) {
     out << "<p class=\"no-speedup\">No speed-up: " << escape(describe_crossover(group, TimingMode::kernel)) << "</p>";
@@ -569,6 +572,13 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
     out << "<section id=\"launch-overhead\"><h2>" << escape(report_model::kLaunchOverheadTitle) << "</h2><p>"
         << escape(report_model::kLaunchOverheadNote) << "</p>";
     append_table(out, overhead, "launch-overhead");
+    out << "</section>";
+  }
+  const report_model::Table energy = report_model::energy_table(results);
+  if (!energy.rows.empty()) {
+    out << "<section id=\"energy\"><h2>Energy per op</h2>";
+    append_table(out, energy, "energy");
+    for (const auto& footnote : report_model::energy_footnotes(results)) out << "<p class=\"note\">" << escape(footnote) << "</p>";
     out << "</section>";
   }
   out << "<section id=\"results\"><h2>All results</h2>";

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/op_table.hpp"
+#include "report/energy_render.hpp"
 
 namespace gpb {
 namespace {
@@ -49,6 +50,22 @@ Json best_json(const std::optional<BestBackend>& best) {
   return {{"backend", best->backend}, {"median_s", real_or_null(best->median_s)}};
 }
 
+bool has_energy_figures(const SpeedupGroup& group) {
+  return std::any_of(group.rows.begin(), group.rows.end(),
+                     [](const SpeedupRow& row) { return row.cpu_energy.has_value() || row.gpu_energy.has_value(); });
+}
+
+std::string energy_cell(const std::optional<BestEnergy>& best) {
+  return best ? best.value().backend + " " + report_model::format_energy_per_op(best->joules_per_op, best->uncertainty_j) : "-";
+}
+
+Json energy_json(const std::optional<BestEnergy>& best) {
+  if (!best) return nullptr;
+  return {{"backend", best->backend},
+          {"energy_per_op_j", real_or_null(best->joules_per_op)},
+          {"uncertainty_j", real_or_null(best->uncertainty_j)}};
+}
+
 Json crossover_json(const Crossover& crossover) {
   const bool has_size = crossover.kind == CrossoverKind::at || crossover.kind == CrossoverKind::always;
   Json json = {{"kind", to_string(crossover.kind)},
@@ -58,6 +75,12 @@ Json crossover_json(const Crossover& crossover) {
     json["last_losing_size"] = crossover.last_losing_size;
     json["first_winning_size"] = crossover.first_winning_size;
   }
+  return json;
+}
+
+Json energy_crossover_json(const SpeedupGroup& group) {
+  Json json = crossover_json(group.energy_crossover);
+  json["text"] = describe_energy_crossover(group);
   return json;
 }
 
@@ -101,18 +124,52 @@ std::string describe_crossover(const SpeedupGroup& group, TimingMode timing) {
   return "?";
 }
 
+std::string describe_energy_crossover(const SpeedupGroup& group) {
+  const Crossover& crossover = group.energy_crossover;
+  std::vector<std::int64_t> sizes;
+  for (const auto& row : group.rows)
+    if (row.energy_ratio) sizes.push_back(row.size);
+  const std::string unit = " " + op_footprint_unit(group.op);
+  switch (crossover.kind) {
+    case CrossoverKind::at:
+      if (!crossover.interpolated) return format_elements(crossover.size) + unit;
+      return "\u2248" + format_elements(crossover.size) + unit + " (interpolated between " +
+             format_elements(static_cast<double>(crossover.last_losing_size)) + " and " +
+             format_elements(static_cast<double>(crossover.first_winning_size)) + ")";
+    case CrossoverKind::never:
+      return "never: the GPU uses more joules per op at the largest size compared, " +
+             format_elements(static_cast<double>(sizes.back()));
+    case CrossoverKind::always:
+      return "always: the GPU uses fewer joules per op at every size compared, from " +
+             format_elements(static_cast<double>(sizes.front()));
+    case CrossoverKind::no_gpu:
+      return "unknown: no GPU energy" + (group.gpu_energy_reason.empty() ? std::string() : " (" + group.gpu_energy_reason + ")");
+    case CrossoverKind::no_cpu:
+      return "unknown: no CPU energy" + (group.cpu_energy_reason.empty() ? std::string() : " (" + group.cpu_energy_reason + ")");
+    case CrossoverKind::no_common_size:
+      return "unknown: no size with both a CPU and a GPU energy figure";
+  }
+  return "?";
+}
+
 Table speedup_table(const SpeedupGroup& group) {
   const bool show_e2e = has_e2e_figures(group);
   Table table;
   table.columns = {{"size", Align::right}, {"shape", Align::left}, {"CPU", Align::left}, {"GPU kernel", Align::left},
                    {"kernel speed-up", Align::right}};
   if (show_e2e) table.columns.insert(table.columns.end(), {{"GPU e2e", Align::left}, {"e2e speed-up", Align::right}});
+  const bool show_energy = has_energy_figures(group);
+  if (show_energy)
+    table.columns.insert(table.columns.end(),
+                         {{"CPU J/op", Align::left}, {"GPU J/op", Align::left}, {"CPU J / GPU J", Align::right}});
   table.key_columns = 2;
   for (const auto& row : group.rows) {
     report_model::Row cells;
     cells.cells = {format_elements(static_cast<double>(row.size)), row.shape, backend_cell(row.cpu), backend_cell(row.kernel.gpu),
                    speedup_cell(row.kernel.speedup)};
     if (show_e2e) cells.cells.insert(cells.cells.end(), {backend_cell(row.e2e.gpu), speedup_cell(row.e2e.speedup)});
+    if (show_energy)
+      cells.cells.insert(cells.cells.end(), {energy_cell(row.cpu_energy), energy_cell(row.gpu_energy), speedup_cell(row.energy_ratio)});
     table.rows.push_back(std::move(cells));
   }
   return table;
@@ -133,6 +190,7 @@ std::string render_speedups_console(const SpeedupSummary& summary) {
     out << '\n' << group.name() << '\n';
     for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e})
       out << "  crossover, " << timing_title(timing) << ": " << describe_crossover(group, timing) << '\n';
+    out << "  energy crossover (GPU uses fewer joules per op from): " << describe_energy_crossover(group) << '\n';
     report_model::append_console_table(out, speedup_table(group), "  ");
   }
   const auto unpaired = unpaired_groups(summary);
@@ -150,7 +208,8 @@ std::string render_speedups_markdown(const SpeedupSummary& summary) {
     if (!group.has_cpu_gpu_pair()) continue;
     out << "\n**" << escape_markdown(group.name()) << "**: crossover " << timing_title(TimingMode::kernel) << ": "
         << escape_markdown(describe_crossover(group, TimingMode::kernel)) << "; " << timing_title(TimingMode::e2e) << ": "
-        << escape_markdown(describe_crossover(group, TimingMode::e2e)) << ".\n\n";
+        << escape_markdown(describe_crossover(group, TimingMode::e2e)) << "; energy (GPU uses fewer joules per op from): "
+        << escape_markdown(describe_energy_crossover(group)) << ".\n\n";
     report_model::append_markdown_table(out, speedup_table(group));
   }
   const auto unpaired = unpaired_groups(summary);
@@ -171,13 +230,16 @@ std::string render_speedups_json(const SpeedupSummary& summary) {
                       {"shape", row.shape},
                       {"cpu", best_json(row.cpu)},
                       {"kernel", {{"gpu", best_json(row.kernel.gpu)}, {"speedup", real_or_null(row.kernel.speedup)}}},
-                      {"e2e", {{"gpu", best_json(row.e2e.gpu)}, {"speedup", real_or_null(row.e2e.speedup)}}}});
+                      {"e2e", {{"gpu", best_json(row.e2e.gpu)}, {"speedup", real_or_null(row.e2e.speedup)}}},
+                      {"energy",
+                       {{"cpu", energy_json(row.cpu_energy)}, {"gpu", energy_json(row.gpu_energy)}, {"ratio", real_or_null(row.energy_ratio)}}}});
     }
     groups.push_back({{"op", to_string(group.op)},
                       {"dtype", to_string(group.dtype)},
                       {"variant", group.variant},
                       {"rows", std::move(rows)},
-                      {"crossover", {{"kernel", crossover_json(group.kernel_crossover)}, {"e2e", crossover_json(group.e2e_crossover)}}}});
+                      {"crossover", {{"kernel", crossover_json(group.kernel_crossover)}, {"e2e", crossover_json(group.e2e_crossover)}}},
+                      {"energy_crossover", energy_crossover_json(group)}});
   }
   const Json section = {{"description", std::string(kSpeedupMeaning) + "; " + kTimingMeaning}, {"groups", std::move(groups)}};
   return section.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -28,6 +28,11 @@ std::string power_cell(const TelemetrySummary& t) {
   return format_significant(t.power_mean_w, 3) + "/" + format_significant(t.power_max_w, 3);
 }
 
+std::string instant_power_cell(const TelemetrySummary& t) {
+  if (!std::isfinite(t.instant_power_median_w)) return "-";
+  return format_significant(t.instant_power_median_w, 3) + "/" + format_significant(t.instant_power_max_w, 3);
+}
+
 // "48% power cap": the share of readings throttled and the throttling reasons seen, in
 // short (the JSON report has NVML's names).
 std::string throttled_cell(const TelemetrySummary& t) {
@@ -99,7 +104,8 @@ Table telemetry_table(const std::vector<ResultRecord>& results) {
   table.columns = {{"case", Align::left}};
   table.key_columns = 1;
   table.columns.insert(table.columns.end(), {{"SM MHz [min-max]", Align::right},
-                                             {"W mean/max", Align::right},
+                                             {"NVML 1s-avg W mean/max", Align::right},
+                                             {"instant W med/max", Align::right},
                                              {"max C", Align::right},
                                              {"throttled", Align::left},
                                              {"flagged", Align::right},
@@ -109,7 +115,7 @@ Table telemetry_table(const std::vector<ResultRecord>& results) {
     const TelemetrySummary& t = *record.telemetry;
     char temperature[16] = "-";
     if (std::isfinite(t.temperature_max_c)) std::snprintf(temperature, sizeof temperature, "%.0f", t.temperature_max_c);
-    table.rows.push_back({{record.spec.id(), clock_cell(t), power_cell(t), temperature, throttled_cell(t), flagged_cell(record),
+    table.rows.push_back({{record.spec.id(), clock_cell(t), power_cell(t), instant_power_cell(t), temperature, throttled_cell(t), flagged_cell(record),
                            efficiency_cell(record)},
                           ""});
   }
@@ -127,7 +133,9 @@ std::vector<std::string> telemetry_footnotes(const std::vector<ResultRecord>& re
                     "samples taken while the SM clock was below " + format_significant(t.throttle_threshold, 2) +
                     " x its maximum (" + mhz(t.sm_clock_limit_mhz) + " MHz), of all samples" +
                     (discarded > 0 ? " (--discard-throttled left " + std::to_string(discarded) + " out of the statistics)" : "") +
-                    "; efficiency: per joule at the board's average power (energy counter)");
+                    "; NVML 1s-avg W: nvmlDeviceGetPowerUsage, a one-second average on Ampere and newer GPUs, which "
+                    "lags a short case (the energy table has the case's power); instant W: NVML's instantaneous power "
+                    "where the driver has it; efficiency: per joule from the energy counter (the energy table)");
   }
   std::size_t soaked = 0, settled = 0;
   double longest = 0;
