@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "model/op_table.hpp"
@@ -179,9 +180,11 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
   using GroupKey = std::tuple<Op, DType, std::string>;
   std::map<GroupKey, std::map<std::string, SpeedupRow>> rows_by_group;  // rows keyed by shape label
   std::map<GroupKey, std::string> cpu_energy_reasons, gpu_energy_reasons;  // the first each group met
+  std::set<GroupKey> with_energy;
   for (const auto& record : results) {
     if (!is_comparable(record)) continue;
     const CaseSpec& spec = record.spec;
+    if (record.energy) with_energy.insert({spec.op, spec.dtype, comparison_variant(spec)});
     if (record.energy && !record.energy->reason.empty()) {
       auto& reasons = record.device == DeviceKind::cpu ? cpu_energy_reasons : gpu_energy_reasons;
       reasons.emplace(GroupKey{spec.op, spec.dtype, comparison_variant(spec)}, record.energy->reason);
@@ -208,6 +211,7 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
     group.kernel_crossover = find_crossover(group.rows, TimingMode::kernel);
     group.e2e_crossover = find_crossover(group.rows, TimingMode::e2e);
     group.energy_crossover = find_energy_crossover(group.rows);
+    group.energy_known = with_energy.count(key) > 0;
     if (const auto found = cpu_energy_reasons.find(key); found != cpu_energy_reasons.end()) group.cpu_energy_reason = found->second;
     if (const auto found = gpu_energy_reasons.find(key); found != gpu_energy_reasons.end()) group.gpu_energy_reason = found->second;
     summary.groups.push_back(std::move(group));

@@ -87,6 +87,7 @@ struct SpeedupGroup {
   // no_gpu: no GPU record has one, gpu_energy_reason says why).
   Crossover energy_crossover;
   std::string cpu_energy_reason, gpu_energy_reason;
+  bool energy_known = false;  // some record of the group carries an energy measurement or a reason
 
   std::string name() const;  // "sin f32", "spmv f64 banded", "matmul f32 tf32"
   bool contains(const CaseSpec& spec) const;

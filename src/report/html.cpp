@@ -507,8 +507,9 @@ void append_group(std::ostringstream& out, const Context& context, const Speedup
   if (group.has_cpu_gpu_pair()) {
     out << "<p class=\"crossover\">GPU wins from: kernel-only <b>" << escape(describe_crossover(group, TimingMode::kernel))
         << "</b>; end-to-end <b>" << escape(describe_crossover(group, TimingMode::e2e)) << "</b></p>";
-    out << "<p class=\"crossover\">GPU uses fewer joules per op from: <b>" << escape(describe_energy_crossover(group))
-        << "</b></p>";
+    if (group.energy_known)
+      out << "<p class=\"crossover\">GPU uses fewer joules per op from: <b>" << escape(describe_energy_crossover(group))
+          << "</b></p>";
     append_table(out, speedup_table(group), "speedup");
   } else if (any_gpu) {
     out << "<p class=\"no-speedup\">No speed-up: " << escape(describe_crossover(group, TimingMode::kernel)) << "</p>";

@@ -190,7 +190,8 @@ std::string render_speedups_console(const SpeedupSummary& summary) {
     out << '\n' << group.name() << '\n';
     for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e})
       out << "  crossover, " << timing_title(timing) << ": " << describe_crossover(group, timing) << '\n';
-    out << "  energy crossover (GPU uses fewer joules per op from): " << describe_energy_crossover(group) << '\n';
+    if (group.energy_known)
+      out << "  energy crossover (GPU uses fewer joules per op from): " << describe_energy_crossover(group) << '\n';
     report_model::append_console_table(out, speedup_table(group), "  ");
   }
   const auto unpaired = unpaired_groups(summary);
@@ -208,8 +209,10 @@ std::string render_speedups_markdown(const SpeedupSummary& summary) {
     if (!group.has_cpu_gpu_pair()) continue;
     out << "\n**" << escape_markdown(group.name()) << "**: crossover " << timing_title(TimingMode::kernel) << ": "
         << escape_markdown(describe_crossover(group, TimingMode::kernel)) << "; " << timing_title(TimingMode::e2e) << ": "
-        << escape_markdown(describe_crossover(group, TimingMode::e2e)) << "; energy (GPU uses fewer joules per op from): "
-        << escape_markdown(describe_energy_crossover(group)) << ".\n\n";
+        << escape_markdown(describe_crossover(group, TimingMode::e2e));
+    if (group.energy_known)
+      out << "; energy (GPU uses fewer joules per op from): " << escape_markdown(describe_energy_crossover(group));
+    out << ".\n\n";
     report_model::append_markdown_table(out, speedup_table(group));
   }
   const auto unpaired = unpaired_groups(summary);
