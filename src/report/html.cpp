@@ -579,7 +579,7 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
   if (!energy.rows.empty()) {
     out << "<section id=\"energy\"><h2>Energy per op</h2>";
     append_table(out, energy, "energy");
-    for (const auto& footnote : report_model::energy_footnotes(results)) out << "<p class=\"note\">" << escape(footnote) << "</p>";
+    for (const auto& footnote : report_model::energy_footnotes(results)) out << "<p class=\"energy-note\">" << escape(footnote) << "</p>";
     out << "</section>";
   }
   out << "<section id=\"results\"><h2>All results</h2>";
