@@ -31,6 +31,10 @@ std::string efficiency_cell(const ResultRecord& record) {
   return format_significant(value, 3) + (flops ? " GFLOP/J" : " GB/J");
 }
 
+bool any_measured(const std::vector<ResultRecord>& results) {
+  return std::any_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.energy && r.energy->measured(); });
+}
+
 }  // namespace
 
 std::string format_joules(double joules) {
@@ -53,6 +57,8 @@ Table energy_table(const std::vector<ResultRecord>& results) {
                    {"window", Align::right}, {"untimed runs", Align::right}, {"efficiency", Align::right},
                    {"counter", Align::left}};
   table.key_columns = 1;
+  // Without a single figure the reasons (energy_footnotes) say all there is.
+  if (!any_measured(results)) return table;
   for (const auto& record : results) {
     if (!record.energy) continue;
     const EnergyMeasurement& e = *record.energy;
@@ -72,8 +78,8 @@ Table energy_table(const std::vector<ResultRecord>& results) {
 
 std::vector<std::string> energy_footnotes(const std::vector<ResultRecord>& results) {
   std::vector<std::string> lines;
-  if (std::none_of(results.begin(), results.end(), [](const ResultRecord& r) { return r.energy.has_value(); })) return lines;
-  lines.push_back(
+  if (any_measured(results))
+    lines.push_back(
       "J/op: the energy counter's increase over a window of runs of the op, divided by the runs, +- the counter's update "
       "interval times the power over the window (a read at either end can be that stale); W (counter): that energy over "
       "the window, the case's power; window: at least 10 update intervals, lengthened where the timed samples were "

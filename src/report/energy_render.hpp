@@ -16,10 +16,11 @@ std::string format_joules(double joules);
 // "1.23 +- 0.05 mJ" (the uncertainty in the figure's unit); "-" without a figure.
 std::string format_energy_per_op(double joules, double uncertainty_j);
 
-// One row per record with an energy measurement or a reason; no rows when none has either.
+// One row per record with an energy measurement or a reason; no rows when none has a figure.
 Table energy_table(const std::vector<ResultRecord>& results);
 
-// Its legend, and one line per distinct reason a device had no figure; empty without rows.
+// Its legend (where some record has a figure), and one line per distinct reason a device
+// had no figure.
 std::vector<std::string> energy_footnotes(const std::vector<ResultRecord>& results);
 
 }  // namespace gpb::report_model
