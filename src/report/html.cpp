@@ -575,11 +575,13 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
     append_table(out, overhead, "launch-overhead");
     out << "</section>";
   }
+  // The reasons alone where no case has a figure (a virtual machine's CPU, a GPU without NVML).
   const report_model::Table energy = report_model::energy_table(results);
-  if (!energy.rows.empty()) {
+  const auto energy_notes = report_model::energy_footnotes(results);
+  if (!energy_notes.empty()) {
     out << "<section id=\"energy\"><h2>Energy per op</h2>";
-    append_table(out, energy, "energy");
-    for (const auto& footnote : report_model::energy_footnotes(results)) out << "<p class=\"energy-note\">" << escape(footnote) << "</p>";
+    if (!energy.rows.empty()) append_table(out, energy, "energy");
+    for (const auto& note : energy_notes) out << "<p class=\"energy-note\">" << escape(note) << "</p>";
     out << "</section>";
   }
   out << "<section id=\"results\"><h2>All results</h2>";

@@ -14,6 +14,7 @@
 #include "measure/rapl.hpp"
 #include "model/energy.hpp"
 #include "model/record_format.hpp"
+#include "report/report.hpp"
 #include "report/summary_render.hpp"
 
 namespace gpb {
@@ -411,6 +412,37 @@ TEST(EnergyCrossover, UnknownWithoutCpuEnergySaysWhy) {
             "unknown: no CPU energy (no RAPL energy counter: /sys/class/powercap does not exist)");
   // The time crossover is unaffected: both sides timed the size.
   EXPECT_EQ(group.kernel_crossover.kind, CrossoverKind::never);
+}
+
+TEST(EnergyReports, EveryFormatShowsTheFigureAndTheReason) {
+  const std::string reason = "no RAPL energy counter: /sys/class/powercap does not exist";
+  const std::vector<ResultRecord> results = {unmeasured(DeviceKind::cpu, "eigen", 1024, reason),
+                                             measured(DeviceKind::gpu, "cuda", 1024, 2.5e-3)};
+  const std::string console = render_console(Context{}, results, ReportOptions{});
+  EXPECT_NE(console.find("Energy per op (energy counters):"), std::string::npos) << console;
+  EXPECT_NE(console.find("2.50 \u00b1 0.025 mJ"), std::string::npos) << console;
+  EXPECT_NE(console.find("CPU energy: " + reason), std::string::npos) << console;
+  const std::string markdown = render_markdown(Context{}, results);
+  EXPECT_NE(markdown.find("| sin/cuda/f32/1024 | 2.50 \u00b1 0.025 mJ |"), std::string::npos) << markdown;
+  const std::string html = render_html(Context{}, results, ReportOptions{});
+  EXPECT_NE(html.find("<section id=\"energy\">"), std::string::npos);
+  EXPECT_NE(html.find(reason), std::string::npos);
+
+  // Without any figure: no table, the reason still.
+  const std::vector<ResultRecord> none = {unmeasured(DeviceKind::cpu, "eigen", 1024, reason)};
+  const std::string bare = render_console(Context{}, none, ReportOptions{});
+  EXPECT_EQ(bare.find("Energy per op (energy counters):"), std::string::npos) << bare;
+  EXPECT_NE(bare.find("CPU energy: " + reason), std::string::npos) << bare;
+  EXPECT_NE(render_html(Context{}, none, ReportOptions{}).find(reason), std::string::npos);
+}
+
+TEST(EnergyReports, TheCsvHasTheEnergyColumns) {
+  const std::vector<ResultRecord> results = {measured(DeviceKind::gpu, "cuda", 1024, 2.5e-3)};
+  const std::string csv = render_csv(Context{}, results, ReportOptions{});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  for (const char* column : {"energy_op_j", "energy_op_uncertainty_j", "energy_power_w", "energy_extra_launches", "energy_reason"})
+    EXPECT_NE(header.find(column), std::string::npos) << column;
+  EXPECT_NE(csv.find(",0.0025,"), std::string::npos) << csv;
 }
 
 }  // namespace
