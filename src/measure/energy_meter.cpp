@@ -78,7 +78,7 @@ void EnergyMeter::begin() {
 }
 
 EnergyMeasurement EnergyMeter::finish(std::int64_t timed_launches, double per_launch_s, const std::function<void()>& run_once,
-                                      const std::function<void()>& synchronize) {
+                                      const std::function<void()>& synchronize, std::int64_t launches_per_run) {
   EnergyMeasurement energy;
   if (!active()) {
     energy.reason = source_.reason.empty() ? "no energy counter" : source_.reason;
@@ -103,13 +103,15 @@ EnergyMeasurement EnergyMeter::finish(std::int64_t timed_launches, double per_la
   energy.launches = timed_launches;
   const double extension_start = clock_.now();
   double window = extension_start - start_s_;
+  launches_per_run = std::max<std::int64_t>(launches_per_run, 1);
   for (int round = 0; round < kMaxExtensionRounds; ++round) {
-    const std::int64_t extra = std::min(extra_launches_for(window, per_launch_s, energy.min_window_s),
-                                        kMaxEnergyLaunches - energy.extra_launches);
-    if (extra <= 0) break;
-    for (std::int64_t i = 0; i < extra; ++i) run_once();
+    const std::int64_t runs =
+        std::min(extra_launches_for(window, per_launch_s * static_cast<double>(launches_per_run), energy.min_window_s),
+                 (kMaxEnergyLaunches - energy.extra_launches) / launches_per_run);
+    if (runs <= 0) break;
+    for (std::int64_t i = 0; i < runs; ++i) run_once();
     synchronize();
-    energy.extra_launches += extra;
+    energy.extra_launches += runs * launches_per_run;
     window = clock_.now() - start_s_;
   }
   const std::optional<double> end_j = counter.read_j();

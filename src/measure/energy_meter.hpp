@@ -37,10 +37,11 @@ class EnergyMeter {
   void begin();
   // Closes the window after the last timed sample (all work synchronised): timed_launches
   // runs of the op ran inside it since begin() (none when begin() was not called: the window
-  // then opens here). Repeats run_once, then synchronize, until the window is long enough;
-  // per_launch_s (the median) sizes the repeats. Without a counter: the reason alone.
+  // then opens here). Repeats run_once (launches_per_run launches of the op each: a CUDA
+  // graph's), then synchronize, until the window is long enough; per_launch_s (the median)
+  // sizes the repeats. Without a counter: the reason alone.
   EnergyMeasurement finish(std::int64_t timed_launches, double per_launch_s, const std::function<void()>& run_once,
-                           const std::function<void()>& synchronize);
+                           const std::function<void()>& synchronize, std::int64_t launches_per_run = 1);
 
  private:
   // The counter's update interval, detected on first use of its key in this process.

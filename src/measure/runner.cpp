@@ -101,6 +101,11 @@ class Strategy {
   // Whether nothing but the op runs between the timed samples, so that an energy window can
   // span them (not so where the L2 is flushed before each).
   virtual bool samples_back_to_back() const { return true; }
+  // After the samples: one untimed run for the energy window, and the op launches it holds.
+  virtual void run_for_energy() { run_once(); }
+  virtual std::int64_t launches_per_energy_run() const { return 1; }
+  // Why this case's energy cannot be measured; empty where it can.
+  virtual std::string energy_unavailable() const { return {}; }
 
  protected:
   // Seconds per launch of `launches` runs of body.
@@ -275,6 +280,14 @@ class GraphReplay final : public Strategy {
     return with_ops - evictions;
   }
   void drop(const std::vector<bool>& flagged) override { remove_flagged(eviction_samples_, flagged); }
+  // The op's graph, back to back; with --l2 flush every launch in it carries an eviction.
+  bool samples_back_to_back() const override { return !flushed_; }
+  void run_for_energy() override { graph_->replay(); }
+  std::int64_t launches_per_energy_run() const override { return graph_ ? graph_->launches() : 1; }
+  std::string energy_unavailable() const override {
+    return flushed_ ? "not measured with --timing graph --l2 flush: an L2 eviction precedes every launch in the graph"
+                    : std::string();
+  }
   void finish(ResultRecord& record) override {
     if (evictions_ && !(median_of(record.samples_s) > 0))
       throw std::runtime_error(
@@ -357,7 +370,10 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   HostInterference interference(prepared.runs_on_host_threads());
   // Energy is left out of --profile runs: a profile is of the timed samples alone.
   std::optional<EnergyMeter> energy;
-  if (!options.profile) energy.emplace(prepared.energy_source());
+  if (!options.profile) {
+    const std::string unavailable = strategy->energy_unavailable();
+    energy.emplace(unavailable.empty() ? prepared.energy_source() : EnergySource{nullptr, unavailable});
+  }
   if (options.telemetry.soak_s > 0 && !options.profile) {
     nvtx::ScopedRange range("soak");
     record.soak = telemetry.soak([&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
@@ -411,7 +427,8 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       nvtx::ScopedRange energy_range("energy");
       const auto timed_launches = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
       record.energy = energy->finish(timed_launches, compute_statistics(record.samples_s).median,
-                                     [&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
+                                     [&] { strategy->run_for_energy(); }, [&] { prepared.synchronize(); },
+                                     strategy->launches_per_energy_run());
     }
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);

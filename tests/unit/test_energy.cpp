@@ -151,6 +151,23 @@ TEST(EnergyMeter, WithoutTimedSamplesInTheWindowItIsTheUntimedRunsAlone) {
   EXPECT_GE(energy.window_s, energy.min_window_s);
 }
 
+TEST(EnergyMeter, ARunOfAGraphCountsEveryLaunchInIt) {
+  ScriptedClock time;
+  EnergyMeter meter(stepped_source(time, "graph"), time.clock());
+  meter.begin();
+  run_timed(time, 200, 1e-4);
+  std::int64_t replays = 0;
+  EnergyMeasurement energy = meter.finish(
+      200, 1e-4, [&] { ++replays, time.now_s += 100 * 1e-4; }, [] {}, 100);
+  finish_energy(energy, 1, 1);
+  ASSERT_TRUE(energy.measured()) << energy.reason;
+  EXPECT_GT(replays, 0);
+  EXPECT_EQ(energy.extra_launches, 100 * replays);
+  EXPECT_EQ(energy.launches, 200 + 100 * replays);
+  EXPECT_GE(energy.window_s, energy.min_window_s);
+  EXPECT_NEAR(energy.energy_per_op_j, 300 * 1e-4, energy.uncertainty_j);
+}
+
 TEST(EnergyMeter, NoCounterGivesTheSourcesReason) {
   EnergyMeter meter({nullptr, "no RAPL energy counter: because"});
   EXPECT_FALSE(meter.active());
