@@ -12,6 +12,7 @@
 
 #include "cpu_backend/cpu_timer.hpp"
 #include "measure/backend.hpp"
+#include "measure/rapl.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb {
@@ -39,6 +40,7 @@ class CpuPrepared : public Prepared {
 
   void run() final { compute(); }
   bool runs_on_host_threads() const final { return true; }
+  EnergySource energy_source() override { return make_rapl_energy_source(); }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<SteadyClockTimer>(); }
   HostArray result() override {
     return dispatch_dtype(output_dtype_, [&](auto tag) {

@@ -86,6 +86,8 @@ void GpuPrepared::flush_cache() { l2_flusher_.flush(stream()); }
 
 std::unique_ptr<TelemetrySource> GpuPrepared::telemetry_source() { return make_nvml_telemetry_source(limits_.ordinal); }
 
+EnergySource GpuPrepared::energy_source() { return make_nvml_energy_source(limits_.ordinal); }
+
 void GpuPrepared::synchronize() { stream_.synchronize(); }
 
 GraphCapture GpuPrepared::capture_graph(std::int64_t launches, bool evictions, bool op) {

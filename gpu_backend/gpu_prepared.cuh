@@ -48,6 +48,7 @@ class GpuPrepared : public Prepared {
   void flush_cache() final;
   bool has_cache_flush() const final { return true; }
   std::unique_ptr<TelemetrySource> telemetry_source() final;
+  EnergySource energy_source() final;
   void synchronize() final;
   // Captures on the case's stream; every backend's run() only enqueues on it (handles,
   // workspace and temporary storage are made in prepare), so every GPU case can be captured.

@@ -36,6 +36,7 @@ class NvmlTelemetrySource final : public TelemetrySource {
     reading.sm_clock_mhz = or_not_reported(library_.clock_mhz(device_, nvml::ClockType::sm));
     reading.mem_clock_mhz = or_not_reported(library_.clock_mhz(device_, nvml::ClockType::mem));
     reading.power_w = or_not_reported(library_.power_w(device_));
+    reading.instant_power_w = or_not_reported(library_.instant_power_w(device_));
     reading.temperature_c = or_not_reported(library_.temperature_c(device_));
     if (const auto reasons = library_.clock_event_reasons(device_)) reading.clock_events = *reasons;
     return reading;
@@ -50,7 +51,39 @@ class NvmlTelemetrySource final : public TelemetrySource {
   nvml::Device device_;
 };
 
+class NvmlEnergyCounter final : public EnergyCounter {
+ public:
+  NvmlEnergyCounter(nvml::Device device, std::string bus_id)
+      : library_(nvml::Library::instance()), device_(device), bus_id_(std::move(bus_id)) {}
+  std::string name() const override { return "nvml_total_energy"; }
+  std::string key() const override { return "nvml:" + bus_id_; }
+  std::optional<double> read_j() override { return library_.total_energy_j(device_); }
+  double resolution_j() const override { return 1e-3; }
+
+ private:
+  const nvml::Library& library_;
+  nvml::Device device_;
+  std::string bus_id_;
+};
+
 }  // namespace
+
+EnergySource make_nvml_energy_source(int ordinal) {
+  EnergySource source;
+  const auto device = nvml_device(ordinal, source.reason);
+  if (!device) {
+    source.reason = "no GPU energy counter: " + source.reason;
+    return source;
+  }
+  if (!nvml::Library::instance().total_energy_j(*device)) {
+    source.reason = "no GPU energy counter: NVML does not report nvmlDeviceGetTotalEnergyConsumption for this GPU";
+    return source;
+  }
+  char bus_id[32] = {};  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE
+  GPB_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal));
+  source.counter = std::make_unique<NvmlEnergyCounter>(*device, bus_id);
+  return source;
+}
 
 std::unique_ptr<TelemetrySource> make_nvml_telemetry_source(int ordinal) {
   std::string why;

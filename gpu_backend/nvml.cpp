@@ -9,6 +9,30 @@ constexpr int kSuccess = 0;              // NVML_SUCCESS
 constexpr unsigned kFeatureEnabled = 1;  // NVML_FEATURE_ENABLED (nvmlEnableState_t)
 constexpr unsigned kMigEnabled = 1;      // NVML_DEVICE_MIG_ENABLE
 constexpr unsigned kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+constexpr unsigned kFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, in milliwatts
+constexpr unsigned kScopeGpu = 0;             // the GPU alone (not the module, on Grace Hopper)
+
+// A field's value as a number, by nvmlValueType_t; nullopt for a type nvml.h does not define.
+std::optional<double> field_number(const FieldValue& field) {
+  switch (field.value_type) {
+    case 0:
+      return field.value.d;
+    case 1:
+      return field.value.ui;
+    case 2:
+      return static_cast<double>(field.value.ul);
+    case 3:
+      return static_cast<double>(field.value.ull);
+    case 4:
+      return static_cast<double>(field.value.sll);
+    case 5:
+      return field.value.si;
+    case 6:
+      return field.value.us;
+    default:
+      return std::nullopt;
+  }
+}
 
 // The value an NVML getter writes through its last argument, or nullopt where it fails. The
 // call completes before the value is read (as function arguments, the two would be
@@ -47,6 +71,7 @@ Library::Library(const char* soname) {
   max_clock_info_ = symbol<Status(Device, unsigned, unsigned*)>("nvmlDeviceGetMaxClockInfo");
   clock_ = symbol<Status(Device, unsigned, unsigned, unsigned*)>("nvmlDeviceGetClock");
   power_usage_ = symbol<Status(Device, unsigned*)>("nvmlDeviceGetPowerUsage");
+  field_values_ = symbol<Status(Device, int, FieldValue*)>("nvmlDeviceGetFieldValues");
   enforced_power_limit_ = symbol<Status(Device, unsigned*)>("nvmlDeviceGetEnforcedPowerLimit");
   temperature_ = symbol<Status(Device, unsigned, unsigned*)>("nvmlDeviceGetTemperature");
   // Renamed in driver r535; older drivers have only the "throttle" name.
@@ -115,6 +140,17 @@ std::optional<double> Library::power_w(Device device) const {
   unsigned milliwatts = 0;
   if (!power_usage_ || power_usage_(device, &milliwatts) != kSuccess) return std::nullopt;
   return milliwatts / 1e3;
+}
+
+std::optional<double> Library::instant_power_w(Device device) const {
+  if (!field_values_) return std::nullopt;
+  FieldValue field{};
+  field.field_id = kFieldPowerInstant;
+  field.scope_id = kScopeGpu;
+  if (field_values_(device, 1, &field) != kSuccess || field.status != kSuccess) return std::nullopt;
+  const std::optional<double> milliwatts = field_number(field);
+  if (!milliwatts) return std::nullopt;
+  return *milliwatts / 1e3;
 }
 
 std::optional<double> Library::power_limit_w(Device device) const {

@@ -14,6 +14,25 @@ namespace gpb::nvml {
 // nvmlDevice_t: an opaque handle.
 using Device = struct nvmlDevice_st*;
 
+// nvmlFieldValue_t, as nvml.h lays it out.
+struct FieldValue {
+  unsigned field_id;
+  unsigned scope_id;
+  long long timestamp_us;
+  long long latency_us;
+  int value_type;  // nvmlValueType_t
+  int status;      // nvmlReturn_t of this field
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+  } value;
+};
+
 // nvmlClockType_t and nvmlClockId_t values.
 enum class ClockType : unsigned { graphics = 0, sm = 1, mem = 2 };
 enum class ClockId : unsigned { current = 0, applications_target = 1, applications_default = 2 };
@@ -39,7 +58,12 @@ class Library {
   std::optional<unsigned> clock_mhz(Device device, ClockType type) const;
   std::optional<unsigned> max_clock_mhz(Device device, ClockType type) const;
   std::optional<unsigned> clock_mhz(Device device, ClockType type, ClockId id) const;
-  std::optional<double> power_w(Device device) const;            // current draw
+  // nvmlDeviceGetPowerUsage: on Ampere (but GA100) and newer NVML documents it as the
+  // average over one second, on older GPUs as the current draw.
+  std::optional<double> power_w(Device device) const;
+  // NVML_FI_DEV_POWER_INSTANT through nvmlDeviceGetFieldValues (drivers r535 on): the
+  // current draw; nullopt where the driver lacks the field.
+  std::optional<double> instant_power_w(Device device) const;
   std::optional<double> power_limit_w(Device device) const;      // enforced limit
   std::optional<unsigned> temperature_c(Device device) const;    // GPU die
   std::optional<unsigned long long> clock_event_reasons(Device device) const;
@@ -66,6 +90,7 @@ class Library {
   Status (*max_clock_info_)(Device, unsigned, unsigned*) = nullptr;
   Status (*clock_)(Device, unsigned, unsigned, unsigned*) = nullptr;
   Status (*power_usage_)(Device, unsigned*) = nullptr;
+  Status (*field_values_)(Device, int, FieldValue*) = nullptr;
   Status (*enforced_power_limit_)(Device, unsigned*) = nullptr;
   Status (*temperature_)(Device, unsigned, unsigned*) = nullptr;
   Status (*clock_event_reasons_)(Device, unsigned long long*) = nullptr;

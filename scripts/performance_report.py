@@ -202,23 +202,32 @@ def telemetry_lines(res):
     threshold = records[0]["telemetry"].get("throttle_threshold")
     lines = ["## Telemetry", "",
              "What the GPU's sensors read (NVML, every 10 ms) while each case measured: SM clock median "
-             "[min-max], mean/max board power, peak temperature, the share of readings with a power or thermal "
+             "[min-max], mean/max of NVML's one-second average board power (it lags a short case), peak "
+             "temperature, the share of readings with a power or thermal "
              f"limit holding the clocks, samples taken below {threshold} x the maximum SM clock, and energy per op "
-             "(average power from the energy counter x the median)." + (f" GPU state: {state}." if state else ""), "",
-             "| case | SM MHz | W mean/max | max °C | throttled | flagged | energy/op | efficiency | soak |",
+             "(the energy counter over a window of at least 10 of its update intervals, +- its uncertainty, where "
+             "the report has it; else the counter's average power x the median)." +
+             (f" GPU state: {state}." if state else ""), "",
+             "| case | SM MHz | NVML 1 s avg W mean/max | max °C | throttled | flagged | energy/op | efficiency | soak |",
              "|---|---|---|---|---|---|---|---|---|"]
     for record in records:
         t = record["telemetry"]
         soak = record.get("soak")
         flops = record["op"] in ("matmul", "spmv")
-        efficiency = t.get("gflops_per_j") if flops else t.get("gb_per_j")
+        measured = record.get("energy") or {}
+        if measured.get("reason") or measured.get("energy_per_op_j") is None:
+            measured = {}
+        source = measured or t
+        efficiency = source.get("gflops_per_j") if flops else source.get("gb_per_j")
         reasons = [r for r in t.get("clock_events", [])
                    if r not in ("gpu_idle", "applications_clocks_setting", "display_clock_setting")]
         share = t.get("throttled_share")
-        energy = t.get("energy_per_op_j")
+        energy = source.get("energy_per_op_j")
         throttled = ("-" if share is None else f"{share:.0%}") + "".join(f" {reason}" for reason in reasons)
         samples = record["statistics"]["count"] + t.get("discarded_samples", 0)
         energy_text = "-" if energy is None else f"{energy:.3g} J"
+        if measured.get("uncertainty_j") is not None:
+            energy_text = f"{energy:.3g} ± {measured['uncertainty_j']:.2g} J"
         efficiency_text = "-" if efficiency is None else f"{efficiency:.3g} {'GFLOP/J' if flops else 'GB/J'}"
         soak_text = "-" if not soak else f"{soak['seconds']:.0f} s{' settled' if soak.get('settled') else ''}"
         lines.append(f"| {record['id']} | {number(t.get('sm_clock_median_mhz'))} [{number(t.get('sm_clock_min_mhz'))}-"

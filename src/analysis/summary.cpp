@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "model/op_table.hpp"
@@ -21,7 +22,21 @@ void keep_best(std::optional<BestBackend>& best, const std::string& backend, dou
   if (!best || median_s < best->median_s) best = BestBackend{backend, median_s};
 }
 
+void keep_lowest(std::optional<BestEnergy>& best, const std::string& backend, const EnergyMeasurement& energy) {
+  if (!best || energy.energy_per_op_j < best->joules_per_op)
+    best = BestEnergy{backend, energy.energy_per_op_j, energy.uncertainty_j};
+}
+
+void add_energy(SpeedupRow& row, const ResultRecord& record) {
+  if (!record.energy || !record.energy->measured()) return;
+  if (record.device == DeviceKind::cpu)
+    keep_lowest(row.cpu_energy, record.spec.backend_label(), *record.energy);
+  else if (record.spec.timing == TimingMode::kernel)
+    keep_lowest(row.gpu_energy, record.spec.backend_label(), *record.energy);
+}
+
 void add_record(SpeedupRow& row, const ResultRecord& record) {
+  add_energy(row, record);
   const double median = record.stats.median;
   if (record.first_call && record.first_call->host_s > 0) {
     const double first = record.first_call->host_s;
@@ -48,17 +63,8 @@ void set_speedup(GpuComparison& comparison, const std::optional<BestBackend>& cp
   if (cpu && comparison.gpu && comparison.gpu->median_s > 0) comparison.speedup = cpu->median_s / comparison.gpu->median_s;
 }
 
-// The crossover of one view: `gpu_of` picks a row's GPU comparison, `cpu_of` its CPU figure.
-template <class GpuOf, class CpuOf>
-Crossover find_crossover(const std::vector<SpeedupRow>& rows, GpuOf gpu_of, CpuOf cpu_of) {
-  bool any_cpu = false, any_gpu = false;
-  std::vector<std::pair<std::int64_t, double>> speedups;  // (size, speed-up), by size
-  for (const auto& row : rows) {
-    const GpuComparison& comparison = gpu_of(row);
-    any_cpu = any_cpu || cpu_of(row).has_value();
-    any_gpu = any_gpu || comparison.gpu.has_value();
-    if (comparison.speedup) speedups.emplace_back(row.size, *comparison.speedup);
-  }
+// The crossover over (size, ratio) points by size, where a ratio above 1 is a GPU win.
+Crossover crossover_of(const std::vector<std::pair<std::int64_t, double>>& speedups, bool any_cpu, bool any_gpu) {
   Crossover crossover;
   if (!any_gpu) return crossover;
   crossover.kind = !any_cpu ? CrossoverKind::no_cpu : CrossoverKind::no_common_size;
@@ -91,6 +97,31 @@ Crossover find_crossover(const std::vector<SpeedupRow>& rows, GpuOf gpu_of, CpuO
   crossover.size = std::exp(log_low + fraction * (log_high - log_low));
   crossover.interpolated = true;
   return crossover;
+}
+
+// The crossover of one view: `gpu_of` picks a row's GPU comparison, `cpu_of` its CPU figure.
+template <class GpuOf, class CpuOf>
+Crossover find_crossover(const std::vector<SpeedupRow>& rows, GpuOf gpu_of, CpuOf cpu_of) {
+  bool any_cpu = false, any_gpu = false;
+  std::vector<std::pair<std::int64_t, double>> speedups;  // (size, speed-up), by size
+  for (const auto& row : rows) {
+    const GpuComparison& comparison = gpu_of(row);
+    any_cpu = any_cpu || cpu_of(row).has_value();
+    any_gpu = any_gpu || comparison.gpu.has_value();
+    if (comparison.speedup) speedups.emplace_back(row.size, *comparison.speedup);
+  }
+  return crossover_of(speedups, any_cpu, any_gpu);
+}
+
+Crossover find_energy_crossover(const std::vector<SpeedupRow>& rows) {
+  bool any_cpu = false, any_gpu = false;
+  std::vector<std::pair<std::int64_t, double>> ratios;  // (size, CPU J / GPU J), by size
+  for (const auto& row : rows) {
+    any_cpu = any_cpu || row.cpu_energy.has_value();
+    any_gpu = any_gpu || row.gpu_energy.has_value();
+    if (row.energy_ratio) ratios.emplace_back(row.size, *row.energy_ratio);
+  }
+  return crossover_of(ratios, any_cpu, any_gpu);
 }
 
 }  // namespace
@@ -162,9 +193,16 @@ const Crossover& crossover_for(const SpeedupGroup& group, TimingMode timing) {
 SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
   using GroupKey = std::tuple<Op, DType, std::string>;
   std::map<GroupKey, std::map<std::string, SpeedupRow>> rows_by_group;  // rows keyed by shape label
+  std::map<GroupKey, std::string> cpu_energy_reasons, gpu_energy_reasons;  // the first each group met
+  std::set<GroupKey> with_energy;
   for (const auto& record : results) {
     if (!is_comparable(record)) continue;
     const CaseSpec& spec = record.spec;
+    if (record.energy) with_energy.insert({spec.op, spec.dtype, comparison_variant(spec)});
+    if (record.energy && !record.energy->reason.empty()) {
+      auto& reasons = record.device == DeviceKind::cpu ? cpu_energy_reasons : gpu_energy_reasons;
+      reasons.emplace(GroupKey{spec.op, spec.dtype, comparison_variant(spec)}, record.energy->reason);
+    }
     SpeedupRow& row = rows_by_group[{spec.op, spec.dtype, comparison_variant(spec)}][spec.shape.label(spec.op)];
     row.size = footprint_elements(spec.op, spec.shape);
     row.shape = spec.shape.label(spec.op);
@@ -180,6 +218,8 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
       set_speedup(row.kernel, row.cpu);
       set_speedup(row.e2e, row.cpu);
       set_speedup(row.first_call, row.cpu_first_call);
+      if (row.cpu_energy && row.gpu_energy && row.gpu_energy->joules_per_op > 0)
+        row.energy_ratio = row.cpu_energy->joules_per_op / row.gpu_energy->joules_per_op;
       group.rows.push_back(std::move(row));
     }
     std::stable_sort(group.rows.begin(), group.rows.end(), [](const SpeedupRow& a, const SpeedupRow& b) { return a.size < b.size; });
@@ -189,6 +229,10 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
     group.first_call_crossover =
         find_crossover(group.rows, [](const SpeedupRow& row) -> const GpuComparison& { return row.first_call; },
                        [](const SpeedupRow& row) -> const std::optional<BestBackend>& { return row.cpu_first_call; });
+    group.energy_crossover = find_energy_crossover(group.rows);
+    group.energy_known = with_energy.count(key) > 0;
+    if (const auto found = cpu_energy_reasons.find(key); found != cpu_energy_reasons.end()) group.cpu_energy_reason = found->second;
+    if (const auto found = gpu_energy_reasons.find(key); found != gpu_energy_reasons.end()) group.gpu_energy_reason = found->second;
     summary.groups.push_back(std::move(group));
   }
   return summary;

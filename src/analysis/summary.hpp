@@ -36,6 +36,13 @@ struct GpuComparison {
   std::optional<double> speedup;
 };
 
+// The lowest energy per op at one size among one device's backends (energy measured).
+struct BestEnergy {
+  std::string backend;
+  double joules_per_op = 0;
+  double uncertainty_j = 0;  // +- joules per op
+};
+
 struct SpeedupRow {
   std::int64_t size = 0;  // footprint in elements
   std::string shape;      // the op's own shape label
@@ -48,6 +55,10 @@ struct SpeedupRow {
   // best first call of the GPU's kernel-timing records.
   std::optional<BestBackend> cpu_first_call;
   GpuComparison first_call;
+  // Energy per op: CPU records and kernel-timed GPU records whose energy was measured; the
+  // ratio is CPU joules over GPU joules (above 1 the GPU does the op for less energy).
+  std::optional<BestEnergy> cpu_energy, gpu_energy;
+  std::optional<double> energy_ratio;
 };
 
 enum class CrossoverKind {
@@ -77,6 +88,12 @@ struct SpeedupGroup {
   std::vector<SpeedupRow> rows;  // by size, then shape label
   Crossover kernel_crossover, e2e_crossover;
   Crossover first_call_crossover;  // from which size the GPU's first call beats the CPU's
+  // From what size the GPU does the op for fewer joules than the CPU: the same rule over the
+  // energy ratio (no_cpu: no CPU record has an energy figure, cpu_energy_reason says why;
+  // no_gpu: no GPU record has one, gpu_energy_reason says why).
+  Crossover energy_crossover;
+  std::string cpu_energy_reason, gpu_energy_reason;
+  bool energy_known = false;  // some record of the group carries an energy measurement or a reason
 
   std::string name() const;  // "sin f32", "spmv f64 banded", "matmul f32 tf32"
   bool contains(const CaseSpec& spec) const;

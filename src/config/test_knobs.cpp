@@ -30,6 +30,7 @@ class RepeatedRuns final : public Prepared {
   void flush_cache() override { inner_->flush_cache(); }
   bool has_cache_flush() const override { return inner_->has_cache_flush(); }
   std::unique_ptr<TelemetrySource> telemetry_source() override { return inner_->telemetry_source(); }
+  EnergySource energy_source() override { return inner_->energy_source(); }
   bool runs_on_host_threads() const override { return inner_->runs_on_host_threads(); }
   void synchronize() override { inner_->synchronize(); }
   std::unique_ptr<SampleTimer> make_timer() override { return inner_->make_timer(); }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/energy.hpp"
 #include "model/host_array.hpp"
 #include "model/problem.hpp"
 #include "model/telemetry.hpp"
@@ -79,6 +80,9 @@ class Prepared {
   // The sensors of the device this case runs on, read beside the timed region; nullptr
   // where there are none to read (CPU cases, a GPU without NVML).
   virtual std::unique_ptr<TelemetrySource> telemetry_source() { return nullptr; }
+  // The energy counter of the device this case runs on (a GPU's NVML counter, the CPU's
+  // RAPL packages), or why there is none; read around the timed samples, never inside one.
+  virtual EnergySource energy_source() { return {nullptr, "this backend has no energy counter"}; }
   // Whether the op's work runs on this process's threads (CPU backends): the runner then
   // records what the rest of the machine did to them while measuring (host interference).
   virtual bool runs_on_host_threads() const { return false; }

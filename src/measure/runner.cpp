@@ -13,6 +13,7 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
+#include "measure/energy_meter.hpp"
 #include "measure/host_interference.hpp"
 #include "model/op_table.hpp"
 #include "model/verify.hpp"
@@ -113,6 +114,14 @@ class Strategy {
   virtual void finish(ResultRecord& /*record*/) {}
   // What the numbers mean beyond themselves, given the record's median.
   virtual std::string timing_note(double /*median_s*/, double /*min_sample_s*/) const { return {}; }
+  // Whether nothing but the op runs between the timed samples, so that an energy window can
+  // span them (not so where the L2 is flushed before each).
+  virtual bool samples_back_to_back() const { return true; }
+  // After the samples: one untimed run for the energy window, and the op launches it holds.
+  virtual void run_for_energy() { run_once(); }
+  virtual std::int64_t launches_per_energy_run() const { return 1; }
+  // Why this case's energy cannot be measured; empty where it can.
+  virtual std::string energy_unavailable() const { return {}; }
 
  protected:
   // Seconds per launch of `launches` runs of body.
@@ -139,6 +148,7 @@ class ColdLaunches final : public Strategy {
   double take_sample() override {
     return time_launches(batch_, [this] { prepared_.run(); });
   }
+  bool samples_back_to_back() const override { return false; }
   std::string timing_note(double median_s, double min_sample_s) const override {
     if (!(median_s > 0) || median_s >= min_sample_s || batch_ > 1) return {};
     return cold_timing_note(median_s, timer_->resolution_s());
@@ -200,6 +210,7 @@ class EndToEnd final : public Strategy {
   void finish(ResultRecord& record) override {
     for (auto& phase : phases_) record.phases.push_back({phase.kind, std::move(phase.samples), {}});
   }
+  bool samples_back_to_back() const override { return !flushed_; }
 
  private:
   struct TimedPhase {
@@ -285,6 +296,14 @@ class GraphReplay final : public Strategy {
     return with_ops - evictions;
   }
   void drop(const std::vector<bool>& flagged) override { remove_flagged(eviction_samples_, flagged); }
+  // The op's graph, back to back; with --l2 flush every launch in it carries an eviction.
+  bool samples_back_to_back() const override { return !flushed_; }
+  void run_for_energy() override { graph_->replay(); }
+  std::int64_t launches_per_energy_run() const override { return graph_ ? graph_->launches() : 1; }
+  std::string energy_unavailable() const override {
+    return flushed_ ? "not measured with --timing graph --l2 flush: an L2 eviction precedes every launch in the graph"
+                    : std::string();
+  }
   void finish(ResultRecord& record) override {
     if (evictions_ && !(median_of(record.samples_s) > 0))
       throw std::runtime_error(
@@ -402,6 +421,12 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
 
   CaseTelemetry telemetry(prepared.telemetry_source(), options.telemetry);
   HostInterference interference(prepared.runs_on_host_threads());
+  // Energy is left out of --profile runs: a profile is of the timed samples alone.
+  std::optional<EnergyMeter> energy;
+  if (!options.profile) {
+    const std::string unavailable = strategy->energy_unavailable();
+    energy.emplace(unavailable.empty() ? prepared.energy_source() : EnergySource{nullptr, unavailable});
+  }
   if (options.telemetry.soak_s > 0 && !options.profile) {
     nvtx::ScopedRange range("soak");
     record.soak = telemetry.soak([&] { strategy->run_once(); }, [&] { prepared.synchronize(); });
@@ -424,6 +449,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   {
     nvtx::ScopedRange range("measure");
     if (options.profile) profiler_capture_start();
+    if (energy && strategy->samples_back_to_back()) energy->begin();
     telemetry.start_measuring();
     interference.start_measuring();
     const auto measure_start = Clock::now();
@@ -450,6 +476,13 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
     // Stopped by a signal before the stopping rule held: the case is incomplete.
     if (!stop) throw RunInterrupted();
     record.stop_reasons = StopReasons(*stop);
+    if (energy) {
+      nvtx::ScopedRange energy_range("energy");
+      const auto timed_launches = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
+      record.energy = energy->finish(timed_launches, compute_statistics(record.samples_s).median,
+                                     [&] { strategy->run_for_energy(); }, [&] { prepared.synchronize(); },
+                                     strategy->launches_per_energy_run());
+    }
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);
   record.cpu_telemetry = interference.finish(record.measure_seconds);
@@ -627,6 +660,8 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
                                        pass.telemetry_readings.end());
       merged.telemetry = merge_telemetry(*merged.telemetry, *pass.telemetry, merged.telemetry_readings);
     }
+    if (merged.energy && pass.energy)
+      merged.energy = merge_energy(*merged.energy, *pass.energy, merged.flops, merged.bytes);
     if (merged.cpu_telemetry && pass.cpu_telemetry)
       merged.cpu_telemetry = merge_cpu_telemetry(*merged.cpu_telemetry, *pass.cpu_telemetry);
     if (merged.soak && pass.soak) {

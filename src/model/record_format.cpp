@@ -262,8 +262,14 @@ struct FieldList<TelemetrySummary> {
     v.field("sm_clock_max_mhz", t.sm_clock_max_mhz);
     v.field("sm_clock_limit_mhz", t.sm_clock_limit_mhz);
     v.field("mem_clock_median_mhz", t.mem_clock_median_mhz);
-    v.field("power_mean_w", t.power_mean_w);
+    v.field("power_mean_w", t.power_mean_w,
+            about("nvmlDeviceGetPowerUsage, which NVML documents as a one-second average on Ampere and newer: it lags a "
+                  "short case and is not the case's power (energy.power_w is)"));
     v.field("power_max_w", t.power_max_w);
+    v.field("instant_power_median_w", t.instant_power_median_w,
+            since_added("NVML's instantaneous power (NVML_FI_DEV_POWER_INSTANT), median over the readings; null where "
+                        "the driver lacks the field"));
+    v.field("instant_power_max_w", t.instant_power_max_w, since_added("NVML's instantaneous power, the highest reading"));
     v.field("temperature_max_c", t.temperature_max_c);
     v.field("clock_events", t.clock_events);
     v.field("throttled_share", t.throttled_share);
@@ -273,9 +279,44 @@ struct FieldList<TelemetrySummary> {
     v.field("discarded_samples_s", t.discarded_samples_s, samples());
     v.field("energy_j", t.energy_j);
     v.field("energy_window_s", t.energy_window_s, seconds());
-    v.field("energy_per_op_j", t.energy_per_op_j);
+    v.field("energy_per_op_j", t.energy_per_op_j,
+            about("The energy measurement's (energy.energy_per_op_j) where the record has one; else the counter's average "
+                  "power over the measuring time times the median"));
     v.field("gflops_per_j", t.gflops_per_j);
     v.field("gb_per_j", t.gb_per_j);
+  }
+};
+
+template <>
+struct FieldList<EnergyMeasurement> {
+  static constexpr const char* kName = "energy";
+  template <class V, class E>
+  static void visit(V& v, E& e) {
+    v.field("counter", e.counter,
+            about("Energy per op from the device's energy counter read over a window of runs of the op: "
+                  "nvml_total_energy for a GPU, rapl and its package zones for the CPU; empty where there is none"));
+    v.field("reason", e.reason, about("Why there is no figure (no counter, not readable, a virtual machine); empty when measured"));
+    v.field("update_interval_s", e.update_interval_s, seconds().about("The counter's update interval, as detected"));
+    v.field("resolution_j", e.resolution_j, about("The counter's unit in joules"));
+    v.field("min_window_s", e.min_window_s, seconds().about("The shortest window: 10 update intervals"));
+    v.field("windows", e.windows, about("Windows pooled (one per pass)"));
+    v.field("window_s", e.window_s, seconds().about("The windows' total length"));
+    v.field("energy_j", e.energy_j, about("The counter's increase over the windows"));
+    v.field("launches", e.launches, about("Runs of the op inside the windows, extra ones included"));
+    v.field("extra_launches", e.extra_launches,
+            about("Untimed runs added after the timed samples, on the same stream, to make the window long enough"));
+    v.field("extra_s", e.extra_s, seconds().about("The time those runs took"));
+    v.field("includes_timed_samples", e.includes_timed_samples,
+            about("Whether the timed samples are inside the window; false where L2 flushes ran between them, and the "
+                  "window is the untimed runs alone"));
+    v.field("window_energy_per_op_j", e.window_energy_per_op_j, about("Joules per op in each window"));
+    v.field("power_w", e.power_w, about("energy_j / window_s: the case's power"));
+    v.field("energy_per_op_j", e.energy_per_op_j, about("energy_j / launches"));
+    v.field("uncertainty_j", e.uncertainty_j,
+            about("+- joules per op: (power_w x update_interval_s + 2 x resolution_j) / launches per window, or half "
+                  "the spread of the windows' figures where larger"));
+    v.field("gflops_per_j", e.gflops_per_j);
+    v.field("gb_per_j", e.gb_per_j);
   }
 };
 
@@ -371,6 +412,9 @@ struct FieldList<ResultRecord> {
     v.field("soak", r.soak);
     v.field("telemetry", r.telemetry);
     v.field("cpu_telemetry", r.cpu_telemetry, since_added("CPU cases: host interference while measuring; null for GPU cases"));
+    v.field("energy", r.energy,
+            since_added("Energy per op from the device's energy counter, or why there is none; null where the case did "
+                        "not measure"));
     v.slot("speedup", about("With relative_to: this backend's speed-up over that one (null where it did not measure the case)"));
     v.field("gpu", r.gpu, only_if(r.gpu.recorded()).about("GPU records: the device the case ran on"));
     v.field("rank", r.rank, only_if(r.rank >= 0).about("Merged reports: the rank that measured the record"));

@@ -53,7 +53,19 @@ void finalize_record(ResultRecord& record) {
     record.gbps = record.bytes / record.stats.median / 1e9;
     record.gflops = record.flops / record.stats.median / 1e9;
   }
-  if (record.telemetry) apply_energy(*record.telemetry, record.stats.median, record.flops, record.bytes);
+  if (record.energy) finish_energy(*record.energy, record.flops, record.bytes);
+  if (record.telemetry) {
+    // The telemetry's energy figures are the energy measurement's where there is one (the
+    // counter over a window long enough for it), else the counter over the measuring time.
+    TelemetrySummary& t = *record.telemetry;
+    if (record.energy && record.energy->measured()) {
+      t.energy_per_op_j = record.energy->energy_per_op_j;
+      t.gflops_per_j = record.energy->gflops_per_j;
+      t.gb_per_j = record.energy->gb_per_j;
+    } else {
+      apply_energy(t, record.stats.median, record.flops, record.bytes);
+    }
+  }
 }
 
 std::string CaseSpec::id() const { return identity(*this, true); }

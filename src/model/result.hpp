@@ -11,6 +11,7 @@
 
 #include "model/cpu_telemetry.hpp"
 #include "model/statistics.hpp"
+#include "model/energy.hpp"
 #include "model/telemetry.hpp"
 #include "model/types.hpp"
 
@@ -173,6 +174,9 @@ struct ResultRecord {
   std::optional<TelemetrySummary> telemetry;   // cases whose device reports telemetry
   std::optional<CpuTelemetry> cpu_telemetry;   // cases whose work runs on this process's threads (CPU backends)
   std::vector<TelemetryReading> telemetry_readings;  // in memory only: lets passes merge
+  // Energy per op from the device's energy counter (GPU: NVML, CPU: RAPL), or why there is
+  // none; absent for cases that did not measure (skipped, failed) and under --profile.
+  std::optional<EnergyMeasurement> energy;
 
   // Throughput from op_bytes/op_flops over stats.median
   double bytes = 0, flops = 0;

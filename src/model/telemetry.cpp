@@ -111,6 +111,9 @@ TelemetrySummary summarize_readings(const std::vector<TelemetryReading>& reading
   const auto powers = reported(readings, &TelemetryReading::power_w);
   summary.power_mean_w = mean_of(powers);
   summary.power_max_w = max_of(powers);
+  const auto instant = reported(readings, &TelemetryReading::instant_power_w);
+  summary.instant_power_median_w = median_of(instant);
+  summary.instant_power_max_w = max_of(instant);
   summary.temperature_max_c = max_of(reported(readings, &TelemetryReading::temperature_c));
 
   std::uint64_t seen = 0;
@@ -150,6 +153,8 @@ TelemetrySummary pooled_sensors(const TelemetrySummary& first, const TelemetrySu
   pooled.mem_clock_median_mhz = weighted(first.mem_clock_median_mhz, a, second.mem_clock_median_mhz, b);
   pooled.power_mean_w = weighted(first.power_mean_w, a, second.power_mean_w, b);
   pooled.power_max_w = std::fmax(first.power_max_w, second.power_max_w);
+  pooled.instant_power_median_w = weighted(first.instant_power_median_w, a, second.instant_power_median_w, b);
+  pooled.instant_power_max_w = std::fmax(first.instant_power_max_w, second.instant_power_max_w);
   pooled.temperature_max_c = std::fmax(first.temperature_max_c, second.temperature_max_c);
   for (const std::string& reason : second.clock_events)
     if (std::find(pooled.clock_events.begin(), pooled.clock_events.end(), reason) == pooled.clock_events.end())

@@ -47,7 +47,8 @@ struct TelemetryReading {
   double time_s = 0;
   double sm_clock_mhz = kNotReported;
   double mem_clock_mhz = kNotReported;
-  double power_w = kNotReported;
+  double power_w = kNotReported;          // nvmlDeviceGetPowerUsage: a one-second average on newer GPUs
+  double instant_power_w = kNotReported;  // NVML_FI_DEV_POWER_INSTANT where the driver has it
   double temperature_c = kNotReported;
   std::optional<std::uint64_t> clock_events;  // nullopt: the device does not report reasons
 };
@@ -73,7 +74,12 @@ struct TelemetrySummary {
   double sm_clock_min_mhz = kNotReported, sm_clock_median_mhz = kNotReported, sm_clock_max_mhz = kNotReported;
   double sm_clock_limit_mhz = kNotReported;  // the device's maximum SM clock: the throttle threshold's reference
   double mem_clock_median_mhz = kNotReported;
+  // From nvmlDeviceGetPowerUsage, which NVML documents as a one-second average on Ampere and
+  // newer: it lags a short case and is never its power (EnergyMeasurement::power_w is).
   double power_mean_w = kNotReported, power_max_w = kNotReported;
+  // NVML's instantaneous power (NVML_FI_DEV_POWER_INSTANT) over the readings; null where the
+  // driver lacks it.
+  double instant_power_median_w = kNotReported, instant_power_max_w = kNotReported;
   double temperature_max_c = kNotReported;
   std::vector<std::string> clock_events;     // every reason seen, decoded (clock_event_names)
   double throttled_share = kNotReported;     // share of readings with a throttling reason active

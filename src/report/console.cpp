@@ -7,6 +7,7 @@
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
+#include "report/energy_render.hpp"
 #include "report/telemetry_render.hpp"
 
 namespace gpb {
@@ -48,6 +49,13 @@ std::string render_console(const Context& context, const std::vector<ResultRecor
     report_model::append_console_table(out, telemetry);
   }
   for (const auto& footnote : report_model::telemetry_footnotes(results))
+    report_model::append_wrapped(out, "note: ", 6, footnote, failure_width);
+  const report_model::Table energy = report_model::energy_table(results);
+  if (!energy.rows.empty()) {
+    out << "\nEnergy per op (energy counters):\n";
+    report_model::append_console_table(out, energy);
+  }
+  for (const auto& footnote : report_model::energy_footnotes(results))
     report_model::append_wrapped(out, "note: ", 6, footnote, failure_width);
   const report_model::Table interference = report_model::cpu_telemetry_table(results);
   if (!interference.rows.empty()) {

@@ -156,6 +156,8 @@ const Column kMeasurementColumns[] = {
     {"mem_clock_median_mhz", "telemetry.mem_clock_median_mhz"},
     {"power_mean_w", "telemetry.power_mean_w"},
     {"power_max_w", "telemetry.power_max_w"},
+    {"instant_power_median_w", "telemetry.instant_power_median_w"},
+    {"instant_power_max_w", "telemetry.instant_power_max_w"},
     {"temperature_max_c", "telemetry.temperature_max_c"},
     {"clock_events", "telemetry.clock_events"},
     {"throttled_share", "telemetry.throttled_share"},
@@ -177,6 +179,19 @@ const Column kMeasurementColumns[] = {
     {"cpu_mhz_max", "cpu_telemetry.cpu_mhz_max"},
     {"soak_s", "soak.seconds"},
     {"soak_settled", "soak.settled"},
+    // Energy from the device's counter (GPU and CPU): empty where the case did not measure;
+    // energy_reason says why a measured case has no figure.
+    {"energy_counter", "energy.counter"},
+    {"energy_reason", "energy.reason"},
+    {"energy_op_j", "energy.energy_per_op_j"},
+    {"energy_op_uncertainty_j", "energy.uncertainty_j"},
+    {"energy_power_w", "energy.power_w"},
+    {"energy_window_s", "energy.window_s"},
+    {"energy_launches", "energy.launches"},
+    {"energy_extra_launches", "energy.extra_launches"},
+    {"energy_update_interval_s", "energy.update_interval_s"},
+    {"energy_gflops_per_j", "energy.gflops_per_j"},
+    {"energy_gb_per_j", "energy.gb_per_j"},
 };
 // Only in reports where some record has them: the fraction of the peak at the SM clock held
 // (compute-bound GPU cases with telemetry), and the L2-resident mark (--l2 warm cases that fit).

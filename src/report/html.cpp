@@ -18,6 +18,7 @@
 #include "analysis/fleet.hpp"
 #include "model/op_table.hpp"
 #include "report/costs_render.hpp"
+#include "report/energy_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/html_parts.hpp"
 #include "report/report.hpp"
@@ -526,6 +527,9 @@ void append_group(std::ostringstream& out, const Context& context, const Speedup
   if (group.has_cpu_gpu_pair()) {
     out << "<p class=\"crossover\">GPU wins from: kernel-only <b>" << escape(describe_crossover(group, TimingMode::kernel))
         << "</b>; end-to-end <b>" << escape(describe_crossover(group, TimingMode::e2e)) << "</b></p>";
+    if (group.energy_known)
+      out << "<p class=\"crossover\">GPU uses fewer joules per op from: <b>" << escape(describe_energy_crossover(group))
+          << "</b></p>";
     append_table(out, speedup_table(group), "speedup");
   } else if (any_gpu) {
     out << "<p class=\"no-speedup\">No speed-up: " << escape(describe_crossover(group, TimingMode::kernel)) << "</p>";
@@ -589,6 +593,15 @@ std::string render_html(const Context& context, const std::vector<ResultRecord>&
     out << "<section id=\"launch-overhead\"><h2>" << escape(report_model::kLaunchOverheadTitle) << "</h2><p>"
         << escape(report_model::kLaunchOverheadNote) << "</p>";
     append_table(out, overhead, "launch-overhead");
+    out << "</section>";
+  }
+  // The reasons alone where no case has a figure (a virtual machine's CPU, a GPU without NVML).
+  const report_model::Table energy = report_model::energy_table(results);
+  const auto energy_notes = report_model::energy_footnotes(results);
+  if (!energy_notes.empty()) {
+    out << "<section id=\"energy\"><h2>Energy per op</h2>";
+    if (!energy.rows.empty()) append_table(out, energy, "energy");
+    for (const auto& note : energy_notes) out << "<p class=\"energy-note\">" << escape(note) << "</p>";
     out << "</section>";
   }
   out << "<section id=\"results\"><h2>All results</h2>";

@@ -7,6 +7,7 @@
 #include "report/report.hpp"
 #include "report/report_model.hpp"
 #include "report/summary_render.hpp"
+#include "report/energy_render.hpp"
 #include "report/telemetry_render.hpp"
 
 namespace gpb {
@@ -49,6 +50,13 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
   const auto footnotes = report_model::telemetry_footnotes(results);
   if (!footnotes.empty()) out << '\n';
   for (const auto& footnote : footnotes) out << "> note: " << escape_markdown(footnote) << '\n';
+  const report_model::Table energy = report_model::energy_table(results);
+  if (!energy.rows.empty()) {
+    out << "\nEnergy per op (energy counters):\n\n";
+    report_model::append_markdown_table(out, energy);
+    out << '\n';
+    for (const auto& footnote : report_model::energy_footnotes(results)) out << "> note: " << escape_markdown(footnote) << '\n';
+  }
   const report_model::Table interference = report_model::cpu_telemetry_table(results);
   if (!interference.rows.empty()) {
     out << "\nCPU interference while measuring:\n\n";

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/op_table.hpp"
+#include "report/energy_render.hpp"
 
 namespace gpb {
 namespace {
@@ -46,7 +47,15 @@ std::pair<std::int64_t, std::int64_t> compared_range(const SpeedupGroup& group, 
 }
 
 // One crossover as a phrase; `no_gpu` is what to say without a GPU figure.
-std::string describe(const Crossover& crossover, std::pair<std::int64_t, std::int64_t> range, Op op, const std::string& no_gpu) {
+// What a view's crossover compares, in words: the GPU "is faster" / "is not faster", and what
+// stands in for a missing side.
+struct CrossoverWords {
+  std::string wins, loses;
+  std::string no_gpu, no_cpu = "no CPU result", no_common_size = "no size with both a CPU and a GPU result";
+};
+
+std::string describe(const Crossover& crossover, std::pair<std::int64_t, std::int64_t> range, Op op,
+                     const CrossoverWords& words) {
   const auto [smallest, largest] = range;
   const std::string unit = " " + op_footprint_unit(op);
   switch (crossover.kind) {
@@ -56,15 +65,15 @@ std::string describe(const Crossover& crossover, std::pair<std::int64_t, std::in
              format_elements(static_cast<double>(crossover.last_losing_size)) + " and " +
              format_elements(static_cast<double>(crossover.first_winning_size)) + ")";
     case CrossoverKind::never:
-      return "never: the GPU is not faster at the largest size compared, " + format_elements(static_cast<double>(largest));
+      return "never: the GPU " + words.loses + " at the largest size compared, " + format_elements(static_cast<double>(largest));
     case CrossoverKind::always:
-      return "always: the GPU is faster at every size compared, from " + format_elements(static_cast<double>(smallest));
+      return "always: the GPU " + words.wins + " at every size compared, from " + format_elements(static_cast<double>(smallest));
     case CrossoverKind::no_gpu:
-      return no_gpu;
+      return words.no_gpu;
     case CrossoverKind::no_cpu:
-      return "no CPU result";
+      return words.no_cpu;
     case CrossoverKind::no_common_size:
-      return "no size with both a CPU and a GPU result";
+      return words.no_common_size;
   }
   return "?";
 }
@@ -82,6 +91,22 @@ Json best_json(const std::optional<BestBackend>& best) {
   return {{"backend", best->backend}, {"median_s", real_or_null(best->median_s)}};
 }
 
+bool has_energy_figures(const SpeedupGroup& group) {
+  return std::any_of(group.rows.begin(), group.rows.end(),
+                     [](const SpeedupRow& row) { return row.cpu_energy.has_value() || row.gpu_energy.has_value(); });
+}
+
+std::string energy_cell(const std::optional<BestEnergy>& best) {
+  return best ? best.value().backend + " " + report_model::format_energy_per_op(best->joules_per_op, best->uncertainty_j) : "-";
+}
+
+Json energy_json(const std::optional<BestEnergy>& best) {
+  if (!best) return nullptr;
+  return {{"backend", best->backend},
+          {"energy_per_op_j", real_or_null(best->joules_per_op)},
+          {"uncertainty_j", real_or_null(best->uncertainty_j)}};
+}
+
 Json crossover_json(const Crossover& crossover) {
   const bool has_size = crossover.kind == CrossoverKind::at || crossover.kind == CrossoverKind::always;
   Json json = {{"kind", to_string(crossover.kind)},
@@ -91,6 +116,12 @@ Json crossover_json(const Crossover& crossover) {
     json["last_losing_size"] = crossover.last_losing_size;
     json["first_winning_size"] = crossover.first_winning_size;
   }
+  return json;
+}
+
+Json energy_crossover_json(const SpeedupGroup& group) {
+  Json json = crossover_json(group.energy_crossover);
+  json["text"] = describe_energy_crossover(group);
   return json;
 }
 
@@ -113,13 +144,26 @@ std::string format_speedup(double speedup) { return format_significant(speedup, 
 std::string describe_crossover(const SpeedupGroup& group, TimingMode timing) {
   return describe(crossover_for(group, timing),
                   compared_range(group, [timing](const SpeedupRow& row) -> const GpuComparison& { return comparison_for(row, timing); }),
-                  group.op, timing == TimingMode::e2e ? "no end-to-end GPU result (run with --timing e2e)" : "no GPU result");
+                  group.op,
+                  {"is faster", "is not faster",
+                   timing == TimingMode::e2e ? "no end-to-end GPU result (run with --timing e2e)" : "no GPU result"});
 }
 
 std::string describe_first_call_crossover(const SpeedupGroup& group) {
   return describe(group.first_call_crossover,
                   compared_range(group, [](const SpeedupRow& row) -> const GpuComparison& { return row.first_call; }), group.op,
-                  "no GPU first call");
+                  {"is faster", "is not faster", "no GPU first call"});
+}
+
+std::string describe_energy_crossover(const SpeedupGroup& group) {
+  std::pair<std::int64_t, std::int64_t> range{0, 0};
+  for (const auto& row : group.rows)
+    if (row.energy_ratio) range = {range.first ? range.first : row.size, row.size};  // rows by size
+  const auto reason = [](const std::string& text) { return text.empty() ? std::string() : " (" + text + ")"; };
+  return describe(group.energy_crossover, range, group.op,
+                  {"uses fewer joules per op", "uses more joules per op", "unknown: no GPU energy" + reason(group.gpu_energy_reason),
+                   "unknown: no CPU energy" + reason(group.cpu_energy_reason),
+                   "unknown: no size with both a CPU and a GPU energy figure"});
 }
 
 Table speedup_table(const SpeedupGroup& group) {
@@ -132,6 +176,10 @@ Table speedup_table(const SpeedupGroup& group) {
   if (show_first_calls)
     table.columns.insert(table.columns.end(),
                          {{"CPU first call", Align::left}, {"GPU first call", Align::left}, {"first-call speed-up", Align::right}});
+  const bool show_energy = has_energy_figures(group);
+  if (show_energy)
+    table.columns.insert(table.columns.end(),
+                         {{"CPU J/op", Align::left}, {"GPU J/op", Align::left}, {"CPU J / GPU J", Align::right}});
   table.key_columns = 2;
   for (const auto& row : group.rows) {
     report_model::Row cells;
@@ -141,6 +189,8 @@ Table speedup_table(const SpeedupGroup& group) {
     if (show_first_calls)
       cells.cells.insert(cells.cells.end(), {backend_cell(row.cpu_first_call), backend_cell(row.first_call.gpu),
                                              speedup_cell(row.first_call.speedup)});
+    if (show_energy)
+      cells.cells.insert(cells.cells.end(), {energy_cell(row.cpu_energy), energy_cell(row.gpu_energy), speedup_cell(row.energy_ratio)});
     table.rows.push_back(std::move(cells));
   }
   return table;
@@ -163,6 +213,8 @@ std::string render_speedups_console(const SpeedupSummary& summary) {
     for (TimingMode timing : {TimingMode::kernel, TimingMode::e2e})
       out << "  crossover, " << timing_title(timing) << ": " << describe_crossover(group, timing) << '\n';
     if (group.has_first_calls()) out << "  crossover, first call: " << describe_first_call_crossover(group) << '\n';
+    if (group.energy_known)
+      out << "  energy crossover (GPU uses fewer joules per op from): " << describe_energy_crossover(group) << '\n';
     report_model::append_console_table(out, speedup_table(group), "  ");
   }
   const auto unpaired = unpaired_groups(summary);
@@ -184,6 +236,8 @@ std::string render_speedups_markdown(const SpeedupSummary& summary) {
         << escape_markdown(describe_crossover(group, TimingMode::kernel)) << "; " << timing_title(TimingMode::e2e) << ": "
         << escape_markdown(describe_crossover(group, TimingMode::e2e));
     if (group.has_first_calls()) out << "; first call: " << escape_markdown(describe_first_call_crossover(group));
+    if (group.energy_known)
+      out << "; energy (GPU uses fewer joules per op from): " << escape_markdown(describe_energy_crossover(group));
     out << ".\n\n";
     report_model::append_markdown_table(out, speedup_table(group));
   }
@@ -209,7 +263,9 @@ std::string render_speedups_json(const SpeedupSummary& summary) {
                       {"first_call",
                        {{"cpu", best_json(row.cpu_first_call)},
                         {"gpu", best_json(row.first_call.gpu)},
-                        {"speedup", real_or_null(row.first_call.speedup)}}}});
+                        {"speedup", real_or_null(row.first_call.speedup)}}},
+                      {"energy",
+                       {{"cpu", energy_json(row.cpu_energy)}, {"gpu", energy_json(row.gpu_energy)}, {"ratio", real_or_null(row.energy_ratio)}}}});
     }
     groups.push_back({{"op", to_string(group.op)},
                       {"dtype", to_string(group.dtype)},
@@ -218,7 +274,8 @@ std::string render_speedups_json(const SpeedupSummary& summary) {
                       {"crossover",
                        {{"kernel", crossover_json(group.kernel_crossover)},
                         {"e2e", crossover_json(group.e2e_crossover)},
-                        {"first_call", crossover_json(group.first_call_crossover)}}}});
+                        {"first_call", crossover_json(group.first_call_crossover)}}},
+                      {"energy_crossover", energy_crossover_json(group)}});
   }
   const Json section = {{"description", std::string(kSpeedupMeaning) + "; " + kTimingMeaning}, {"groups", std::move(groups)}};
   return section.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -21,8 +21,14 @@ std::string describe_crossover(const SpeedupGroup& group, TimingMode timing);
 // The same for the first-call view (SpeedupRow::first_call).
 std::string describe_first_call_crossover(const SpeedupGroup& group);
 
+// The energy crossover: "≈96.3K elements (interpolated between 64K and 256K)", "never: the
+// GPU uses more joules per op at the largest size compared, 256M", "unknown: no CPU energy
+// (no RAPL energy counter: ...)".
+std::string describe_energy_crossover(const SpeedupGroup& group);
+
 // Size, shape, best CPU, best GPU and speed-up per row; the e2e columns only when some
-// row has an end-to-end GPU figure.
+// row has an end-to-end GPU figure; the energy columns (lowest CPU and GPU joules per op and
+// their ratio) only when some row has an energy figure.
 report_model::Table speedup_table(const SpeedupGroup& group);
 
 // Groups without any CPU-versus-GPU pair, each with the reason:

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "model/op_table.hpp"
-
 namespace gpb::report_model {
 namespace {
 
@@ -28,6 +26,11 @@ std::string power_cell(const TelemetrySummary& t) {
   return format_significant(t.power_mean_w, 3) + "/" + format_significant(t.power_max_w, 3);
 }
 
+std::string instant_power_cell(const TelemetrySummary& t) {
+  if (!std::isfinite(t.instant_power_median_w)) return "-";
+  return format_significant(t.instant_power_median_w, 3) + "/" + format_significant(t.instant_power_max_w, 3);
+}
+
 // "48% power cap": the share of readings throttled and the throttling reasons seen, in
 // short (the JSON report has NVML's names).
 std::string throttled_cell(const TelemetrySummary& t) {
@@ -44,16 +47,6 @@ std::string throttled_cell(const TelemetrySummary& t) {
 std::string flagged_cell(const ResultRecord& record) {
   const TelemetrySummary& t = *record.telemetry;
   return std::to_string(t.flagged_samples) + "/" + std::to_string(record.stats.count + t.discarded_samples);
-}
-
-std::string efficiency_cell(const ResultRecord& record) {
-  const TelemetrySummary& t = *record.telemetry;
-  // Per flop where the op table shows a flop rate (a matmul's bytes say nothing, an
-  // elementwise op's "flops" are a convention), else per byte.
-  const bool flops = op_def(record.spec.op).shows_flop_rate;
-  const double value = flops ? t.gflops_per_j : t.gb_per_j;
-  if (!(value > 0) || !std::isfinite(value)) return "-";
-  return format_significant(value, 3) + (flops ? " GFLOP/J" : " GB/J");
 }
 
 std::string count_cell(std::size_t part, std::size_t whole) { return std::to_string(part) + "/" + std::to_string(whole); }
@@ -99,19 +92,19 @@ Table telemetry_table(const std::vector<ResultRecord>& results) {
   table.columns = {{"case", Align::left}};
   table.key_columns = 1;
   table.columns.insert(table.columns.end(), {{"SM MHz [min-max]", Align::right},
-                                             {"W mean/max", Align::right},
+                                             {"1s-avg W", Align::right},
+                                             {"inst. W", Align::right},
                                              {"max C", Align::right},
                                              {"throttled", Align::left},
-                                             {"flagged", Align::right},
-                                             {"efficiency", Align::right}});
+                                             {"flagged", Align::right}});
   for (const auto& record : results) {
     if (!record.telemetry) continue;
     const TelemetrySummary& t = *record.telemetry;
     char temperature[16] = "-";
     if (std::isfinite(t.temperature_max_c)) std::snprintf(temperature, sizeof temperature, "%.0f", t.temperature_max_c);
-    table.rows.push_back({{record.spec.id(), clock_cell(t), power_cell(t), temperature, throttled_cell(t), flagged_cell(record),
-                           efficiency_cell(record)},
-                          ""});
+    table.rows.push_back(
+        {{record.spec.id(), clock_cell(t), power_cell(t), instant_power_cell(t), temperature, throttled_cell(t), flagged_cell(record)},
+         ""});
   }
   return table;
 }
@@ -127,7 +120,9 @@ std::vector<std::string> telemetry_footnotes(const std::vector<ResultRecord>& re
                     "samples taken while the SM clock was below " + format_significant(t.throttle_threshold, 2) +
                     " x its maximum (" + mhz(t.sm_clock_limit_mhz) + " MHz), of all samples" +
                     (discarded > 0 ? " (--discard-throttled left " + std::to_string(discarded) + " out of the statistics)" : "") +
-                    "; efficiency: per joule at the board's average power (energy counter)");
+                    "; 1s-avg W: mean/max of nvmlDeviceGetPowerUsage, a one-second average on Ampere and newer "
+                    "GPUs, which lags a short case (the energy table has the case's power and efficiency); inst. W: "
+                    "median/max of NVML's instantaneous power where the driver has it");
   }
   std::size_t soaked = 0, settled = 0;
   double longest = 0;

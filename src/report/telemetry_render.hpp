@@ -1,8 +1,8 @@
 // What the console and Markdown reports show beside the results table: a table of the GPU
 // telemetry of each case that has it (clocks, power, temperature, throttling, flagged
-// samples, efficiency), one of the CPU cases' host interference (load, threads obtained,
-// run-queue wait, oversubscribed samples), and footnotes that explain them, the soak and
-// cold timing notes.
+// samples; efficiency is the energy table's, energy_render.hpp), one of the CPU cases' host
+// interference (load, threads obtained, run-queue wait, oversubscribed samples), and
+// footnotes that explain them, the soak and cold timing notes.
 // Internal to src/report/.
 #pragma once
 

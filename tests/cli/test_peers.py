@@ -154,7 +154,7 @@ class PeersTests(CliTestCase):
             text = handle.read()
         self.assertIn("## Telemetry", text)
         self.assertIn("| matmul/cublas/f32/1024x1024x1024/tf32 | 1,755 [1,410-1,980] | 652/700 | 71 | 50% sw_power_cap | 1/6 | "
-                      "0.0323 J | 66.5 GFLOP/J | 12 s settled |", text)
+                      "0.0268 ± 0.0026 J | 80.2 GFLOP/J | 12 s settled |", text)
 
     def test_help_works_anywhere(self):
         for name in ("compare_peers.py", "performance_report.py"):

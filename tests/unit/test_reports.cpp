@@ -174,6 +174,11 @@ std::vector<ResultRecord> fixed_results() {
   busy.involuntary_switches = 912;
   busy.oversubscribed_samples = 4;
   results.back().cpu_telemetry = busy;
+  // A virtual machine: no RAPL counter to read.
+  results.back().energy = EnergyMeasurement{};
+  results.back().energy->reason =
+      "no RAPL energy counter: /sys/class/powercap does not exist (no powercap interface in this kernel); this machine "
+      "is a virtual machine (the hypervisor flag in /proc/cpuinfo), and hypervisors rarely pass RAPL through";
   results.push_back(measured(Op::matmul, "cublas", DType::f32, matmul_shape(1024, 1024, 1024), DeviceKind::gpu, 41.2e-6,
                              3.0 * 1024 * 1024 * 4, matmul_flops));
   results.back().spec.tf32 = true;
@@ -190,6 +195,8 @@ std::vector<ResultRecord> fixed_results() {
   telemetry.mem_clock_median_mhz = 2619;
   telemetry.power_mean_w = 652.5;
   telemetry.power_max_w = 700.25;
+  telemetry.instant_power_median_w = 688.5;
+  telemetry.instant_power_max_w = 712.75;
   telemetry.temperature_max_c = 71;
   telemetry.clock_events = {"gpu_idle", "sw_power_cap"};
   telemetry.throttled_share = 0.5;
@@ -204,6 +211,25 @@ std::vector<ResultRecord> fixed_results() {
   telemetry.gb_per_j = 0.375;
   results.back().telemetry = telemetry;
   results.back().soak = SoakSummary{30, 12.5, true};
+  // A short case: 25 ms of samples, lengthened to a second by untimed runs.
+  EnergyMeasurement energy;
+  energy.counter = "nvml_total_energy";
+  energy.update_interval_s = 0.1;
+  energy.resolution_j = 1e-3;
+  energy.min_window_s = 1;
+  energy.windows = 1;
+  energy.window_s = 1.03125;
+  energy.energy_j = 669.5;
+  energy.launches = 25000;
+  energy.extra_launches = 24375;
+  energy.extra_s = 1.00625;
+  energy.window_energy_per_op_j = {0.02678};
+  energy.power_w = 649.21;
+  energy.energy_per_op_j = 0.02678;
+  energy.uncertainty_j = 0.0026;
+  energy.gflops_per_j = 80.25;
+  energy.gb_per_j = 0.46875;
+  results.back().energy = energy;
 
   // e2e: the reported figure is h2d + op + d2h per sample.
   ResultRecord e2e = measured(Op::sum, "cub", DType::f64, elementwise_shape(n), DeviceKind::gpu, 5.6734e-3, 8.0 * n, n);
@@ -362,7 +388,13 @@ auto fields(const TelemetrySummary& t) {
   return std::tie(t.readings, t.period_s, t.sm_clock_min_mhz, t.sm_clock_median_mhz, t.sm_clock_max_mhz, t.sm_clock_limit_mhz,
                   t.mem_clock_median_mhz, t.power_mean_w, t.power_max_w, t.temperature_max_c, t.clock_events, t.throttled_share,
                   t.throttle_threshold, t.flagged_samples, t.discarded_samples, t.discarded_samples_s, t.energy_j,
-                  t.energy_window_s, t.energy_per_op_j, t.gflops_per_j, t.gb_per_j);
+                  t.energy_window_s, t.energy_per_op_j, t.gflops_per_j, t.gb_per_j, t.instant_power_median_w,
+                  t.instant_power_max_w);
+}
+auto fields(const EnergyMeasurement& e) {
+  return std::tie(e.counter, e.reason, e.update_interval_s, e.resolution_j, e.min_window_s, e.windows, e.window_s, e.energy_j,
+                  e.launches, e.extra_launches, e.extra_s, e.includes_timed_samples, e.window_energy_per_op_j, e.power_w,
+                  e.energy_per_op_j, e.uncertainty_j, e.gflops_per_j, e.gb_per_j);
 }
 auto fields(const SoakSummary& s) { return std::tie(s.requested_s, s.seconds, s.settled); }
 auto fields(const Context& c) {
@@ -397,6 +429,14 @@ void expect_same(const ResultRecord& expected, const ResultRecord& actual) {
   ASSERT_EQ(expected.telemetry.has_value(), actual.telemetry.has_value());
   if (expected.telemetry) {
     EXPECT_EQ(fields(*expected.telemetry), fields(*actual.telemetry));
+  }
+  ASSERT_EQ(expected.energy.has_value(), actual.energy.has_value());
+  if (expected.energy && expected.energy->measured()) {
+    EXPECT_EQ(fields(*expected.energy), fields(*actual.energy));
+  } else if (expected.energy) {
+    // Without a figure the numbers are null (NaN, which equals nothing): the reason is the record.
+    EXPECT_EQ(expected.energy->reason, actual.energy->reason);
+    EXPECT_TRUE(std::isnan(actual.energy->energy_per_op_j) && std::isnan(actual.energy->uncertainty_j));
   }
   ASSERT_EQ(expected.soak.has_value(), actual.soak.has_value());
   if (expected.soak) {

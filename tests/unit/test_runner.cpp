@@ -37,6 +37,21 @@ struct Script {
   double clock_before = 2000, clock_after = 2000;
   int clock_switch_run = 1 << 30;
   std::atomic<int> readings_after_switch{0};
+  // Energy: a counter of a 100 W device brought up to date every 5 ms of real time, and a
+  // run() that takes busy_s of real time, so that a window is as long as its runs.
+  bool energy = false;
+  double busy_s = 0;
+};
+
+class ScriptedEnergyCounter final : public EnergyCounter {
+ public:
+  std::string name() const override { return "scripted"; }
+  std::string key() const override { return "runner-test-scripted"; }
+  std::optional<double> read_j() override {
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return 100 * std::floor(now / 5e-3) * 5e-3;
+  }
+  double resolution_j() const override { return 1e-3; }
 };
 
 class ScriptedSource final : public TelemetrySource {
@@ -76,6 +91,11 @@ class ScriptedPrepared final : public Prepared {
   ScriptedPrepared(Script& script, const Problem& problem) : script_(script), problem_(problem) {}
   void run() override {
     const int run = ++script_.runs;
+    if (script_.busy_s > 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(script_.busy_s);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
     // The run that switches the clock waits until the sampler has read the new clock twice
     // (so the first of those readings is recorded), so every later sample begins in the
     // new state whatever the host's load.
@@ -93,6 +113,10 @@ class ScriptedPrepared final : public Prepared {
   bool has_cache_flush() const override { return script_.flushes_cache; }
   std::unique_ptr<TelemetrySource> telemetry_source() override {
     return script_.telemetry ? std::make_unique<ScriptedSource>(script_) : nullptr;
+  }
+  EnergySource energy_source() override {
+    if (!script_.energy) return {nullptr, "the scripted case has no energy counter"};
+    return {std::make_unique<ScriptedEnergyCounter>(), ""};
   }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<ScriptedTimer>(script_); }
   HostArray result() override {
@@ -158,6 +182,45 @@ struct RunnerTest : ::testing::Test {
     return plan;
   }
 };
+
+TEST_F(RunnerTest, AShortCaseIsLengthenedByCountedUntimedRunsForItsEnergy) {
+  script.energy = true;
+  script.seconds_per_run = script.busy_s = 2e-4;
+  spec.l2 = L2Mode::warm;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_EQ(record.status, Status::ok) << record.reason;
+  ASSERT_TRUE(record.energy.has_value());
+  const EnergyMeasurement& energy = *record.energy;
+  ASSERT_TRUE(energy.measured()) << energy.reason;
+  EXPECT_TRUE(energy.includes_timed_samples);
+  EXPECT_GE(energy.window_s, energy.min_window_s);
+  // 10 samples of 0.2 ms are far shorter than 10 intervals of 5 ms: the rest were untimed runs.
+  EXPECT_GT(energy.extra_launches, 0);
+  const auto timed = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
+  EXPECT_EQ(energy.launches, timed + energy.extra_launches);
+  // Every run the record counts happened: the warm-up's, the calibration's, the samples' and the extra ones.
+  EXPECT_EQ(script.runs, options.warmup + 1 + timed + energy.extra_launches);
+  EXPECT_GT(energy.uncertainty_j, 0);
+}
+
+TEST_F(RunnerTest, AColdCasesEnergyWindowIsUntimedRunsWithoutFlushes) {
+  script.energy = true;
+  script.flushes_cache = true;
+  script.seconds_per_run = script.busy_s = 2e-4;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_EQ(record.status, Status::ok) << record.reason;
+  ASSERT_TRUE(record.energy && record.energy->measured()) << (record.energy ? record.energy->reason : "none");
+  EXPECT_FALSE(record.energy->includes_timed_samples);
+  EXPECT_EQ(record.energy->launches, record.energy->extra_launches);
+  EXPECT_EQ(script.flushes, 1 + static_cast<int>(record.samples_s.size()));  // none among the untimed runs
+}
+
+TEST_F(RunnerTest, ACaseWithoutACounterSaysWhy) {
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_TRUE(record.energy.has_value());
+  EXPECT_FALSE(record.energy->measured());
+  EXPECT_EQ(record.energy->reason, "the scripted case has no energy counter");
+}
 
 TEST_F(RunnerTest, OkCaseKeepsEverySampleAndDerivesThroughput) {
   const ResultRecord record = run_case(spec, problem, backend, options);
