@@ -38,11 +38,13 @@ def test_cpu_record_holds_the_runners_measurement():
 
 
 def test_every_call_is_the_runners():
-    # warm-ups, one calibration call, then batch calls per sample: nothing else calls it.
+    # the first call, warm-ups, one calibration call, then batch calls per sample: nothing else
+    # calls it (a CPU callable has no host-cost calls: its work runs on the calling thread).
     function = Counted()
     record = gpubench.benchmark(function, warmup=4, **QUICK)[0]
     assert record["settings"]["warmup"] == 4
-    assert function.calls == 4 + 1 + record["settings"]["batch"] * record["statistics"]["count"]
+    assert record["first_call"] is not None and record["host_cost"] is None
+    assert function.calls == 1 + 4 + 1 + record["settings"]["batch"] * record["statistics"]["count"]
 
 
 def test_a_sleep_is_timed_at_least_as_long():
@@ -135,5 +137,5 @@ def test_nvtx_ranges_are_named_after_the_function(tmp_path):
     env = dict(os.environ, NVTX_INJECTION64_PATH=recorder, GPUBENCH_NVTX_LOG=str(log))
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=120)
     pushed = [line.split("|", 1)[1] for line in log.read_text().splitlines() if line.startswith("push ")]
-    assert pushed[:4] == ["scaled_sum", "callable/numpy/f32/1", "prepare", "warmup"], pushed
+    assert pushed[:5] == ["scaled_sum", "callable/numpy/f32/1", "prepare", "first_call", "warmup"], pushed
     assert "measure" in pushed

@@ -198,8 +198,11 @@ TEST_F(RunnerTest, AShortCaseIsLengthenedByCountedUntimedRunsForItsEnergy) {
   EXPECT_GT(energy.extra_launches, 0);
   const auto timed = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
   EXPECT_EQ(energy.launches, timed + energy.extra_launches);
-  // Every run the record counts happened: the warm-up's, the calibration's, the samples' and the extra ones.
-  EXPECT_EQ(script.runs, options.warmup + 1 + timed + energy.extra_launches);
+  // Every run the record counts happened: the first call, the warm-up's, the calibration's, the
+  // samples', the extra ones, and the host-cost calls after the window closed.
+  ASSERT_TRUE(record.first_call.has_value());
+  const auto host_cost_calls = record.host_cost ? static_cast<std::int64_t>(record.host_cost->samples_s.size()) : 0;
+  EXPECT_EQ(script.runs, 1 + options.warmup + 1 + timed + energy.extra_launches + host_cost_calls);
   EXPECT_GT(energy.uncertainty_j, 0);
 }
 
