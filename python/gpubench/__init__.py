@@ -13,6 +13,7 @@ docs/python.md documents the API.
 """
 
 import os as _os
+import sys as _sys
 
 
 def _choose_openmp_wait_policy() -> None:
@@ -31,6 +32,29 @@ def _choose_openmp_wait_policy() -> None:
 
 
 _choose_openmp_wait_policy()
+
+
+def _load_the_cxx_runtime_globally() -> None:
+    """The C++ runtime joins the process's global symbol scope before the module loads.
+
+    The module links the program's core libraries, which carry weak copies of C++ runtime
+    template code; Python loads extension modules with local scope, and then the module's
+    copies, not the runtime's, can serve the module's own calls. Seen on Ubuntu 24.04 (GCC 13,
+    a virtual environment's interpreter): the first number parsed from a stream crashed there,
+    and ran with the runtime preloaded (LD_PRELOAD). Loaded here into the global scope, the
+    runtime's definitions come first for every library loaded after it, as they would preloaded.
+    """
+    if not _sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        pass  # no shared C++ runtime to share: the module's own is the only one
+
+
+_load_the_cxx_runtime_globally()
 
 from . import _core  # noqa: E402
 from ._benchmark import benchmark, compare_functions
