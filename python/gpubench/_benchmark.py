@@ -170,7 +170,9 @@ def compare_functions(functions: Mapping[str, Callable[..., Any]], sizes: Sequen
     ``make_args(n, name)`` builds the arguments of function ``name`` at size n: a tuple of
     positional arguments (or one value, passed alone), made before timing. ``devices`` names a
     function's device ("cpu" or "cuda") where its arguments do not tell. ``reference`` names
-    the function whose output the others are checked against. The other keywords are
+    the function whose output the others are checked against (and the reference against a
+    second call of itself); the speed-up summary pairs verified records only, so without a
+    reference it has nothing to compare. The other keywords are
     benchmark()'s settings. Records are labelled by the names given.
     """
     if not functions:
@@ -187,8 +189,11 @@ def compare_functions(functions: Mapping[str, Callable[..., Any]], sizes: Sequen
             made = make_args(int(n), label)
             args = made if isinstance(made, tuple) else (made,)
             check_against = None
-            if reference is not None and label != reference:
-                reference_args = make_args(int(n), reference)
+            if reference is not None:
+                # The others against the reference; the reference against a second call of
+                # itself (the same output twice), so that its records are verified too and the
+                # summary pairs them (it compares verified records only).
+                reference_args = make_args(int(n), reference) if label != reference else args
                 reference_args = reference_args if isinstance(reference_args, tuple) else (reference_args,)
                 reference_fn = functions[reference]
                 check_against = (lambda *_ignored, _fn=reference_fn, _args=reference_args: _fn(*_args))
