@@ -142,7 +142,7 @@ built=true
 
 # --- tests -------------------------------------------------------------------------
 if $built && wanted tests; then
-  step ctest "$build_log" 420 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 180
+  step ctest "$build_log" 600 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 180
 elif ! $built; then
   echo "build failed: tests, sanitizers, suites and performance not run" | tee -a "$build_log"
 fi
