@@ -1,10 +1,10 @@
 #include "measure/gemm_dispatch.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include "base/text.hpp"
 #include "model/op_table.hpp"
 
 namespace gpb {
@@ -98,13 +98,6 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
   return seconds;
 }
 
-std::string microseconds(double seconds) {
-  const double us = seconds * 1e6;
-  char text[32];
-  std::snprintf(text, sizeof text, us < 10 ? "%.1f us" : "%.0f us", us);
-  return text;
-}
-
 // Splits the tiled kernels' k where fewer tiles than SMs leave SMs idle, into the number of
 // parts (one wave of blocks in flight at most, parts of whole steps) of the lowest priced
 // time; fewer parts on a tie. The rule text gives the two prices.
@@ -150,15 +143,15 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
     return why + ": k=" + str(k) + " split in " + str(plan.splits) + " parts of " + str(plan.split_k) +
            ", partials added in part order" +
            (prices.unsplit_s > 0
-                ? " (priced " + microseconds(prices.split_s) + " against " + microseconds(prices.unsplit_s) + " unsplit)"
+                ? " (priced " + format_seconds(prices.split_s) + " against " + format_seconds(prices.unsplit_s) + " unsplit)"
                 : "");
   if (plan.pieces >= min_pieces) return why + ": no split";
   if (prices.unsplit_s > 0)
-    return why + ": no split (priced " + microseconds(prices.unsplit_s) +
+    return why + ": no split (priced " + format_seconds(prices.unsplit_s) +
            (prices.split_s >= prices.unsplit_s
-                ? " against " + microseconds(prices.split_s) +
+                ? " against " + format_seconds(prices.split_s) +
                       " split: the second launch and the partials' traffic outweigh the steps saved)"
-            : prices.split_s > 0 ? " against " + microseconds(prices.split_s) + " split: under the " +
+            : prices.split_s > 0 ? " against " + format_seconds(prices.split_s) + " split: under the " +
                                        str(static_cast<std::int64_t>(kSplitMinSaving * 100)) +
                                        " % saving a split must price at)"
             : prices.parts_fit ? ": k=" + str(k) + " is one step of " + str(plan.tile.k) + ")"

@@ -305,17 +305,17 @@ class GraphReplay final : public Strategy {
                     : std::string();
   }
   void finish(ResultRecord& record) override {
-    if (evictions_ && !(median_of(record.samples_s) > 0))
+    if (evictions_ && !(compute_statistics(record.samples_s).median > 0))
       throw std::runtime_error(
           "graph timing with --l2 flush: the op's time is lost in the noise of the L2 evictions subtracted from it (" +
-          format_us(median_of(eviction_samples_)) + " per launch); use --l2 warm, or --timing kernel for cold single launches");
+          format_us(compute_statistics(eviction_samples_).median) + " per launch); use --l2 warm, or --timing kernel for cold single launches");
   }
   std::string timing_note(double median_s, double /*min_sample_s*/) const override {
     const std::int64_t launches = graph_ ? graph_->launches() : 0;
     std::string note = "CUDA graph of " + std::to_string(launches) + " launches, replayed " + std::to_string(replays_) +
                        "x per sample; time per op = replay time / launches (no per-launch host overhead)";
     if (evictions_) {
-      const double eviction_s = median_of(eviction_samples_);
+      const double eviction_s = compute_statistics(eviction_samples_).median;
       char share[64];
       std::snprintf(share, sizeof share, " (%.0f%% of each eviction + op)",
                     median_s > 0 ? median_s / (median_s + eviction_s) * 100 : 0.0);
@@ -338,12 +338,7 @@ class GraphReplay final : public Strategy {
     timer.stop();
     return timer.elapsed_seconds() / static_cast<double>(replays_ * graph.launches());
   }
-  static double median_of(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const std::size_t middle = values.size() / 2;
-    return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-  }
+  // "%.3g us": the figures the timing notes above give too.
   static std::string format_us(double seconds) {
     char text[32];
     std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);

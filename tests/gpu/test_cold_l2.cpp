@@ -22,12 +22,9 @@ namespace {
 class ColdL2 : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ColdL2, FlushedSumOfAnL2ResidentInputIsSlowerThanWarm) {
-  const auto backends = make_all_backends();
-  Backend* backend = nullptr;
-  for (const auto& candidate : backends)
-    if (candidate->name() == GetParam()) backend = candidate.get();
-  ASSERT_NE(backend, nullptr);
-  const Availability availability = backend->availability();
+  auto backends = make_all_backends();
+  Backend& backend = find_backend(backends, GetParam());
+  const Availability availability = backend.availability();
   if (!availability.available) GTEST_SKIP() << GetParam() << " unavailable: " << availability.reason;
 
   const Problem problem = make_problem(Op::sum, DType::f32, elementwise_shape(1 << 23), 42);
@@ -41,9 +38,9 @@ TEST_P(ColdL2, FlushedSumOfAnL2ResidentInputIsSlowerThanWarm) {
   options.stopping.max_time_s = 2;
 
   spec.l2 = L2Mode::flush;
-  const ResultRecord cold = run_case(spec, problem, *backend, options);
+  const ResultRecord cold = run_case(spec, problem, backend, options);
   spec.l2 = L2Mode::warm;
-  const ResultRecord warm = run_case(spec, problem, *backend, options);
+  const ResultRecord warm = run_case(spec, problem, backend, options);
   ASSERT_EQ(cold.status, Status::ok) << cold.reason;
   ASSERT_EQ(warm.status, Status::ok) << warm.reason;
   EXPECT_EQ(cold.batch, 1);  // every timed launch starts from an evicted L2

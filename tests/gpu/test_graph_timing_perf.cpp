@@ -24,12 +24,9 @@ namespace {
 class GraphTiming : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GraphTiming, GraphMedianIsAtMostKernelMedianForA1KElementOp) {
-  const auto backends = make_all_backends();
-  Backend* backend = nullptr;
-  for (const auto& candidate : backends)
-    if (candidate->name() == GetParam()) backend = candidate.get();
-  ASSERT_NE(backend, nullptr);
-  const Availability availability = backend->availability();
+  auto backends = make_all_backends();
+  Backend& backend = find_backend(backends, GetParam());
+  const Availability availability = backend.availability();
   if (!availability.available) GTEST_SKIP() << GetParam() << " unavailable: " << availability.reason;
 
   const Problem problem = make_problem(Op::sin, DType::f32, elementwise_shape(1024), 42);
@@ -45,9 +42,9 @@ TEST_P(GraphTiming, GraphMedianIsAtMostKernelMedianForA1KElementOp) {
   options.min_sample_s = 1e-3;  // the kernel samples as long as the graph's
 
   spec.timing = TimingMode::kernel;
-  const ResultRecord kernel = run_case(spec, problem, *backend, options);
+  const ResultRecord kernel = run_case(spec, problem, backend, options);
   spec.timing = TimingMode::graph;
-  const ResultRecord graph = run_case(spec, problem, *backend, options);
+  const ResultRecord graph = run_case(spec, problem, backend, options);
   ASSERT_EQ(kernel.status, Status::ok) << kernel.reason;
   ASSERT_EQ(graph.status, Status::ok) << graph.reason;
   EXPECT_TRUE(graph.verification.passed);
