@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import tempfile
 from typing import Any, Iterable, List, Optional, Sequence, Union
 
@@ -77,6 +78,7 @@ def run(op: Optional[Names] = None, size: Optional[Sizes] = None, backend: Optio
         # {rank}: under a launcher (torchrun, srun, mpirun) each rank writes its own report.
         pattern = os.path.join(directory, "report-{rank}.json")
         code, out, err = _core.run_program(args + ["--out", pattern, "--quiet", "--progress", "never"])
+        _raise_for_signal(code)
         if code == 2:
             raise ValueError(_python_words(err))
         written = sorted(os.listdir(directory))
@@ -87,6 +89,16 @@ def run(op: Optional[Names] = None, size: Optional[Sizes] = None, backend: Optio
     results.exit_code = code
     results.messages = err
     return results
+
+
+def _raise_for_signal(code: int) -> None:
+    """A command that a signal stopped (exit 128 + its number: the program's handlers stood in
+    for Python's while it ran) ends here as Python would have ended: KeyboardInterrupt for
+    SIGINT, the signal's own handling for the others."""
+    if code == 128 + signal.SIGINT:
+        raise KeyboardInterrupt("gpubench stopped by SIGINT")
+    if code == 128 + signal.SIGTERM:
+        signal.raise_signal(signal.SIGTERM)
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:

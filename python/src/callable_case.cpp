@@ -3,38 +3,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "base/errors.hpp"
 #include "cpu_backend/cpu_timer.hpp"
 #include "model/op_table.hpp"
 #include "model/problem.hpp"
 
 namespace gpb::python {
 namespace {
-
-OpDef callable_definition() {
-  OpDef def;
-  def.name = kCallableOpName;
-  def.description = "a function measured from Python";
-  def.input_distribution = "the caller's";
-  def.shape_kind = ShapeKind::elements;
-  def.bound = Bound::memory;
-  // What a function moves and computes is unknown here: no rates.
-  def.shows_bandwidth = false;
-  def.shows_flop_rate = false;
-  def.bytes = [](const Shape&, DType) { return 0.0; };
-  def.flops = [](const Shape&) { return 0.0; };
-  // The function's output stays in Python: the reference= check compares it there.
-  def.output_size = [](const Shape&) { return std::int64_t{0}; };
-  def.build_inputs = [](Problem& problem) {
-    require_positive(problem.shape.n, "callable size");
-    problem.input_distribution = "the caller's";
-  };
-  def.references = [](const Problem&, const std::vector<std::int64_t>& entries) {
-    return std::vector<Reference>(entries.size());
-  };
-  def.tolerance = [](const Problem&, const Rounding&) { return 0.0; };
-  def.error_scale = "|y - reference| / (atol + rtol |reference|)";
-  return def;
-}
 
 class CallablePrepared final : public Prepared {
  public:
@@ -46,7 +21,15 @@ class CallablePrepared final : public Prepared {
   }
   bool has_cache_flush() const override { return gpu_ != nullptr; }
   std::unique_ptr<TelemetrySource> telemetry_source() override { return gpu_ ? gpu_->telemetry_source() : nullptr; }
+  EnergySource energy_source() override {
+    if (gpu_) return gpu_->energy_source();
+    return {nullptr, "a function measured on the CPU: its energy is not measured (RAPL counts the whole package)"};
+  }
   bool runs_on_host_threads() const override { return gpu_ == nullptr; }
+  GraphCapture capture_graph(std::int64_t launches, bool evictions, bool op) override {
+    if (!gpu_) return {nullptr, "a function measured on the CPU launches nothing to capture into a CUDA graph"};
+    return gpu_->capture(launches, evictions, op, call_);
+  }
   void synchronize() override {
     if (gpu_) gpu_->synchronize();
   }
@@ -64,11 +47,6 @@ class CallablePrepared final : public Prepared {
 
 }  // namespace
 
-Op callable_op() {
-  static const Op op = register_op(callable_definition());
-  return op;
-}
-
 CallableBackend::CallableBackend(std::string name, CallableTarget target, std::function<void()> call)
     : name_(std::move(name)), target_(target), call_(std::move(call)) {}
 
@@ -81,8 +59,12 @@ std::unique_ptr<Prepared> CallableBackend::prepare(const Problem& problem, const
   return std::make_unique<CallablePrepared>(call_, std::move(gpu), op_output_dtype(problem.op, problem.dtype));
 }
 
-CaseSpec callable_case(const std::string& name, DeviceKind device, std::int64_t size, DType dtype, L2Mode l2) {
+CaseSpec callable_case(const std::string& name, DeviceKind device, std::int64_t size, DType dtype, L2Mode l2,
+                       TimingMode timing) {
+  if (timing == TimingMode::e2e)
+    throw UsageError("timing 'e2e' does not apply to a function (its transfers, if any, are its own): 'kernel' or 'graph'");
   CaseSpec spec;
+  spec.timing = timing;
   spec.op = callable_op();
   spec.backend = name;
   spec.dtype = dtype;

@@ -17,10 +17,9 @@
 
 namespace gpb::python {
 
-// The op every callable's record names. Its records have no byte or flop counts (the
-// runner cannot know what a function moves), so reports show times only.
-Op callable_op();
-inline constexpr const char* kCallableOpName = "callable";
+// Every callable's record names callable_op(), the op table's entry for functions measured
+// from Python: no byte or flop counts (the runner cannot know what a function moves), so
+// reports show times only; the program's commands read such records.
 
 // Where the function's work runs and how it is timed.
 struct CallableTarget {
@@ -40,7 +39,11 @@ class GpuTiming {
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;
   virtual void flush_cache() = 0;
   virtual std::unique_ptr<TelemetrySource> telemetry_source() = 0;
+  virtual EnergySource energy_source() = 0;
   virtual void synchronize() = 0;
+  // `launches` calls of `call` captured on the stream into a CUDA graph (Prepared::capture_graph),
+  // each preceded by an L2 eviction with `evictions`; with `op` false, the evictions alone.
+  virtual GraphCapture capture(std::int64_t launches, bool evictions, bool op, const std::function<void()>& call) = 0;
 };
 // std::runtime_error when the target cannot be timed (no CUDA in this build, a bad ordinal).
 std::unique_ptr<GpuTiming> make_gpu_timing(const CallableTarget& target);
@@ -66,7 +69,10 @@ class CallableBackend final : public Backend {
 
 // The case of a callable: op "callable", its size as n (the size a sweep varies, 1 when the
 // function has none), the dtype as a label, the L2 mode on GPU targets only (as the plan
-// sets it on GPU cases).
-CaseSpec callable_case(const std::string& name, DeviceKind device, std::int64_t size, DType dtype, L2Mode l2);
+// sets it on GPU cases), the timing mode: kernel (calls on the stream, timed by events) or
+// graph (calls captured in a CUDA graph, replayed); e2e is a UsageError (a function has no
+// transfers of the runner's to time).
+CaseSpec callable_case(const std::string& name, DeviceKind device, std::int64_t size, DType dtype, L2Mode l2,
+                       TimingMode timing);
 
 }  // namespace gpb::python

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "callable_case.hpp"
+#include "gpu_backend/cuda_graph.cuh"
 #include "gpu_backend/device.cuh"
 #include "gpu_backend/event_timer.cuh"
 #include "gpu_backend/gpu_telemetry.cuh"
@@ -21,7 +22,24 @@ class StreamTiming final : public GpuTiming {
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<cuda::EventTimer>(stream_); }
   void flush_cache() override { flusher_.flush(stream_); }
   std::unique_ptr<TelemetrySource> telemetry_source() override { return cuda::make_nvml_telemetry_source(ordinal_); }
+  EnergySource energy_source() override { return cuda::make_nvml_energy_source(ordinal_); }
   void synchronize() override { GPB_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  GraphCapture capture(std::int64_t launches, bool evictions, bool op, const std::function<void()>& call) override {
+    if (stream_ == nullptr || stream_ == cudaStreamLegacy || stream_ == cudaStreamPerThread)
+      return {nullptr,
+              "the function's stream is the default stream, which cannot be captured into a CUDA graph: pass a "
+              "stream of its own (gpubench.benchmark does for CuPy and PyTorch unless stream= is given)"};
+    // Outside the capture first: the flush buffer, and what the caller's library allocates on a
+    // first call (CuPy's and PyTorch's memory pools keep the blocks a call frees), so that the
+    // captured calls find them there: an allocation inside the capture would end it.
+    if (evictions) flusher_.flush(stream_);
+    if (op) call();
+    synchronize();
+    return cuda::capture_launches(stream_, launches, [&] {
+      if (evictions) flusher_.flush(stream_);
+      if (op) call();
+    });
+  }
 
  private:
   cudaStream_t stream_;

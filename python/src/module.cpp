@@ -18,6 +18,7 @@
 #include "analysis/summary.hpp"
 #include "base/build_info.hpp"
 #include "base/errors.hpp"
+#include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
 #include "base/text.hpp"
 #include "callable_case.hpp"
@@ -25,6 +26,7 @@
 #include "config/run_config.hpp"
 #include "config/settings.hpp"
 #include "measure/context.hpp"
+#include "model/op_table.hpp"
 #include "model/problem.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
@@ -56,6 +58,10 @@ class CapturedOutput {
 
 // `gpubench <args>` in this process, through the command line main.cpp runs: the exit code
 // and what it wrote to stdout and stderr. The GIL is released: nothing in it calls Python.
+// The program's own SIGINT and SIGTERM handlers stand in for Python's meanwhile, so that
+// Ctrl-C stops a run after its current sample (the command exits 130, its report holding the
+// cases finished); the caller raises KeyboardInterrupt then. Python's handlers, which would
+// run only once the command returned, come back after it.
 std::tuple<int, std::string, std::string> run_program_captured(std::vector<std::string> args) {
   args.insert(args.begin(), "gpubench");
   std::vector<char*> argv;
@@ -63,6 +69,7 @@ std::tuple<int, std::string, std::string> run_program_captured(std::vector<std::
   argv.push_back(nullptr);
   nb::gil_scoped_release release;
   CapturedOutput captured;
+  ScopedInterruptHandlers handlers;
   const int code = run_program(static_cast<int>(argv.size()) - 1, argv.data());
   return {code, captured.out(), captured.err()};
 }
@@ -109,13 +116,14 @@ using CheckResult = std::tuple<bool, double, double, std::int64_t, std::string>;
 // Measures `function` with the runner and returns the JSON report of its one record.
 std::string measure_callable(nb::callable function, const std::string& name, const std::string& device,
                              std::uintptr_t stream, int ordinal, std::int64_t size, const std::string& dtype,
-                             const nb::dict& given_settings, const std::string& range_name,
+                             const std::string& timing, const nb::dict& given_settings, const std::string& range_name,
                              std::optional<nb::callable> check, std::vector<std::string> argv) {
   RunConfig config;
   config.settings = callable_settings(given_settings);
   const RunnerOptions runner = runner_options(config);
   const CallableTarget target{device_kind(device), stream, ordinal};
-  const CaseSpec spec = callable_case(name, target.device, size, parse_dtype(dtype), config.settings.l2);
+  const CaseSpec spec =
+      callable_case(name, target.device, size, parse_dtype(dtype), config.settings.l2, parse_timing_mode(timing));
   const Problem problem = make_problem(spec.op, spec.dtype, spec.shape, spec.seed);
 
   // The function's own exception (KeyboardInterrupt included) goes back to the caller as it
@@ -200,7 +208,7 @@ NB_MODULE(_core, m) {
   m.attr("git_sha") = gpb::build_info::git_sha;
   m.attr("have_cuda") = gpb::build_info::have_cuda;
   m.attr("have_nvtx") = gpb::build_info::have_nvtx;
-  m.attr("callable_op") = kCallableOpName;
+  m.attr("callable_op") = gpb::to_string(gpb::callable_op());
   nb::register_exception_translator([](const std::exception_ptr& pointer, void*) {
     try {
       std::rethrow_exception(pointer);
@@ -208,13 +216,12 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_ValueError, error.what());
     }
   });
-  callable_op();
   gpb::nvtx::initialize();
 
   m.def("run_program", &run_program_captured, nb::arg("args"),
         "Runs `gpubench <args>` in this process; returns (exit code, stdout, stderr).");
   m.def("measure_callable", &measure_callable, nb::arg("function"), nb::arg("name"), nb::arg("device"), nb::arg("stream"),
-        nb::arg("ordinal"), nb::arg("size"), nb::arg("dtype"), nb::arg("settings"), nb::arg("range_name"),
+        nb::arg("ordinal"), nb::arg("size"), nb::arg("dtype"), nb::arg("timing"), nb::arg("settings"), nb::arg("range_name"),
         nb::arg("check").none(), nb::arg("argv"),
         "Measures function() with the runner's rules; returns the JSON report of its record.");
   m.def("setting_flags", &setting_flags,

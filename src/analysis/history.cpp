@@ -28,7 +28,7 @@ std::vector<CaseHistory> load_histories(store::ResultStore& store, const History
     CaseHistory& history = by_key[{result.case_id, run.machine}];
     history.case_id = result.case_id;
     history.machine = run.machine;
-    history.op = parse_op(result.op);
+    history.op = parse_recorded_op(result.op);
     if (!result.verified || !(result.median_s > 0)) continue;
     history.points.push_back({run, result.result_index, result.median_s, result.median_ci_low_s,
                               result.median_ci_high_s, result.samples, ""});

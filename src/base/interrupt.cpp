@@ -51,6 +51,31 @@ void install_interrupt_handlers() {
   for (int signal : {SIGPIPE, SIGXFSZ}) sigaction(signal, &ignore, nullptr);
 }
 
+struct ScopedInterruptHandlers::Saved {
+  struct sigaction interrupt {}, terminate {}, pipe {}, file_size {};
+};
+
+ScopedInterruptHandlers::ScopedInterruptHandlers() : saved_(std::make_unique<Saved>()) {
+  sigaction(SIGINT, nullptr, &saved_->interrupt);
+  sigaction(SIGTERM, nullptr, &saved_->terminate);
+  sigaction(SIGPIPE, nullptr, &saved_->pipe);
+  sigaction(SIGXFSZ, nullptr, &saved_->file_size);
+  requested_signal.store(0);
+  settled.store(false);
+  install_interrupt_handlers();
+}
+
+ScopedInterruptHandlers::~ScopedInterruptHandlers() {
+  sigaction(SIGINT, &saved_->interrupt, nullptr);
+  sigaction(SIGTERM, &saved_->terminate, nullptr);
+  sigaction(SIGPIPE, &saved_->pipe, nullptr);
+  sigaction(SIGXFSZ, &saved_->file_size, nullptr);
+  requested_signal.store(0);
+  settled.store(false);
+}
+
+int ScopedInterruptHandlers::signal() const { return requested_signal.load(); }
+
 bool interrupt_requested() { return requested_signal.load() != 0; }
 
 int interrupt_signal() { return requested_signal.load(); }

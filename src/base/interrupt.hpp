@@ -4,6 +4,7 @@
 // flag and call unlink, which are async-signal-safe.
 #pragma once
 
+#include <memory>
 #include <string>
 
 namespace gpb {
@@ -13,6 +14,24 @@ namespace gpb {
 // which the writer reports (and a temporary file is removed), instead of the signal
 // killing the process between two of its steps (say, after the reports and before the store).
 void install_interrupt_handlers();
+
+// The same handlers for as long as it lives, in a process whose own handlers it then puts
+// back (the Python package, which runs the program's commands in the interpreter's process):
+// a signal that arrives meanwhile stops the command as it stops the program, where Python's
+// handler would only run once the command returned. On destruction the handlers before it are
+// restored and the stop flag cleared; signal() says which signal came (0: none).
+class ScopedInterruptHandlers {
+ public:
+  ScopedInterruptHandlers();
+  ~ScopedInterruptHandlers();
+  ScopedInterruptHandlers(const ScopedInterruptHandlers&) = delete;
+  ScopedInterruptHandlers& operator=(const ScopedInterruptHandlers&) = delete;
+  int signal() const;
+
+ private:
+  struct Saved;
+  std::unique_ptr<Saved> saved_;
+};
 
 // Whether a stop was asked for, and by which signal (0 when none).
 bool interrupt_requested();

@@ -13,6 +13,7 @@
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
+#include "base/text.hpp"
 #include "measure/energy_meter.hpp"
 #include "measure/host_interference.hpp"
 #include "model/op_table.hpp"
@@ -122,6 +123,8 @@ class Strategy {
   virtual std::int64_t launches_per_energy_run() const { return 1; }
   // Why this case's energy cannot be measured; empty where it can.
   virtual std::string energy_unavailable() const { return {}; }
+  // What the host's cost of issuing a call (measured after the samples) says of them.
+  virtual std::string host_pace_note(const ResultRecord& /*record*/) const { return {}; }
 
  protected:
   // Seconds per launch of `launches` runs of body.
@@ -170,6 +173,20 @@ class BatchedLaunches final : public Strategy {
   }
   double take_sample() override {
     return time_launches(batch_, [this] { prepared_.run(); });
+  }
+  // A batch whose calls the host issues no faster than the GPU runs them leaves the GPU
+  // waiting between launches: its samples time the issue rate (Python's, a library's) more
+  // than the op. Where the host's cost of a call reaches this share of the median, the note
+  // says so and names the timing that leaves the host out.
+  std::string host_pace_note(const ResultRecord& record) const override {
+    constexpr double kHostBoundShare = 0.9;
+    if (batch_ < 2 || !record.host_cost || !(record.stats.median > 0)) return {};
+    const double host_s = record.host_cost->stats.median;
+    if (host_s < kHostBoundShare * record.stats.median) return {};
+    return "host-bound batch: issuing one call takes " + format_seconds(host_s) + " on the host against the " +
+           format_seconds(record.stats.median) +
+           " median per launch, so the GPU waited between launches and the median is the host's issue rate more "
+           "than the op's time; graph timing replays the launches without the host";
   }
 };
 
@@ -504,6 +521,8 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   strategy->finish(record);
   finalize_record(record);
   record.timing_note = strategy->timing_note(record.stats.median, options.min_sample_s);
+  const std::string pace = strategy->host_pace_note(record);
+  if (!pace.empty()) record.timing_note += (record.timing_note.empty() ? "" : "; ") + pace;
 }
 
 }  // namespace

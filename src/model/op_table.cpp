@@ -361,10 +361,34 @@ OpDef spmv_op() {
   return def;
 }
 
+// A function measured from Python (gpubench.benchmark): what it moves and computes is
+// unknown here, so its records have no rates, and its output stays in Python, where the
+// caller's reference= check compares it. The program reads such records (compare, report,
+// merge, history) and runs no such case.
+OpDef callable_definition() {
+  OpDef def = named_op("callable", "a function measured from Python", "the caller's", ShapeKind::elements);
+  def.recorded_only = true;
+  def.shows_bandwidth = false;
+  def.shows_flop_rate = false;
+  def.bytes = [](const Shape&, DType) { return 0.0; };
+  def.flops = [](const Shape&) { return 0.0; };
+  def.output_size = [](const Shape&) { return std::int64_t{0}; };
+  def.build_inputs = [](Problem& problem) {
+    require_positive(problem.shape.n, "callable size");
+    problem.input_distribution = "the caller's";
+  };
+  def.references = [](const Problem&, const std::vector<std::int64_t>& entries) {
+    return std::vector<Reference>(entries.size());
+  };
+  def.tolerance = [](const Problem&, const Rounding&) { return 0.0; };
+  def.error_scale = "|y - reference| / (atol + rtol |reference|)";
+  return def;
+}
+
 // Indexed by the Op value: the built-in ops in enumerator order, then registered ones. A
 // deque, so that entries handed out by op_def stay where they are when one is added.
 struct Registry {
-  std::deque<OpDef> ops{sin_op(), sqrt_op(), sum_op(), matmul_op(), spmv_op()};
+  std::deque<OpDef> ops{sin_op(), sqrt_op(), sum_op(), matmul_op(), spmv_op(), callable_definition()};
   std::size_t builtin_count = ops.size();
 };
 
@@ -385,7 +409,7 @@ const OpDef& op_def(Op op) {
 
 Op register_op(OpDef def) {
   if (def.name.empty()) throw std::invalid_argument("register_op: an op needs a name");
-  for (Op op : all_ops())
+  for (Op op : recorded_ops())
     if (op_def(op).name == def.name) throw std::invalid_argument("register_op: op '" + def.name + "' exists already");
   if (!def.bytes || !def.flops || !def.output_size || !def.build_inputs || !def.references || !def.tolerance)
     throw std::invalid_argument("register_op: op '" + def.name +
@@ -395,13 +419,25 @@ Op register_op(OpDef def) {
   return static_cast<Op>(ops.size() - 1);
 }
 
-std::vector<Op> all_ops() {
+// The entry after the enumerators' (the registry's order).
+Op callable_op() { return static_cast<Op>(static_cast<int>(Op::spmv) + 1); }
+
+std::vector<Op> recorded_ops() {
   std::vector<Op> ops(registry().ops.size());
   for (std::size_t index = 0; index < ops.size(); ++index) ops[index] = static_cast<Op>(index);
   return ops;
 }
 
-bool is_builtin(Op op) { return static_cast<std::size_t>(op) < registry().builtin_count; }
+std::vector<Op> all_ops() {
+  std::vector<Op> ops;
+  for (Op op : recorded_ops())
+    if (!op_def(op).recorded_only) ops.push_back(op);
+  return ops;
+}
+
+bool is_builtin(Op op) {
+  return static_cast<std::size_t>(op) < registry().builtin_count && !op_def(op).recorded_only;
+}
 
 ShapeKind shape_kind(Op op) { return op_def(op).shape_kind; }
 

@@ -58,6 +58,9 @@ struct OpDef {
   // The output is stored in the dtype's accumulation type rather than the dtype: sum, whose
   // result outgrows f16 (largest 65504) at about 2^17 inputs of uniform[0,1).
   bool output_in_accumulation_type = false;
+  // Records of the op come from elsewhere (callable_op(): functions measured from Python):
+  // every command reads them, no command runs the op (all_ops and parse_op leave it out).
+  bool recorded_only = false;
 
   // The fewest bytes the op must move through memory: every input read once, every output
   // written once. Sizes are counted in double: products like m*n*k overflow 64-bit integers
@@ -83,6 +86,11 @@ struct OpDef {
 // against the copy bandwidth, and the cuda backend runs them on matrix-vector kernels.
 inline constexpr std::int64_t kMatmulVectorMaxSide = 16;
 bool matmul_is_matrix_vector(const Shape& shape);
+
+// The op of a function measured from Python (gpubench.benchmark), "callable": its records
+// have no rates (what a function moves is unknown), every command reads them, and the
+// program runs no such case (recorded_only: all_ops and parse_op leave it out).
+Op callable_op();
 
 // Throws std::logic_error for a value that names no entry.
 const OpDef& op_def(Op op);

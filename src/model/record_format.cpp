@@ -551,11 +551,11 @@ constexpr bool kIsRecord = HasFieldList<T>::value;
 
 // ---- enum values: what each enum field accepts, by its to_string names ----
 
-std::vector<Op> values_of(Op) { return all_ops(); }
+std::vector<Op> values_of(Op) { return recorded_ops(); }
 std::vector<DType> values_of(DType) { return all_dtypes(); }
 std::vector<DeviceKind> values_of(DeviceKind) { return {DeviceKind::cpu, DeviceKind::gpu}; }
 std::vector<Status> values_of(Status) { return {Status::ok, Status::skipped, Status::failed}; }
-std::vector<TimingMode> values_of(TimingMode) { return {TimingMode::kernel, TimingMode::e2e}; }
+std::vector<TimingMode> values_of(TimingMode) { return {TimingMode::kernel, TimingMode::e2e, TimingMode::graph}; }
 std::vector<L2Mode> values_of(L2Mode) { return {L2Mode::flush, L2Mode::warm}; }
 std::vector<InputData> values_of(InputData) { return all_input_data(); }
 std::vector<SpmvKernelChoice> values_of(SpmvKernelChoice) {

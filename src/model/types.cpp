@@ -1,6 +1,7 @@
 #include "model/types.hpp"
 
 #include "base/text.hpp"
+#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {
@@ -48,9 +49,9 @@ struct OpName {
   Op value;
   std::string name;
 };
-std::vector<OpName> op_names() {
+std::vector<OpName> op_names(const std::vector<Op>& ops) {
   std::vector<OpName> names;
-  for (Op op : all_ops()) names.push_back({op, to_string(op)});
+  for (Op op : ops) names.push_back({op, to_string(op)});
   return names;
 }
 
@@ -74,7 +75,18 @@ std::string to_string(SpmvKernelChoice choice) { return name_of(kSpmvKernels, ch
 std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
 std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
 
-Op parse_op(std::string_view text) { return parse_name(op_names(), text, "op"); }
+Op parse_op(std::string_view text) {
+  for (const OpName& entry : op_names(recorded_ops()))
+    if (entry.name == text && op_def(entry.value).recorded_only) {
+      std::vector<std::string> runnable;
+      for (const OpName& op : op_names(all_ops())) runnable.push_back(op.name);
+      throw UsageError("op '" + entry.name + "' is " + op_def(entry.value).description +
+                       ": its records come from gpubench.benchmark, the program runs no such case (ops: " +
+                       join_words(runnable, ", ") + ")");
+    }
+  return parse_name(op_names(all_ops()), text, "op");
+}
+Op parse_recorded_op(std::string_view text) { return parse_name(op_names(recorded_ops()), text, "op"); }
 DType parse_dtype(std::string_view text) {
   std::vector<std::string> names, aliases;
   for (const DTypeInfo& info : kDTypeTable) {

@@ -13,7 +13,9 @@
 namespace gpb {
 
 // The built-in ops. Op is open: the op table (op_table.hpp) holds an entry for each, and
-// register_op hands out further values for ops defined elsewhere (tests).
+// register_op hands out further values for ops defined elsewhere (tests). The table's entry
+// after the enumerators is callable_op() (op_table.hpp), the op of records of functions
+// measured from Python, which the program reads and does not run.
 enum class Op : int { sin, sqrt, sum, matmul, spmv };
 // What a case's shape holds (see Shape).
 enum class ShapeKind { elements, dense_matrix, sparse_matrix };
@@ -36,8 +38,10 @@ enum class Bound { memory, compute };
 
 // An op's name and shape kind are its op table entry's: all_ops, shape_kind and
 // to_string(Op) are defined with the table (op_table.cpp), which builds on this vocabulary.
-// Built-in ops in enumerator order, then registered ones.
+// The ops the program runs: built-in ops in enumerator order, then registered ones.
 std::vector<Op> all_ops();
+// Every op a record may name: all_ops and the recorded-only ones (callable_op()).
+std::vector<Op> recorded_ops();
 const std::vector<DType>& all_dtypes();
 ShapeKind shape_kind(Op op);
 
@@ -52,7 +56,8 @@ std::string to_string(DeviceKind kind);
 std::string to_string(Bound bound);  // "memory", "compute"
 
 // Parsers throw UsageError naming the bad value and the accepted ones.
-Op parse_op(std::string_view text);
+Op parse_op(std::string_view text);  // an op the program runs
+Op parse_recorded_op(std::string_view text);  // an op a record may name
 DType parse_dtype(std::string_view text);
 TimingMode parse_timing_mode(std::string_view text);
 L2Mode parse_l2_mode(std::string_view text);

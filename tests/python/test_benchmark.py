@@ -140,3 +140,74 @@ def test_nvtx_ranges_are_named_after_the_function(tmp_path):
     pushed = [line.split("|", 1)[1] for line in log.read_text().splitlines() if line.startswith("push ")]
     assert pushed[:5] == ["scaled_sum", "callable/numpy/f32/1", "prepare", "first_call", "warmup"], pushed
     assert "measure" in pushed
+
+
+def test_function_records_are_read_by_compare_report_and_history(gpubench_cli, tmp_path):
+    # Op "callable" is the op table's: the program's commands read what benchmark() saves.
+    first = gpubench.benchmark(lambda: sum(range(100)), name="loop", size=100, **QUICK)
+    second = gpubench.benchmark(lambda: sum(range(100)), name="loop", size=100, **QUICK)
+    first.save(tmp_path / "a.json")
+    second.save(tmp_path / "b.json")
+    compared = gpubench_cli("compare", tmp_path / "a.json", tmp_path / "b.json", check=False)
+    assert compared.returncode in (0, 1, 4), compared.stderr  # a verdict, not a refusal (2)
+    assert "callable/loop/f32/100" in compared.stdout
+    assert "callable/loop/f32/100" in gpubench_cli("report", tmp_path / "a.json").stdout
+    database = tmp_path / "history.db"
+    gpubench_cli("history", "ingest", tmp_path / "a.json", "--db", database)
+    gpubench_cli("history", "ingest", tmp_path / "b.json", "--db", database)
+    shown = gpubench_cli("history", "show", "--db", database, "--case", "callable/loop/f32/100", check=False)
+    assert shown.returncode == 0, shown.stderr
+    assert "callable/loop/f32/100" in shown.stdout
+
+
+def test_callable_is_no_op_of_run():
+    with pytest.raises(ValueError, match="gpubench.benchmark"):
+        gpubench.run(op="callable")
+    with pytest.raises(ValueError) as raised:
+        gpubench.run(op="summ")
+    assert "sum" in str(raised.value) and "callable" not in str(raised.value)
+
+
+def test_timing_modes_of_a_function():
+    with pytest.raises(ValueError, match="'kernel' or 'graph'"):
+        gpubench.benchmark(lambda: None, timing="e2e", **QUICK)
+    with pytest.raises(ValueError, match="graph"):
+        gpubench.benchmark(lambda: None, timing="grph", **QUICK)
+    # A CPU function launches nothing a CUDA graph could hold: the case says why.
+    with pytest.raises(RuntimeError, match="CUDA graph"):
+        gpubench.benchmark(lambda: None, timing="graph", **QUICK)
+
+
+def test_ctrl_c_stops_a_run_after_its_current_sample(tmp_path):
+    # A run that would take 60 s (min_time per case) stops within seconds of SIGINT and raises
+    # KeyboardInterrupt, as Ctrl-C at a prompt would; Python's own handler is back afterwards.
+    import os
+    import signal
+    import subprocess
+    import sys
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        "import signal, sys, gpubench\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    gpubench.run(op='sum', size=4096, backend='eigen', dtype='f32', min_time=60, max_time=60,\n"
+        "                 max_noise=1e-9, max_samples=1000000)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        "    sys.exit(0)\n"
+        "sys.exit(3)\n")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=os.environ.copy())
+    assert process.stdout.readline().strip() == "started"
+    time.sleep(2.0)  # inside the run's samples (the import and start-up are done)
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail("the run did not stop within 30 s of SIGINT")
+    assert process.returncode == 0, (out, err)
+    assert "interrupted" in out
+    assert time.monotonic() - started < 30

@@ -85,3 +85,28 @@ def test_numpy_against_cupy_crossover(cupy, tmp_path):
     summary = results.summary()
     assert "numpy" in summary and "cupy" in summary
     assert "<html" in results.html(tmp_path / "sweep.html").lower()
+
+
+def test_graph_timing_of_a_cupy_function(cupy):
+    # Captured on a stream of its own (CuPy's current one is the default stream, which cannot be
+    # captured), replayed: the record says so; with l2="flush" each call follows an eviction.
+    x = cupy.ones(1 << 16, dtype=cupy.float32)
+    for l2 in ("warm", "flush"):
+        record = gpubench.benchmark(lambda: cupy.sqrt(x), timing="graph", l2=l2, **QUICK)[0]
+        assert record["status"] == "ok", record["reason"]
+        assert record["settings"]["timing"] == "graph" and record["settings"]["l2"] == l2
+        assert "CUDA graph of" in record["timing_note"], record["timing_note"]
+        assert record["id"].startswith("callable/cupy/f32/")
+
+
+def test_graph_timing_of_a_torch_function(torch):
+    a = torch.ones(1 << 16, device="cuda")
+    record = gpubench.benchmark(lambda: torch.sqrt(a), timing="graph", l2="warm", **QUICK)[0]
+    assert record["status"] == "ok", record["reason"]
+    assert record["backend"] == "torch" and record["settings"]["timing"] == "graph"
+
+
+def test_the_default_stream_cannot_be_captured(cupy):
+    x = cupy.ones(1 << 10, dtype=cupy.float32)
+    with pytest.raises(RuntimeError, match="default stream"):
+        gpubench.benchmark(lambda: cupy.sqrt(x), timing="graph", stream=0, l2="warm", **QUICK)

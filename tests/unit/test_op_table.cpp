@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -109,6 +110,40 @@ TEST(OpTable, EntriesDescribeEveryOp) {
   EXPECT_EQ(shape_parameters(ShapeKind::dense_matrix), "m x n x k");
   EXPECT_EQ(to_string(Bound::memory), "memory");
   EXPECT_EQ(to_string(Bound::compute), "compute");
+}
+
+// Records of functions measured from Python name callable_op(): every command reads them
+// (parse_recorded_op), no command runs it (all_ops, parse_op and is_builtin leave it out).
+TEST(OpTable, CallableIsRecordedButNotRun) {
+  const Op callable = callable_op();
+  EXPECT_EQ(to_string(callable), "callable");
+  EXPECT_TRUE(op_def(callable).recorded_only);
+  EXPECT_FALSE(is_builtin(callable));
+  const std::vector<Op> ops = all_ops();
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), callable), 0);
+  const std::vector<Op> recorded = recorded_ops();
+  EXPECT_EQ(std::count(recorded.begin(), recorded.end(), callable), 1);
+  EXPECT_EQ(recorded.size(), ops.size() + 1);
+  EXPECT_EQ(parse_recorded_op("callable"), callable);
+  EXPECT_EQ(parse_recorded_op("matmul"), Op::matmul);
+  try {
+    parse_op("callable");
+    ADD_FAILURE() << "parse_op accepted callable";
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("gpubench.benchmark"), std::string::npos) << message;
+    EXPECT_NE(message.find("sin, sqrt, sum, matmul, spmv"), std::string::npos) << message;
+  }
+  try {
+    parse_op("summ");
+    ADD_FAILURE() << "parse_op accepted summ";
+  } catch (const UsageError& error) {
+    EXPECT_EQ(std::string(error.what()).find("callable"), std::string::npos) << error.what();
+  }
+  const OpDef& def = op_def(callable);
+  EXPECT_FALSE(def.shows_bandwidth);
+  EXPECT_FALSE(def.shows_flop_rate);
+  EXPECT_EQ(def.flops(Shape{}), 0.0);
 }
 
 TEST(OpTable, UnknownOpValuesAreAProgrammingError) {

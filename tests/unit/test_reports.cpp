@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "base/atomic_file.hpp"
+#include "model/op_table.hpp"
 #include "model/csr.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
@@ -487,6 +488,29 @@ TEST(JsonReport, EveryGeneratedPatternRoundTrips) {
     EXPECT_EQ(results[i].spec.id(), loaded.results[i].spec.id());
   }
   EXPECT_EQ(loaded.results[6].spec.id(), "spmv/eigen/f64/4096x262144/8/wide");
+}
+
+// What the runner records reads back: graph-timed cases and the records of functions measured
+// from Python (op callable, no rates), so compare, report, merge and history take them.
+TEST(JsonReport, GraphTimedAndCallableRecordsRoundTrip) {
+  Shape elements;
+  elements.n = 1024;
+  ResultRecord graph = measured(Op::sin, "cuda", DType::f32, elements, DeviceKind::gpu, 2e-6, 8192, 1024);
+  graph.spec.timing = TimingMode::graph;
+  graph.spec.l2 = L2Mode::warm;
+  graph.timing_note = "CUDA graph of 500 launches, replayed 2x per sample";
+  elements.n = 1 << 20;
+  ResultRecord function = measured(callable_op(), "cupy", DType::f32, elements, DeviceKind::gpu, 1e-5, 0, 0);
+  function.gbps = function.gflops = 0;
+  const std::vector<ResultRecord> results{graph, function};
+  const auto loaded = parse_json_report(render_json(fixed_context(), results), "report.json");
+  ASSERT_EQ(loaded.results.size(), 2u);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    expect_same(results[i], loaded.results[i]);
+    EXPECT_EQ(results[i].spec.id(), loaded.results[i].spec.id());
+  }
+  EXPECT_EQ(loaded.results[0].spec.timing, TimingMode::graph);
+  EXPECT_EQ(loaded.results[1].spec.op, callable_op());
 }
 
 TEST(JsonReport, SettingsKeepTheirTypes) {
