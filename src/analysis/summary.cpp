@@ -226,7 +226,7 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
   };
   std::set<std::tuple<Op, DType, std::string, std::string>> flushed_backends;  // GPU, by flushed variant
   for (const auto& record : results)
-    if (is_comparable(record) && record.device != DeviceKind::cpu && record.spec.l2 == L2Mode::flush)
+    if (is_comparable(record) && record.device != DeviceKind::cpu && record.spec.l2.value_or(L2Mode::flush) == L2Mode::flush)
       flushed_backends.insert({record.spec.op, record.spec.dtype, flushed_variant(record.spec), record.spec.backend_label()});
   struct Placement {
     GroupKey group;
@@ -251,7 +251,7 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
   for (const auto& record : results) {
     if (!is_comparable(record) || record.device == DeviceKind::cpu) continue;
     const Placement placement = place(record);
-    gpu_modes[placement.group].insert(record.spec.l2);
+    gpu_modes[placement.group].insert(record.spec.l2.value_or(L2Mode::flush));
     if (placement.set_aside)
       set_aside[{record.spec.op, record.spec.dtype, flushed_variant(record.spec)}].insert(record.spec.backend_label());
   }

@@ -227,6 +227,7 @@ std::vector<ResultRecord> fixed_results() {
   energy.power_w = 649.21;
   energy.energy_per_op_j = 0.02678;
   energy.uncertainty_j = 0.0026;
+  energy.launch_rate_uncertainty_j = 1.95e-5;  // 649.21 W x (41.28 - 41.25) us
   energy.gflops_per_j = 80.25;
   energy.gb_per_j = 0.46875;
   results.back().energy = energy;

@@ -399,7 +399,8 @@ TEST(SpeedupSummaryL2, AWarmRunHasAnEnergyCrossover) {
     ResultRecord c = cpu(n, n * 1e-9);
     ResultRecord g = gpu(n, 1e-5);
     g.spec.l2 = L2Mode::warm;
-    for (auto [r, joules] : {std::pair<ResultRecord*, double>{&c, n * 1e-9}, {&g, 1e-5}}) {
+    const std::pair<ResultRecord*, double> measured[] = {{&c, n * 1e-9}, {&g, 1e-5}};
+    for (const auto& [r, joules] : measured) {
       EnergyMeasurement energy;
       energy.counter = "fake";
       energy.update_interval_s = 0.01;
