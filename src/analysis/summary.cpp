@@ -27,35 +27,37 @@ void keep_lowest(std::optional<BestEnergy>& best, const std::string& backend, co
     best = BestEnergy{backend, energy.energy_per_op_j, energy.uncertainty_j};
 }
 
-void add_energy(SpeedupRow& row, const ResultRecord& record) {
+void add_energy(SpeedupRow& row, const ResultRecord& record, const std::string& label) {
   if (!record.energy || !record.energy->measured()) return;
   if (record.device == DeviceKind::cpu)
-    keep_lowest(row.cpu_energy, record.spec.backend_label(), *record.energy);
+    keep_lowest(row.cpu_energy, label, *record.energy);
   else if (record.spec.timing == TimingMode::kernel)
-    keep_lowest(row.gpu_energy, record.spec.backend_label(), *record.energy);
+    keep_lowest(row.gpu_energy, label, *record.energy);
 }
 
-void add_record(SpeedupRow& row, const ResultRecord& record) {
-  add_energy(row, record);
+// `label` is the backend's in the summary: its backend_label, with "/l2warm" for a warm record
+// in a group whose GPU records are of both modes.
+void add_record(SpeedupRow& row, const ResultRecord& record, const std::string& label) {
+  add_energy(row, record, label);
   const double median = record.stats.median;
   if (record.first_call && record.first_call->host_s > 0) {
     const double first = record.first_call->host_s;
     if (record.device == DeviceKind::cpu)
-      keep_best(row.cpu_first_call, record.spec.backend_label(), first);
+      keep_best(row.cpu_first_call, label, first);
     else if (record.spec.timing == TimingMode::kernel)
-      keep_best(row.first_call.gpu, record.spec.backend_label(), first);
+      keep_best(row.first_call.gpu, label, first);
   }
   if (record.device == DeviceKind::cpu) {
-    keep_best(row.cpu, record.spec.backend_label(), median);
+    keep_best(row.cpu, label, median);
   } else if (record.spec.timing == TimingMode::graph) {
     // Launch-free figures have no CPU counterpart: the crossovers compare kernel and e2e
     // figures, and graph figures stand beside kernel ones in the launch-overhead table.
     return;
   } else if (record.spec.timing == TimingMode::kernel) {
-    keep_best(row.kernel.gpu, record.spec.backend_label(), median);
+    keep_best(row.kernel.gpu, label, median);
   } else {
-    keep_best(row.e2e.gpu, record.spec.backend_label(), median);
-    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, record.spec.backend_label(), *op);
+    keep_best(row.e2e.gpu, label, median);
+    if (const auto op = op_phase_median(record)) keep_best(row.kernel.gpu, label, *op);
   }
 }
 
@@ -141,6 +143,20 @@ bool is_comparable(const ResultRecord& record) {
          record.stats.median > 0;
 }
 
+std::string to_string(GpuL2 l2) {
+  switch (l2) {
+    case GpuL2::none:
+      return "";
+    case GpuL2::flush:
+      return "flush";
+    case GpuL2::warm:
+      return "warm";
+    case GpuL2::mixed:
+      return "flush+warm";
+  }
+  return "?";
+}
+
 std::string to_string(CrossoverKind kind) {
   switch (kind) {
     case CrossoverKind::at:
@@ -166,7 +182,15 @@ std::string SpeedupGroup::name() const {
 }
 
 bool SpeedupGroup::contains(const CaseSpec& spec) const {
-  return spec.op == op && spec.dtype == dtype && comparison_variant(spec) == variant;
+  if (spec.op != op || spec.dtype != dtype) return false;
+  if (comparison_variant(spec) == variant) return true;
+  // A GPU record with the L2 warm, paired here with the CPU records (its backend has no
+  // flushed ones).
+  if (spec.l2 != L2Mode::warm || (gpu_l2 != GpuL2::warm && gpu_l2 != GpuL2::mixed)) return false;
+  CaseSpec flushed = spec;
+  flushed.l2 = L2Mode::flush;
+  return comparison_variant(flushed) == variant &&
+         std::find(warm_set_aside.begin(), warm_set_aside.end(), spec.backend_label()) == warm_set_aside.end();
 }
 
 bool SpeedupGroup::has_cpu_gpu_pair() const {
@@ -192,21 +216,64 @@ const Crossover& crossover_for(const SpeedupGroup& group, TimingMode timing) {
 
 SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
   using GroupKey = std::tuple<Op, DType, std::string>;
+  // The group a record joins: CPU records, and GPU records of one L2 mode per backend, the
+  // group of their flushed variant; warm GPU records of a backend that also has flushed ones,
+  // their own.
+  const auto flushed_variant = [](const CaseSpec& spec) {
+    CaseSpec flushed = spec;
+    flushed.l2 = L2Mode::flush;
+    return comparison_variant(flushed);
+  };
+  std::set<std::tuple<Op, DType, std::string, std::string>> flushed_backends;  // GPU, by flushed variant
+  for (const auto& record : results)
+    if (is_comparable(record) && record.device != DeviceKind::cpu && record.spec.l2.value_or(L2Mode::flush) == L2Mode::flush)
+      flushed_backends.insert({record.spec.op, record.spec.dtype, flushed_variant(record.spec), record.spec.backend_label()});
+  struct Placement {
+    GroupKey group;
+    bool warm_gpu = false;   // a GPU record with the L2 warm in its flushed variant's group
+    bool set_aside = false;  // a warm GPU record left to its own group
+  };
+  const auto place = [&](const ResultRecord& record) {
+    const CaseSpec& spec = record.spec;
+    Placement placement{{spec.op, spec.dtype, flushed_variant(spec)}};
+    if (record.device == DeviceKind::cpu || spec.l2 != L2Mode::warm) return placement;
+    if (flushed_backends.count({spec.op, spec.dtype, flushed_variant(spec), spec.backend_label()})) {
+      placement.group = {spec.op, spec.dtype, comparison_variant(spec)};
+      placement.set_aside = true;
+    } else {
+      placement.warm_gpu = true;
+    }
+    return placement;
+  };
+  // Each group's GPU L2 modes, and the backends whose warm records went elsewhere.
+  std::map<GroupKey, std::set<L2Mode>> gpu_modes;
+  std::map<GroupKey, std::set<std::string>> set_aside;
+  for (const auto& record : results) {
+    if (!is_comparable(record) || record.device == DeviceKind::cpu) continue;
+    const Placement placement = place(record);
+    gpu_modes[placement.group].insert(record.spec.l2.value_or(L2Mode::flush));
+    if (placement.set_aside)
+      set_aside[{record.spec.op, record.spec.dtype, flushed_variant(record.spec)}].insert(record.spec.backend_label());
+  }
+
   std::map<GroupKey, std::map<std::string, SpeedupRow>> rows_by_group;  // rows keyed by shape label
   std::map<GroupKey, std::string> cpu_energy_reasons, gpu_energy_reasons;  // the first each group met
   std::set<GroupKey> with_energy;
   for (const auto& record : results) {
     if (!is_comparable(record)) continue;
     const CaseSpec& spec = record.spec;
-    if (record.energy) with_energy.insert({spec.op, spec.dtype, comparison_variant(spec)});
+    const Placement placement = place(record);
+    const GroupKey& key = placement.group;
+    if (record.energy) with_energy.insert(key);
     if (record.energy && !record.energy->reason.empty()) {
       auto& reasons = record.device == DeviceKind::cpu ? cpu_energy_reasons : gpu_energy_reasons;
-      reasons.emplace(GroupKey{spec.op, spec.dtype, comparison_variant(spec)}, record.energy->reason);
+      reasons.emplace(key, record.energy->reason);
     }
-    SpeedupRow& row = rows_by_group[{spec.op, spec.dtype, comparison_variant(spec)}][spec.shape.label(spec.op)];
+    SpeedupRow& row = rows_by_group[key][spec.shape.label(spec.op)];
     row.size = footprint_elements(spec.op, spec.shape);
     row.shape = spec.shape.label(spec.op);
-    add_record(row, record);
+    const bool mixed = placement.warm_gpu && gpu_modes[key].size() > 1;
+    add_record(row, record, spec.backend_label() + (mixed ? "/l2warm" : ""));
   }
 
   SpeedupSummary summary;
@@ -231,6 +298,10 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
                        [](const SpeedupRow& row) -> const std::optional<BestBackend>& { return row.cpu_first_call; });
     group.energy_crossover = find_energy_crossover(group.rows);
     group.energy_known = with_energy.count(key) > 0;
+    if (const auto modes = gpu_modes.find(key); modes != gpu_modes.end() && !modes->second.empty())
+      group.gpu_l2 = modes->second.size() > 1 ? GpuL2::mixed : *modes->second.begin() == L2Mode::warm ? GpuL2::warm : GpuL2::flush;
+    if (const auto aside = set_aside.find(key); aside != set_aside.end())
+      group.warm_set_aside.assign(aside->second.begin(), aside->second.end());
     if (const auto found = cpu_energy_reasons.find(key); found != cpu_energy_reasons.end()) group.cpu_energy_reason = found->second;
     if (const auto found = gpu_energy_reasons.find(key); found != gpu_energy_reasons.end()) group.gpu_energy_reason = found->second;
     summary.groups.push_back(std::move(group));

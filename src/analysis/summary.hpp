@@ -21,6 +21,13 @@ std::int64_t footprint_elements(Op op, const Shape& shape);
 // ("" for a plain case, "random+l2warm").
 std::string comparison_variant(const CaseSpec& spec);
 
+// The L2 mode of the GPU records a group pairs with its CPU records. CPU records have no
+// L2 mode; a GPU record pairs with them in its L2 mode when its (op, dtype, variant less the
+// L2, backend) has one mode in the run. Where a backend has both, its flushed records pair
+// and its warm ones form a group of their own ("sin f32 l2warm", with no CPU side).
+enum class GpuL2 { none, flush, warm, mixed };  // mixed: flushed for some backends, warm for others
+std::string to_string(GpuL2 l2);                // "", "flush", "warm", "flush+warm"
+
 // Records that take part in the comparison: ok, verified and with a positive median.
 bool is_comparable(const ResultRecord& record);
 
@@ -84,7 +91,8 @@ struct Crossover {
 struct SpeedupGroup {
   Op op = Op::sin;
   DType dtype = DType::f32;
-  std::string variant;           // comparison_variant of its cases
+  std::string variant;           // comparison_variant of its cases (of its flushed cases, for GPU
+                                 // records with the L2 warm paired with CPU records)
   std::vector<SpeedupRow> rows;  // by size, then shape label
   Crossover kernel_crossover, e2e_crossover;
   Crossover first_call_crossover;  // from which size the GPU's first call beats the CPU's
@@ -94,6 +102,10 @@ struct SpeedupGroup {
   Crossover energy_crossover;
   std::string cpu_energy_reason, gpu_energy_reason;
   bool energy_known = false;  // some record of the group carries an energy measurement or a reason
+  GpuL2 gpu_l2 = GpuL2::none;  // the L2 mode of the group's GPU records
+  // Backends with both L2 modes whose warm records were left to a group of their own
+  // (flushed ones preferred), by backend label.
+  std::vector<std::string> warm_set_aside;
 
   std::string name() const;  // "sin f32", "spmv f64 banded", "matmul f32 tf32"
   bool contains(const CaseSpec& spec) const;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <set>
+#include <utility>
 
 #include "base/interrupt.hpp"
 #include "base/nvtx.hpp"
@@ -370,12 +371,14 @@ class GraphReplay final : public Strategy {
   std::int64_t replays_ = 1;
   std::int64_t multiple_ = 1;
 };
-// Whether no case of `backend` has run in this process yet; true once per backend.
-bool first_case_of(const std::string& backend) {
+// Whether no case of `backend` has run on `device` in this process yet; true once per backend
+// and device (each GPU has its own context, module loads and handles; -1 for CPU backends).
+// Device workers ask at once.
+bool first_case_of(const std::string& backend, int device) {
   static std::mutex mutex;
-  static std::set<std::string> seen;
+  static std::set<std::pair<std::string, int>> seen;
   const std::lock_guard<std::mutex> lock(mutex);
-  return seen.insert(backend).second;
+  return seen.emplace(backend, device).second;
 }
 
 // The host's cost of issuing one op: the steady clock around run() alone, which returns once
@@ -422,7 +425,8 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   {
     nvtx::ScopedRange range("first_call");
     record.first_call = strategy->first_call();
-    record.first_call->first_of_backend = first_case_of(spec.backend);
+    record.first_call->first_of_backend =
+        first_case_of(spec.backend, record.device == DeviceKind::gpu ? options.device : -1);
   }
   {
     nvtx::ScopedRange range("warmup");

@@ -23,8 +23,19 @@ std::uint64_t rapl_increase_uj(std::uint64_t before, std::uint64_t after, std::u
   return max_range_uj - before + after;
 }
 
+double launch_rate_uncertainty(const EnergyMeasurement& energy) {
+  const std::int64_t timed = energy.launches - energy.extra_launches;
+  if (!energy.includes_timed_samples || energy.extra_launches <= 0 || timed <= 0 || !(energy.extra_s > 0) ||
+      !(energy.window_s > 0) || !std::isfinite(energy.power_w))
+    return 0;
+  const double window_per_op_s = energy.window_s / static_cast<double>(energy.launches);
+  const double repeat_per_op_s = energy.extra_s / static_cast<double>(energy.extra_launches);
+  return energy.power_w * std::fabs(window_per_op_s - repeat_per_op_s);
+}
+
 void finish_energy(EnergyMeasurement& energy, double flops, double bytes) {
-  energy.power_w = energy.energy_per_op_j = energy.uncertainty_j = energy.gflops_per_j = energy.gb_per_j = kNotReported;
+  energy.power_w = energy.energy_per_op_j = energy.uncertainty_j = energy.launch_rate_uncertainty_j = energy.gflops_per_j =
+      energy.gb_per_j = kNotReported;
   if (!energy.reason.empty()) return;
   // A counter that did not move over the window says nothing: no figure rather than 0 J.
   if (!(energy.energy_j > 0) || !(energy.window_s > 0) || energy.launches <= 0) {
@@ -45,7 +56,8 @@ void finish_energy(EnergyMeasurement& energy, double flops, double bytes) {
     const auto [low, high] = std::minmax_element(per_window.begin(), per_window.end());
     uncertainty = std::max(uncertainty, (*high - *low) / 2);
   }
-  energy.uncertainty_j = uncertainty;
+  energy.launch_rate_uncertainty_j = launch_rate_uncertainty(energy);
+  energy.uncertainty_j = uncertainty + energy.launch_rate_uncertainty_j;
   energy.gflops_per_j = flops / energy.energy_per_op_j / 1e9;
   energy.gb_per_j = bytes / energy.energy_per_op_j / 1e9;
 }

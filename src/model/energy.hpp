@@ -65,7 +65,15 @@ struct EnergyMeasurement {
   // one-second average.
   double power_w = kNotReported;
   double energy_per_op_j = kNotReported;
-  double uncertainty_j = kNotReported;       // +- joules per op
+  // +- joules per op: the counter's part (read staleness and unit, or the windows' spread)
+  // plus launch_rate_uncertainty_j.
+  double uncertainty_j = kNotReported;
+  // The part of uncertainty_j from the window's mix of launch rates: power_w x |window_s /
+  // launches - extra_s / extra_launches| where the window holds both timed samples and untimed
+  // repeats, else 0. A host-bound op's timed samples (a synchronisation per sample) run at a
+  // lower rate than its back-to-back repeats, the board idles in between, and how many of each
+  // a window holds differs between processes (batch, sample count).
+  double launch_rate_uncertainty_j = kNotReported;
   double gflops_per_j = kNotReported, gb_per_j = kNotReported;
 
   bool measured() const { return reason.empty() && energy_per_op_j > 0; }
@@ -91,10 +99,16 @@ std::int64_t extra_launches_for(double window_s, double per_launch_s, double min
 std::uint64_t rapl_increase_uj(std::uint64_t before, std::uint64_t after, std::uint64_t max_range_uj);
 
 // The derived figures from the window: power, energy per op, its uncertainty and the
-// efficiency. The uncertainty per window is (power x update interval + 2 x resolution) /
-// launches, summed over windows, or half the spread of the windows' energies per op where
-// that is larger. No figure (and a reason) where the counter did not move.
+// efficiency. The uncertainty is the counter's part, per window (power x update interval + 2 x
+// resolution) / launches, summed over windows, or half the spread of the windows' energies per
+// op where that is larger, plus launch_rate_uncertainty (below). No figure (and a reason) where
+// the counter did not move.
 void finish_energy(EnergyMeasurement& energy, double flops, double bytes);
+
+// The launch-rate part of the uncertainty (EnergyMeasurement::launch_rate_uncertainty_j): the
+// window's energy per op against the energy per op at the untimed repeats' rate, at the
+// window's power. 0 where the window is one kind of launch (no repeats, or no timed samples).
+double launch_rate_uncertainty(const EnergyMeasurement& energy);
 
 // Two passes of one case: windows, energies and launches added (the measurement stays absent
 // unless both have one), then finish_energy again.

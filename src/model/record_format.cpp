@@ -193,7 +193,8 @@ struct FieldList<FirstCall> {
                             "wait for it"));
     v.field("timer_s", f.timer_s, seconds().about("The case's own timer around the same run"));
     v.field("first_of_backend", f.first_of_backend,
-            about("The first case of its backend in the process: it also paid the backend's first use"));
+            about("The first case of its backend in the process, on its GPU for a GPU backend: it also paid the "
+                  "backend's first use there"));
   }
 };
 
@@ -314,7 +315,10 @@ struct FieldList<EnergyMeasurement> {
     v.field("energy_per_op_j", e.energy_per_op_j, about("energy_j / launches"));
     v.field("uncertainty_j", e.uncertainty_j,
             about("+- joules per op: (power_w x update_interval_s + 2 x resolution_j) / launches per window, or half "
-                  "the spread of the windows' figures where larger"));
+                  "the spread of the windows' figures where larger, plus launch_rate_uncertainty_j"));
+    v.field("launch_rate_uncertainty_j", e.launch_rate_uncertainty_j,
+            about("The part of uncertainty_j from the window's mix of launch rates: power_w x |window_s / launches - "
+                  "extra_s / extra_launches| where the window holds timed samples and untimed runs, else 0"));
     v.field("gflops_per_j", e.gflops_per_j);
     v.field("gb_per_j", e.gb_per_j);
   }

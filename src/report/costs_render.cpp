@@ -60,7 +60,7 @@ std::string costs_footnote(const std::vector<ResultRecord>& results) {
     return {};
   return "first call: the case's first run in the process, before any warm-up, on the host's steady clock with the wait "
          "for it (x median: in medians of the steady state; first (timer): on the case's own timer); * marks the first "
-         "case of its backend, which also paid the backend's first use. issue: the host's time to issue one op without "
+         "case of its backend (on its GPU), which also paid the backend's first use. issue: the host's time to issue one op without "
          "waiting for it (GPU cases; - for CPU cases, whose work runs on the calling thread)";
 }
 

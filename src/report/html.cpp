@@ -530,6 +530,8 @@ void append_group(std::ostringstream& out, const Context& context, const Speedup
     if (group.energy_known)
       out << "<p class=\"crossover\">GPU uses fewer joules per op from: <b>" << escape(describe_energy_crossover(group))
           << "</b></p>";
+    if (const std::string l2 = describe_l2_choice(group); !l2.empty())
+      out << "<p class=\"crossover\">L2: " << escape(l2) << "</p>";
     append_table(out, speedup_table(group), "speedup");
   } else if (any_gpu) {
     out << "<p class=\"no-speedup\">No speed-up: " << escape(describe_crossover(group, TimingMode::kernel)) << "</p>";

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "analysis/fleet.hpp"
+#include "report/costs_render.hpp"
 #include "report/fleet_render.hpp"
 #include "report/report.hpp"
 #include "report/report_model.hpp"
@@ -62,6 +63,17 @@ std::string render_markdown(const Context& context, const std::vector<ResultReco
     out << "\nCPU interference while measuring:\n\n";
     report_model::append_markdown_table(out, interference);
     out << "\n> note: " << escape_markdown(report_model::cpu_telemetry_footnote(results)) << '\n';
+  }
+  const auto one_time = report_model::one_time_lines(context);
+  if (!one_time.empty()) {
+    out << "\nOne-time costs:\n\n";
+    for (const auto& line : one_time) out << "- " << escape_markdown(line) << '\n';
+  }
+  const report_model::Table costs = report_model::costs_table(results);
+  if (!costs.rows.empty()) {
+    out << "\nFirst calls and host cost per call:\n\n";
+    report_model::append_markdown_table(out, costs);
+    out << "\n> note: " << escape_markdown(report_model::costs_footnote(results)) << '\n';
   }
   const SpeedupSummary speedups = summarize_speedups(results);
   if (speedups.has_cpu_gpu_pair()) out << '\n' << render_speedups_markdown(speedups);

@@ -166,10 +166,40 @@ std::string describe_energy_crossover(const SpeedupGroup& group) {
                    "unknown: no size with both a CPU and a GPU energy figure"});
 }
 
+std::string describe_l2_choice(const SpeedupGroup& group) {
+  if (group.warm_set_aside.empty()) return {};
+  std::string backends;
+  for (const auto& backend : group.warm_set_aside) backends += (backends.empty() ? "" : ", ") + backend;
+  SpeedupGroup warm = group;
+  warm.variant += (warm.variant.empty() ? "" : "+") + std::string("l2warm");
+  return backends + " ran with the L2 flushed and warm: the flushed records are compared here, the warm ones in " +
+         warm.name();
+}
+
+namespace {
+
+// What the GPU columns' L2 mode was: " (L2 flushed)", " (L2 warm)", or for a group of both
+// (some backends flushed, others warm only) " (L2 flushed; /l2warm: warm)".
+std::string l2_suffix(const SpeedupGroup& group) {
+  switch (group.gpu_l2) {
+    case GpuL2::none:
+      return "";
+    case GpuL2::flush:
+      return " (L2 flushed)";
+    case GpuL2::warm:
+      return " (L2 warm)";
+    case GpuL2::mixed:
+      return " (L2 flushed; /l2warm: warm)";
+  }
+  return "";
+}
+
+}  // namespace
+
 Table speedup_table(const SpeedupGroup& group) {
   const bool show_e2e = has_e2e_figures(group);
   Table table;
-  table.columns = {{"size", Align::right}, {"shape", Align::left}, {"CPU", Align::left}, {"GPU kernel", Align::left},
+  table.columns = {{"size", Align::right}, {"shape", Align::left}, {"CPU", Align::left}, {"GPU kernel" + l2_suffix(group), Align::left},
                    {"kernel speed-up", Align::right}};
   if (show_e2e) table.columns.insert(table.columns.end(), {{"GPU e2e", Align::left}, {"e2e speed-up", Align::right}});
   const bool show_first_calls = group.has_first_calls();
@@ -215,6 +245,7 @@ std::string render_speedups_console(const SpeedupSummary& summary) {
     if (group.has_first_calls()) out << "  crossover, first call: " << describe_first_call_crossover(group) << '\n';
     if (group.energy_known)
       out << "  energy crossover (GPU uses fewer joules per op from): " << describe_energy_crossover(group) << '\n';
+    if (const std::string l2 = describe_l2_choice(group); !l2.empty()) out << "  L2: " << l2 << '\n';
     report_model::append_console_table(out, speedup_table(group), "  ");
   }
   const auto unpaired = unpaired_groups(summary);
@@ -238,6 +269,7 @@ std::string render_speedups_markdown(const SpeedupSummary& summary) {
     if (group.has_first_calls()) out << "; first call: " << escape_markdown(describe_first_call_crossover(group));
     if (group.energy_known)
       out << "; energy (GPU uses fewer joules per op from): " << escape_markdown(describe_energy_crossover(group));
+    if (const std::string l2 = describe_l2_choice(group); !l2.empty()) out << "; L2: " << escape_markdown(l2);
     out << ".\n\n";
     report_model::append_markdown_table(out, speedup_table(group));
   }
@@ -270,6 +302,8 @@ std::string render_speedups_json(const SpeedupSummary& summary) {
     groups.push_back({{"op", to_string(group.op)},
                       {"dtype", to_string(group.dtype)},
                       {"variant", group.variant},
+                      {"gpu_l2", to_string(group.gpu_l2)},
+                      {"warm_set_aside", group.warm_set_aside},
                       {"rows", std::move(rows)},
                       {"crossover",
                        {{"kernel", crossover_json(group.kernel_crossover)},

@@ -69,8 +69,9 @@ class SqrtPrepared final : public Prepared {
 
 class JournalBackend final : public Backend {
  public:
-  JournalBackend(Journal& journal, DeviceKind kind) : journal_(journal), kind_(kind) {}
-  std::string name() const override { return kind_ == DeviceKind::gpu ? "fakegpu" : "fakecpu"; }
+  JournalBackend(Journal& journal, DeviceKind kind, std::string suffix = "")
+      : journal_(journal), kind_(kind), suffix_(std::move(suffix)) {}
+  std::string name() const override { return (kind_ == DeviceKind::gpu ? "fakegpu" : "fakecpu") + suffix_; }
   std::string description() const override { return "test double"; }
   DeviceKind kind() const override { return kind_; }
   Availability availability() const override { return {}; }
@@ -87,6 +88,7 @@ class JournalBackend final : public Backend {
  private:
   Journal& journal_;
   DeviceKind kind_;
+  std::string suffix_;
 };
 
 struct DeviceRunnerTest : ::testing::Test {
@@ -194,6 +196,61 @@ TEST_F(DeviceRunnerTest, AFailingWorkerStopsTheOthersAndItsErrorSurfaces) {
   } catch (const std::runtime_error& error) {
     EXPECT_STREQ(error.what(), "MPI_Barrier failed: connection lost");
   }
+}
+
+// Each GPU has its own context, modules and handles: the first case of a backend on each
+// device pays that backend's first use there, and is marked so; a CPU backend's only once.
+void expect_first_of_backend_per_device(DeviceSchedule schedule, const std::string& suffix) {
+  Journal journal;
+  const BackendFactory factory = [&] {
+    std::vector<std::unique_ptr<Backend>> made;
+    // Names no other test uses: the process has run no case of them yet.
+    made.push_back(std::make_unique<JournalBackend>(journal, DeviceKind::cpu, suffix));
+    made.push_back(std::make_unique<JournalBackend>(journal, DeviceKind::gpu, suffix));
+    return made;
+  };
+  auto backends = factory();
+  RunnerOptions options;
+  options.warmup = 1;
+  options.stopping.min_samples = 3;
+  options.stopping.min_time_s = 0;
+  options.stopping.max_time_s = 1;
+  Plan plan;
+  for (std::int64_t n : {100, 200, 300})
+    for (const std::string backend : {"fakecpu", "fakegpu"}) {
+      CaseSpec spec;
+      spec.op = Op::sqrt;
+      spec.backend = backend + suffix;
+      spec.shape = elementwise_shape(n);
+      plan.cases.push_back(spec);
+    }
+  const std::vector<int> devices = {0, 1, 3};
+  const auto results = run_plan_on_devices(plan, backends, factory, options, devices, schedule);
+  ASSERT_EQ(results.size(), 3u + 3u * devices.size());
+  std::map<int, int> firsts_per_device;
+  int cpu_firsts = 0;
+  for (const ResultRecord& record : results) {
+    ASSERT_EQ(record.status, Status::ok) << record.reason;
+    ASSERT_TRUE(record.first_call) << record.spec.id();
+    const bool first = record.first_call->first_of_backend;
+    if (record.device == DeviceKind::cpu) {
+      cpu_firsts += first;
+      EXPECT_EQ(first, record.spec.shape.n == 100) << record.spec.id();
+    } else {
+      firsts_per_device[record.gpu.ordinal] += first;
+      EXPECT_EQ(first, record.spec.shape.n == 100) << record.spec.id() << " on GPU " << record.gpu.ordinal;
+    }
+  }
+  EXPECT_EQ(cpu_firsts, 1);
+  EXPECT_EQ(firsts_per_device, (std::map<int, int>{{0, 1}, {1, 1}, {3, 1}}));
+}
+
+TEST(FirstUsePerDevice, ConcurrentWorkersMarkTheFirstCaseOfABackendOnEachDevice) {
+  expect_first_of_backend_per_device(DeviceSchedule::concurrent, "-first-concurrent");
+}
+
+TEST(FirstUsePerDevice, SerialDevicesMarkTheFirstCaseOfABackendOnEachDevice) {
+  expect_first_of_backend_per_device(DeviceSchedule::serial, "-first-serial");
 }
 
 TEST(CaseBarrierTest, AbandonReleasesWaitersWithBarrierBroken) {

@@ -228,6 +228,7 @@ std::vector<ResultRecord> fixed_results() {
   energy.power_w = 649.21;
   energy.energy_per_op_j = 0.02678;
   energy.uncertainty_j = 0.0026;
+  energy.launch_rate_uncertainty_j = 1.95e-5;  // 649.21 W x (41.28 - 41.25) us
   energy.gflops_per_j = 80.25;
   energy.gb_per_j = 0.46875;
   results.back().energy = energy;
@@ -395,7 +396,7 @@ auto fields(const TelemetrySummary& t) {
 auto fields(const EnergyMeasurement& e) {
   return std::tie(e.counter, e.reason, e.update_interval_s, e.resolution_j, e.min_window_s, e.windows, e.window_s, e.energy_j,
                   e.launches, e.extra_launches, e.extra_s, e.includes_timed_samples, e.window_energy_per_op_j, e.power_w,
-                  e.energy_per_op_j, e.uncertainty_j, e.gflops_per_j, e.gb_per_j);
+                  e.energy_per_op_j, e.uncertainty_j, e.launch_rate_uncertainty_j, e.gflops_per_j, e.gb_per_j);
 }
 auto fields(const SoakSummary& s) { return std::tie(s.requested_s, s.seconds, s.settled); }
 auto fields(const Context& c) {

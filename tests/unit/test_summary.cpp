@@ -266,8 +266,11 @@ TEST(SpeedupSummary, SizesAreFootprintsAndVariantsAreSeparate) {
   EXPECT_EQ(summary.groups[0].name(), "sin f32");
   EXPECT_EQ(summary.groups[1].name(), "matmul f32");
   EXPECT_EQ(summary.groups[2].name(), "matmul f32 tf32");
-  EXPECT_EQ(summary.groups[3].name(), "spmv f64 banded l2warm");
-  EXPECT_EQ(summary.groups[3].variant, "banded+l2warm");
+  // The warm spmv records are its backend's only mode: they take the flushed variant's group,
+  // which says they ran with the L2 warm.
+  EXPECT_EQ(summary.groups[3].name(), "spmv f64 banded");
+  EXPECT_EQ(summary.groups[3].variant, "banded");
+  EXPECT_EQ(summary.groups[3].gpu_l2, GpuL2::warm);
   EXPECT_TRUE(summary.groups[3].contains(banded.spec));
   EXPECT_FALSE(summary.groups[1].contains(tf32.spec));
   // A forced SpMV kernel is how the cuda backend ran, not a variant of the case: it joins
@@ -307,6 +310,116 @@ TEST(SpeedupSummary, OneFootprintOnBothSidesOfTheCrossoverIsNotInterpolated) {
 
 // ---- renderings ----
 
+// ---- CPU records against GPU records of either L2 mode ----
+
+std::vector<ResultRecord> with_l2(std::vector<ResultRecord> results, L2Mode l2, const std::string& backend = "cuda") {
+  for (auto& r : results)
+    if (r.device == DeviceKind::gpu) {
+      r.spec.l2 = l2;
+      r.spec.backend = backend;
+    }
+  return results;
+}
+
+TEST(SpeedupSummaryL2, AWarmRunPairsItsGpuRecordsWithTheCpu) {
+  // An --l2 warm run: every GPU record is warm, and the CPU has no L2 mode.
+  const auto results = with_l2(power_law_results(), L2Mode::warm);
+  const SpeedupSummary summary = summarize_speedups(results);
+  const SpeedupGroup group = only_group(summary);
+  EXPECT_EQ(group.name(), "sin f32");
+  EXPECT_EQ(group.gpu_l2, GpuL2::warm);
+  EXPECT_TRUE(group.warm_set_aside.empty());
+  EXPECT_EQ(group.kernel_crossover.kind, CrossoverKind::at);
+  EXPECT_NEAR(group.kernel_crossover.size, 1e4, 1e-6);
+  EXPECT_EQ(group.rows.front().kernel.gpu->backend, "cuda");
+  EXPECT_TRUE(group.contains(results[1].spec));
+  EXPECT_TRUE(group.contains(results[0].spec));
+  // The table says which L2 mode the GPU figures had.
+  const std::string markdown = render_speedups_markdown(summary);
+  EXPECT_NE(markdown.find("| size | shape | CPU | GPU kernel (L2 warm) | kernel speed-up |"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("L2: "), std::string::npos) << "one mode: nothing set aside";
+  const auto json = nlohmann::json::parse(render_speedups_json(summary));
+  EXPECT_EQ(json["groups"][0]["gpu_l2"], "warm");
+  EXPECT_EQ(json["groups"][0]["variant"], "");
+  EXPECT_TRUE(json["groups"][0]["warm_set_aside"].empty());
+}
+
+TEST(SpeedupSummaryL2, ABackendWithBothModesPairsItsFlushedRecordsAndSaysSo) {
+  // Flushed cuda at 10 us, warm cuda at 1 us: the flushed ones pair with the CPU; the warm
+  // ones form a group of their own, with no CPU side.
+  auto results = power_law_results();
+  for (double n : kSizes) {
+    ResultRecord warm = gpu(n, 1e-6);
+    warm.spec.l2 = L2Mode::warm;
+    results.push_back(warm);
+  }
+  const SpeedupSummary summary = summarize_speedups(results);
+  ASSERT_EQ(summary.groups.size(), 2u);
+  const SpeedupGroup& paired = summary.groups[0];
+  EXPECT_EQ(paired.name(), "sin f32");
+  EXPECT_EQ(paired.gpu_l2, GpuL2::flush);
+  EXPECT_EQ(paired.warm_set_aside, std::vector<std::string>{"cuda"});
+  EXPECT_DOUBLE_EQ(paired.rows.front().kernel.gpu->median_s, 1e-5);
+  EXPECT_NEAR(paired.kernel_crossover.size, 1e4, 1e-6);
+  EXPECT_FALSE(paired.contains(results.back().spec));
+  const SpeedupGroup& warm = summary.groups[1];
+  EXPECT_EQ(warm.name(), "sin f32 l2warm");
+  EXPECT_EQ(warm.gpu_l2, GpuL2::warm);
+  EXPECT_FALSE(warm.has_cpu_gpu_pair());
+  EXPECT_TRUE(warm.contains(results.back().spec));
+  EXPECT_EQ(describe_l2_choice(paired),
+            "cuda ran with the L2 flushed and warm: the flushed records are compared here, the warm ones in sin f32 l2warm");
+  const std::string console = render_speedups_console(summary);
+  EXPECT_NE(console.find("  L2: cuda ran with the L2 flushed and warm"), std::string::npos) << console;
+  EXPECT_NE(console.find("GPU kernel (L2 flushed)"), std::string::npos) << console;
+  EXPECT_NE(render_speedups_markdown(summary).find("; L2: cuda ran with the L2 flushed and warm"), std::string::npos);
+}
+
+TEST(SpeedupSummaryL2, BackendsOfDifferentModesShareTheGroupAndTheWarmOnesAreMarked) {
+  // cuda flushed at 10 us, cub warm only at 5 us: both pair with the CPU, cub's labelled.
+  auto results = power_law_results();
+  for (double n : kSizes) {
+    ResultRecord warm = gpu(n, 5e-6, "cub");
+    warm.spec.l2 = L2Mode::warm;
+    results.push_back(warm);
+  }
+  const SpeedupSummary summary = summarize_speedups(results);
+  const SpeedupGroup group = only_group(summary);
+  EXPECT_EQ(group.gpu_l2, GpuL2::mixed);
+  EXPECT_TRUE(group.warm_set_aside.empty());
+  EXPECT_EQ(group.rows.front().kernel.gpu->backend, "cub/l2warm");
+  EXPECT_DOUBLE_EQ(group.rows.front().kernel.gpu->median_s, 5e-6);
+  EXPECT_NE(render_speedups_console(summary).find("GPU kernel (L2 flushed; /l2warm: warm)"), std::string::npos);
+}
+
+TEST(SpeedupSummaryL2, AWarmRunHasAnEnergyCrossover) {
+  // CPU n nJ per op, warm GPU 10 uJ: the energy ratio crosses 1 at 10^4 elements.
+  std::vector<ResultRecord> results;
+  for (double n : kSizes) {
+    ResultRecord c = cpu(n, n * 1e-9);
+    ResultRecord g = gpu(n, 1e-5);
+    g.spec.l2 = L2Mode::warm;
+    const std::pair<ResultRecord*, double> measured[] = {{&c, n * 1e-9}, {&g, 1e-5}};
+    for (const auto& [r, joules] : measured) {
+      EnergyMeasurement energy;
+      energy.counter = "fake";
+      energy.update_interval_s = 0.01;
+      energy.windows = 1;
+      energy.window_s = 1;
+      energy.launches = 1000;
+      energy.energy_j = joules * 1000;
+      r->energy = energy;
+      finalize_record(*r);
+    }
+    results.push_back(c);
+    results.push_back(g);
+  }
+  const SpeedupGroup group = only_group(summarize_speedups(results));
+  EXPECT_EQ(group.gpu_l2, GpuL2::warm);
+  EXPECT_EQ(group.energy_crossover.kind, CrossoverKind::at);
+  EXPECT_NEAR(group.energy_crossover.size, 1e4, 1e-6);
+}
+
 TEST(SpeedupRendering, ElementsAndCrossoverPhrases) {
   EXPECT_EQ(format_elements(1000), "1000");
   EXPECT_EQ(format_elements(1024), "1K");
@@ -338,8 +451,8 @@ TEST(SpeedupRendering, ConsoleListsCrossoversAndTheTable) {
   const std::string text = render_speedups_console(summarize_speedups(results));
   EXPECT_NE(text.find("sin f32\n  crossover, kernel-only: \u22489.77K elements (interpolated between 4K and 16K)\n"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("  size  shape   CPU            GPU kernel    kernel speed-up\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("   16K  16384   eigen 16.4 us  cuda 10.0 us            1.64x\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  size  shape   CPU            GPU kernel (L2 flushed)  kernel speed-up\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("   16K  16384   eigen 16.4 us  cuda 10.0 us                       1.64x\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("e2e speed-up"), std::string::npos) << "no e2e figures, no e2e columns";
   EXPECT_NE(text.find("\nNot compared:\n  sqrt f32 (no GPU result)\n"), std::string::npos) << text;
 }
@@ -387,7 +500,7 @@ TEST(SpeedupRendering, MarkdownCarriesTheSummaryOnlyWithAPair) {
   EXPECT_NE(with_pair.find("**CPU versus GPU**"), std::string::npos);
   EXPECT_NE(with_pair.find("**sin f32**: crossover kernel-only: \u22489.77K elements (interpolated between 4K and 16K); "
                            "end-to-end: no end-to-end GPU result (run with --timing e2e).\n\n"
-                           "| size | shape | CPU | GPU kernel | kernel speed-up |\n"
+                           "| size | shape | CPU | GPU kernel (L2 flushed) | kernel speed-up |\n"
                            "| ---: | :--- | :--- | :--- | ---: |\n"
                            "| 1K | 1024 | eigen 1.02 us | cuda 10.0 us | 0.102x |\n"),
             std::string::npos)
