@@ -28,8 +28,8 @@ struct ShortKTile {
   static constexpr int kMaxColumnThreads = 32;
   static constexpr int kMinColumnThreads = 32 / kVector;
   // A block's columns and rows with `column_threads` threads across.
-  static constexpr int block_columns(int column_threads) { return column_threads * kVector; }
-  static constexpr int block_rows(int column_threads) { return kThreads / column_threads * kRows; }
+  __host__ __device__ static constexpr int block_columns(int column_threads) { return column_threads * kVector; }
+  __host__ __device__ static constexpr int block_rows(int column_threads) { return kThreads / column_threads * kRows; }
 };
 
 // Runs the kernel whose blocks are `block_columns` wide (ShortKTile<T>::block_columns of a
