@@ -15,18 +15,19 @@
 //      padding rows of C with zeros.
 //   2. Otherwise a short k, at most short_k_max_depth(dtype) (16 for f16 and bf16, 33 for
 //      f32 and f64), runs the short-k kernel (kernels/gemm_short_k.cu): CUDA-core FMAs over
-//      A and B tiles held whole in shared memory, one launch, no split, no padded copies. Why there: each output costs k FMAs
-//      and its bytes of C written (A and B, m k + k n, are read once and are fewer). At 3/4 of
-//      an H100's CUDA-core FMA rate (132 SMs x 128 f32 lanes, or 64 f64 lanes, x 1.98 GHz:
-//      33.5 and 16.7 TFMA/s; 3/4: a thread's step of k is 32 FMAs against 3 or 5 shared reads,
-//      with the stores and the staging around it) against writing C at the copy bandwidth (3
-//      TB/s), the FMAs hide under the write up to k = 0.75 x FMA rate x bytes of C's element /
-//      bandwidth: 16.7 for 2-byte C (f32 FMAs), 33.4 for f32 (4 bytes) and f64 (8 bytes, half
-//      the FMA rate). Up to there the kernel is bound by C, as any kernel must be, and the
-//      tiled kernels, bound by the same write, cannot be faster: their tensor cores shorten
-//      only the FMAs, which hide anyway, while they pad k to their step (wgmma 64 deep, after
-//      a padding copy of A where k is not a multiple of 8; DMMA 32; SIMT 8 or 16) and leave
-//      SMs without tiles on a small C (830 x 383: 14 wgmma tiles of 128 x 256 for 132 SMs).
+//      A and B tiles held whole in shared memory, one launch, no split, no padded copies.
+//      Why there: each output costs k FMAs and its bytes of C written (A and B, m k + k n,
+//      are read once and are fewer). At 3/4 of an H100's CUDA-core FMA rate (132 SMs x 128
+//      f32 lanes, or 64 f64 lanes, x 1.98 GHz: 33.5 and 16.7 TFMA/s; 3/4: a thread's step of
+//      k is 32 FMAs against 3 shared reads, f64 16 against 5, with the staging and the stores
+//      around them) against writing C at the copy bandwidth (3 TB/s), the FMAs hide under
+//      the write up to k = 0.75 x FMA rate x bytes of C's element / bandwidth: 16.7 for
+//      2-byte C (f32 FMAs), 33.4 for f32 (4 bytes) and f64 (8 bytes, half the FMA rate). Up
+//      to there the kernel is bound by C, as any kernel must be, and the tiled kernels,
+//      bound by the same write, cannot be faster: their tensor cores shorten only the FMAs,
+//      which hide anyway, while they pad k to their step (wgmma 64 deep, after a padding
+//      copy of A where k is not a multiple of 8; DMMA 32; SIMT 8 or 16) and leave SMs
+//      without tiles on a small C (830 x 383: 14 wgmma tiles of 128 x 256 for 132 SMs).
 //      Beyond it the CUDA-core FMAs grow past the write and the tensor cores win.
 //      The block is 256 threads, each computing 32 outputs of 16-byte rows (f16/bf16 4 x 8,
 //      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
