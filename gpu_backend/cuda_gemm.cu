@@ -11,6 +11,7 @@
 #include "kernels/gemm_dmma.cuh"
 #include "kernels/gemm_mma.cuh"
 #include "kernels/gemm_padding.cuh"
+#include "kernels/gemm_short_k.cuh"
 #include "kernels/gemm_split_k.cuh"
 #include "kernels/gemm_wgmma.cuh"
 #include "kernels/gemv.cuh"
@@ -34,6 +35,16 @@ static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMax
               kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide &&
               kernels::GemvTile::kTileK<float> == kMatrixVectorTileK &&
               kernels::GemvTile::kTileK<double> == kMatrixVectorWideTileK);
+// The short-k kernel's block as the dispatch plans it, and k up to the dispatch's threshold.
+template <class D>
+constexpr bool same_short_k_tile() {
+  using Tile = kernels::ShortKTile<D>;
+  return Tile::kMaxK >= short_k_max_depth(sizeof(D)) && Tile::kThreads == kShortKThreads && Tile::kMaxColumnThreads == kShortKMaxColumnThreads &&
+         Tile::kRows == short_k_thread_rows(sizeof(D)) && Tile::kVector * sizeof(D) == 16 &&
+         Tile::block_columns(Tile::kMinColumnThreads) == 32;
+}
+static_assert(same_short_k_tile<float>() && same_short_k_tile<double>() && same_short_k_tile<__half>() &&
+              same_short_k_tile<__nv_bfloat16>());
 
 std::string shared_memory_text(std::size_t needed, const DeviceLimits& limits) {
   return std::to_string(needed / 1024) + " KiB of shared memory per block, this device allows " +
@@ -161,6 +172,9 @@ class GemmCase final : public GpuPrepared {
 
   void multiply(const D* a, const D* b, D* c, Acc* partials) {
     switch (plan_.kernel) {
+      case GemmKernel::short_k:
+        kernels::launch_gemm_short_k<D>(plan_.tile.n, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c, stream());
+        return;
       case GemmKernel::vector_matrix:
         kernels::launch_vector_matrix<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
                                          partials, plan_.splits, split_k(), stream());
@@ -201,6 +215,8 @@ class GemmCase final : public GpuPrepared {
       case GemmKernel::vector_matrix:
       case GemmKernel::matrix_vector:
         return std::string("memory-bound, CUDA-core FMA") + (kComputedWider<T> ? ", f32 accumulation" : "");
+      case GemmKernel::short_k:
+        return std::string("bound by writing C, CUDA-core FMA") + (kComputedWider<T> ? ", f32 accumulation" : "");
       case GemmKernel::simt:
         return "CUDA-core FMA; no TF32 path";
       case GemmKernel::dmma:
@@ -222,6 +238,10 @@ class GemmCase final : public GpuPrepared {
       case GemmKernel::matrix_vector:
         return "block=" + std::to_string(plan_.tile.m) + " rows of A, " + std::to_string(plan_.vector_width) +
                " columns of B (tiles of " + std::to_string(plan_.tile.k) + " rows in shared memory)";
+      case GemmKernel::short_k:
+        return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" +
+               std::to_string(kernels::ShortKTile<D>::kRows) + "x" + std::to_string(kernels::ShortKTile<D>::kVector) +
+               " (A and B tiles in shared memory, all of k)";
       case GemmKernel::simt: {
         const bool small = plan_.tile.m == kSimtSmallGemmTile.m;
         return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" + (small ? "4x4" : "8x8");

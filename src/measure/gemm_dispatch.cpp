@@ -1,6 +1,7 @@
 #include "measure/gemm_dispatch.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -260,6 +261,48 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   return plan;
 }
 
+// Rule 2: the short-k kernel, its block as wide as pads C least (the wider on a tie).
+GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmPlan plan;
+  plan.kernel = GemmKernel::short_k;
+  const std::size_t size = dtype_size(dtype);
+  const auto vector = static_cast<int>(16 / size);  // C's elements in 16 bytes: a thread's columns
+  const int rows = short_k_thread_rows(size);
+  std::int64_t least_area = std::numeric_limits<std::int64_t>::max();
+  for (int threads = kShortKMaxColumnThreads; threads * vector >= 32; threads /= 2) {
+    const GemmTile tile{kShortKThreads / threads * rows, threads * vector, static_cast<int>(k)};
+    const std::int64_t area = round_up(m, tile.m) * round_up(n, tile.n);
+    if (area < least_area) {
+      least_area = area;
+      plan.tile = tile;
+    }
+  }
+  plan.blocks_per_sm = 3;  // at least: the kernel's launch bounds
+  plan.pieces = ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n);
+  plan.splits = 1;
+  plan.split_k = k;
+  plan.lda = k;
+  plan.ldb = n;
+  plan.n_kernel = n;
+  plan.vectorized = n % vector == 0;
+  const double fma_rate =
+      kShortKFmaFraction * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
+  const double outputs = static_cast<double>(m) * static_cast<double>(n);
+  const double bytes = (outputs + static_cast<double>(k) * static_cast<double>(m + n)) * static_cast<double>(size);
+  const int depth = short_k_max_depth(dtype);
+  plan.rule = "k=" + str(k) + " <= " + str(depth) + " (" + to_string(dtype) +
+              ") runs the short-k kernel, bound by writing C: k FMAs an output on the CUDA cores (3/4 of an "
+              "H100's " +
+              format_significant(fma_rate / kShortKFmaFraction / 1e12, 3) + " TFMA/s) take no longer than its " +
+              str(static_cast<std::int64_t>(size)) + " bytes at 3 TB/s up to k=" + str(depth) +
+              ", where tensor-core tiles, bound by the same write, would only pad k to their step; blocks of " +
+              str(plan.tile.m) + "x" + str(plan.tile.n) + " (the width that pads C least): " + str(plan.pieces) +
+              " blocks, no split; C, A and B " + format_rate(bytes, "B") + ": " +
+              format_seconds(bytes / kShortKCopyBytesPerSecond) + " at 3 TB/s, FMAs " +
+              format_seconds(outputs * static_cast<double>(k) / fma_rate);
+  return plan;
+}
+
 }  // namespace
 
 const char* gemm_kernel_name(GemmKernel kernel) {
@@ -276,6 +319,8 @@ const char* gemm_kernel_name(GemmKernel kernel) {
       return "wgmma_gemm";
     case GemmKernel::mma_sync:
       return "mma_gemm";
+    case GemmKernel::short_k:
+      return "short_k_gemm";
   }
   return "unknown";
 }
@@ -287,8 +332,11 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   if (device.sm_count < 1) throw std::invalid_argument("plan_gemm: the device has no SMs");
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const std::int64_t vector_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-  return std::min(m, n) <= vector_side ? plan_matrix_vector(dtype, m, n, k, vector_side, device)
-                                       : plan_tiled(dtype, m, n, k, device);
+  if (std::min(m, n) <= vector_side) return plan_matrix_vector(dtype, m, n, k, vector_side, device);
+  if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);
+  return plan_tiled(dtype, m, n, k, device);
 }
+
+int short_k_max_depth(DType dtype) { return short_k_max_depth(dtype_size(dtype)); }
 
 }  // namespace gpb

@@ -11,11 +11,32 @@
 //      f16 and bf16 only up to 4: the kernels sum in f32 on the CUDA cores, and an H100
 //      streaming 2-byte elements at its copy rate brings each SM 5.7 of them per clock, so 16
 //      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
-//      wider 16-bit ones run the tensor-core tiles of step 2, padding rows of C with zeros.
-//   2. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
+//      wider 16-bit ones run the short-k kernel (step 2) or the tensor-core tiles of step 3,
+//      padding rows of C with zeros.
+//   2. Otherwise a short k, at most short_k_max_depth(dtype) (16 for f16 and bf16, 33 for
+//      f32 and f64), runs the short-k kernel (kernels/gemm_short_k.cu): CUDA-core FMAs over
+//      A and B tiles held whole in shared memory, one launch, no split, no padded copies.
+//      Why there: each output costs k FMAs and its bytes of C written (A and B, m k + k n,
+//      are read once and are fewer). At 3/4 of an H100's CUDA-core FMA rate (132 SMs x 128
+//      f32 lanes, or 64 f64 lanes, x 1.98 GHz: 33.5 and 16.7 TFMA/s; 3/4: a thread's step of
+//      k is 32 FMAs against 3 shared reads, f64 16 against 5, with the staging and the stores
+//      around them) against writing C at the copy bandwidth (3 TB/s), the FMAs hide under
+//      the write up to k = 0.75 x FMA rate x bytes of C's element / bandwidth: 16.7 for
+//      2-byte C (f32 FMAs), 33.4 for f32 (4 bytes) and f64 (8 bytes, half the FMA rate). Up
+//      to there the kernel is bound by C, as any kernel must be, and the tiled kernels,
+//      bound by the same write, cannot be faster: their tensor cores shorten only the FMAs,
+//      which hide anyway, while they pad k to their step (wgmma 64 deep, after a padding
+//      copy of A where k is not a multiple of 8; DMMA 32; SIMT 8 or 16) and leave SMs
+//      without tiles on a small C (830 x 383: 14 wgmma tiles of 128 x 256 for 132 SMs).
+//      Beyond it the CUDA-core FMAs grow past the write and the tensor cores win.
+//      The block is 256 threads, each computing 32 outputs of 16-byte rows (f16/bf16 4 x 8,
+//      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
+//      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
+//      a time where n is a multiple of 16 bytes' elements, else element by element.
+//   3. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel (its 64 x 64
 //      tile where 128 x 128 tiles would number fewer than the SMs).
-//   3. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
+//   4. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
 //      kernel's row or column blocks) are fewer than the SMs (matrix-vector kernels: than their
 //      blocks in flight), k may be split: each part's blocks write a partial of C to a
 //      workspace, and a second kernel adds the partials in part order (the same bits on every
@@ -25,11 +46,12 @@
 //      written and read) and take the cheapest, unsplit on a tie: a long k splits into many
 //      parts, a short k over a few dozen tiles stays whole (its partials would cost more than
 //      the steps they save).
-//   4. The 16-bit tensor-core kernels read whole 16-byte chunks of rows: where k or n is not a
+//   5. The 16-bit tensor-core kernels read whole 16-byte chunks of rows: where k or n is not a
 //      multiple of 8, A (k) or B (n) goes through a copy padded to a multiple of 8 (with zeros),
 //      made inside the timed op; C is then stored element by element.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +67,7 @@ enum class GemmKernel {
   dmma,           // f64 on the FP64 tensor cores (mma.sync)
   wgmma,          // f16, bf16 on sm_90a: TMA and wgmma
   mma_sync,       // f16, bf16 on sm_80 and newer
+  short_k,        // k at most short_k_max_depth: CUDA-core FMA, bound by writing C
 };
 
 // The kernel's name as details give it: "vector_matrix_gemv", "dmma_gemm", ...
@@ -111,6 +134,32 @@ inline constexpr int kSixteenBitVectorMaxSide = 4;
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 inline constexpr int kMatrixVectorTileK = 512;
 inline constexpr int kMatrixVectorWideTileK = 256;
+
+// The short-k threshold's figures (rule 2): an H100's measured copy bandwidth (2.98 TB/s), its
+// CUDA-core FMA rate (132 SMs x 128 f32 FMAs a clock x 1.98 GHz; f64 half of it) and the
+// fraction of it the kernel is taken to reach.
+inline constexpr double kShortKCopyBytesPerSecond = 3.0e12;
+inline constexpr double kCudaCoreF32FmaPerSecond = 132.0 * 128 * 1.98e9;
+inline constexpr double kCudaCoreF64FmaPerSecond = kCudaCoreF32FmaPerSecond / 2;
+inline constexpr double kShortKFmaFraction = 0.75;
+// The short-k kernel's block (kernels/gemm_short_k.cuh holds it too): 256 threads of 32 sums,
+// rows of 16 bytes of C a thread; columns of threads across a block, powers of two from
+// 32 / (elements in 16 bytes) (a block 32 columns wide) to 32.
+inline constexpr int kShortKThreads = 256;
+inline constexpr int kShortKMaxColumnThreads = 32;
+// The rows of C a thread of the short-k kernel computes for an element of `element_bytes`.
+constexpr int short_k_thread_rows(std::size_t element_bytes) { return element_bytes == 2 ? 4 : 8; }
+
+// The deepest k the short-k kernel takes for elements of `element_bytes` (rule 2): 16 for f16
+// and bf16 (f32 FMAs), 33 for f32 and for f64 (8 bytes, at half the FMA rate). The cast
+// rounds the positive quotient down.
+constexpr int short_k_max_depth(std::size_t element_bytes) {
+  return static_cast<int>(kShortKFmaFraction * (element_bytes == 8 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond) *
+                          static_cast<double>(element_bytes) / kShortKCopyBytesPerSecond);
+}
+static_assert(short_k_max_depth(2) == 16 && short_k_max_depth(4) == 33 && short_k_max_depth(8) == 33,
+              "the thresholds rule 2 states");
+int short_k_max_depth(DType dtype);
 
 // Throws std::invalid_argument for a non-positive dimension or a device without SMs, and
 // std::runtime_error where no kernel of the dtype runs on the device (f16/bf16 without

@@ -10,6 +10,7 @@
 
 #if GPUBENCH_HAVE_CUDA
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "measure/backend.hpp"
 #include "measure/context.hpp"
 #include "measure/gemm_dispatch.hpp"
+#include "model/op_table.hpp"
 #include "model/problem.hpp"
 #include "model/verify.hpp"
 #include "same_bits.hpp"
@@ -99,7 +101,9 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
     {9, 64, 300007},    // the same at 16 rows (16-bit: wgmma, A padded, k split)
-    {17, 17, 17},       // the smallest tiled shape (16-bit: A and B padded, C stored element by element)
+    {17, 17, 17},       // 16-bit: the smallest tiled shape (A and B padded, C stored element by element)
+    {40, 48, 5},        // short k (every dtype), 16-byte stores of C
+    {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: padded)
     {128, 256, 64},     // one whole wgmma tile
     {129, 257, 65},     // one past each tile edge (16-bit: padded)
     {64, 64, 100000},   // one tile, k split (16-bit: a cluster of one block; f32: the 64 x 64 tile)
@@ -179,12 +183,86 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     const GemmKernel tiled = sixteen_bit ? (device.compute_capability == 90 ? GemmKernel::wgmma : GemmKernel::mma_sync)
                                          : (dtype == DType::f64 ? GemmKernel::dmma : GemmKernel::simt);
     const std::set<GemmKernel> every = {GemmKernel::matrix_vector, GemmKernel::vector_matrix, tiled};
-    EXPECT_EQ(kernels, every) << to_string(dtype);
-    EXPECT_EQ(split, every) << to_string(dtype);
+    std::set<GemmKernel> every_and_short_k = every;
+    every_and_short_k.insert(GemmKernel::short_k);
+    EXPECT_EQ(kernels, every_and_short_k) << to_string(dtype);
+    EXPECT_EQ(split, every) << to_string(dtype);  // short k never splits
     EXPECT_EQ(staged, sixteen_bit) << to_string(dtype);
     EXPECT_EQ(staged_and_split, sixteen_bit) << to_string(dtype);
   }
 }
+
+// The short-k kernel (rule 2 of src/measure/gemm_dispatch.hpp) in every dtype: k of 1, 2, 3,
+// 7, 8, 9, 15, 16, 17 and the dtype's threshold and one past it at 830 x 383 (odd n: element
+// stores; the cliff check's shape), C one row or column off a block's edge (outputs of at most
+// kVerifyAllUpTo: every entry checked), the narrowest C each dtype sends it (n or m of 5 for
+// 16-bit, 17 otherwise), and large C (4096 x 4096 x 3, 1024 x 1000 at the threshold). Each
+// case checks that the short-k kernel ran exactly where the rule says (min(m, n) past the
+// matrix-vector side and k at most the threshold, on any device: it needs no tensor cores),
+// with the planned block, 16-byte stores where n allows, no split and no padded copies;
+// verifies against the fp64 reference; and runs twice more for the same bits.
+std::vector<GemmPathCase> short_k_cases() {
+  std::vector<GemmPathCase> cases;
+  for (DType dtype : all_dtypes()) {
+    const std::int64_t depth = short_k_max_depth(dtype);
+    std::set<std::int64_t> depths = {1, 2, 3, 7, 8, 9, 15, 16, 17, depth, depth + 1};
+    for (std::int64_t k : depths) cases.push_back({dtype, 830, 383, k});
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+             {65, 128, 4},      // one row past a 64-row block
+             {64, 129, 4},      // one column past a 128-column block
+             {31, 257, 11},     // a row short of 32, a column past 256
+             {257, 255, 7},     // both, odd n
+             {255, 256, 16},    // 16-byte stores on partial blocks
+             {513, 17, 3},      // f32, f64: the narrowest C of the kernel
+             {17, 4097, 2},     // f32, f64: the fewest rows
+             {1000, 5, 3},      // 16-bit: the narrowest C of the kernel (f32, f64: matrix_vector)
+             {5, 1000, 3},      // 16-bit: the fewest rows (f32, f64: vector_matrix)
+             {4096, 4096, 3}}) {
+      cases.push_back({dtype, m, n, k});
+    }
+    cases.push_back({dtype, 1024, 1000, depth});
+  }
+  return cases;
+}
+
+class CudaGemmShortK : public ::testing::TestWithParam<GemmPathCase> {};
+
+TEST_P(CudaGemmShortK, RunsWhereTheRuleSaysAndVerifies) {
+  SKIP_WITHOUT_DEVICE();
+  const GemmPathCase& c = GetParam();
+  const bool sixteen_bit = c.dtype == DType::f16 || c.dtype == DType::bf16;
+  const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const bool short_k = std::min(c.m, c.n) > side && c.k <= short_k_max_depth(c.dtype);
+  const Problem problem = make_problem(Op::matmul, c.dtype, matmul_shape(c.m, c.n, c.k), kSeed);
+  auto prepared = cuda_backend().prepare(problem, BackendSettings{});
+  const std::string details = prepared->details();
+  EXPECT_EQ(details.rfind("kernel=short_k_gemm (", 0) == 0, short_k) << details;
+  if (short_k) {
+    GemmDevice facts;  // the short-k plan asks nothing of the device but that it has SMs
+    facts.sm_count = this_device().sm_count;
+    const GemmPlan plan = plan_gemm(c.dtype, c.m, c.n, c.k, facts);
+    ASSERT_EQ(plan.kernel, GemmKernel::short_k);
+    EXPECT_NE(details.find("block_tile=" + std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n) + "x" +
+                           std::to_string(c.k) + " "),
+              std::string::npos)
+        << details;
+    const auto vector = static_cast<std::int64_t>(16 / dtype_size(c.dtype));
+    EXPECT_NE(details.find(c.n % vector == 0 ? "global_access=vec16" : "global_access=scalar"), std::string::npos)
+        << details;
+    EXPECT_EQ(details.find("split_k="), std::string::npos) << details;
+    EXPECT_EQ(details.find("staged:"), std::string::npos) << details;
+    EXPECT_NE(details.find(" rule: " + plan.rule), std::string::npos) << details;
+  }
+  expect_verified(problem, *prepared, details);
+  if (short_k) expect_same_bits_on_rerun(*prepared, prepared->result(), 2, "short-k");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDtypes, CudaGemmShortK, ::testing::ValuesIn(short_k_cases()),
+                         [](const ::testing::TestParamInfo<GemmPathCase>& param_info) {
+                           const GemmPathCase& c = param_info.param;
+                           return to_string(c.dtype) + "_" + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                                  std::to_string(c.k);
+                         });
 
 // Split k's partials are added in part order, with no atomics: the same bits on every run.
 TEST(CudaGemmPaths, SplitResultsAreDeterministic) {

@@ -834,20 +834,21 @@ int device_compute_capability() {
 // the op table's tolerance, u (2 sqrt(k) + 16) times sum |a||b| (op_table.cpp): the smallest
 // tiled shape and odd n or k (element-wise copies); even n and k with partial tiles in m, n
 // and k (16-byte copies); whole 128 x 128 tiles over 8 stages of k; k of 250 (16 stages, the
-// last partial); and k = 2 (one 16-byte chunk per row of A). The output is poisoned before
-// the run, so an entry the kernel never writes fails too. (Matrix-vector shapes, m or n up to
-// 16, run other kernels: test_gemm_paths.cpp.)
+// last partial); and k = 34, the shortest k the tiled kernel takes (one stage and a partial
+// one). The output is poisoned before the run, so an entry the kernel never writes fails too.
+// (Matrix-vector shapes, m or n up to 16, and k up to 33 run other kernels:
+// test_gemm_paths.cpp.)
 TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
-  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 17},
-                                                                        {19, 23, 5},
-                                                                        {33, 65, 17},
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 35},
+                                                                        {19, 23, 37},
+                                                                        {33, 65, 49},
                                                                         {1000, 333, 77},
                                                                         {128, 128, 128},
                                                                         {130, 260, 68},
                                                                         {257, 130, 250},
-                                                                        {300, 18, 2}}) {
+                                                                        {300, 18, 34}}) {
     const Problem problem = make_problem(Op::matmul, DType::f64, matmul_shape(m, n, k), kSeed);
     SCOPED_TRACE(problem.shape.label(Op::matmul));
     auto prepared = backend.prepare(problem, BackendSettings{});
@@ -863,8 +864,9 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
 // device has SMs and k is too short to split (the smallest tiled shape, odd shapes with
 // element-wise copies, 1000 x 333 x 77 and its 16-byte neighbour 1000 x 332 x 76, partial
 // 64 x 64 x 16 tiles; test_gemm_paths.cpp has the split shapes), the 128 x 128 one where
-// it fills the device (4096 x 2048 x 20: 512 blocks; 4097 x 1031 x 9, element-wise). The
-// output is poisoned before the run, so an entry the kernel never writes fails too.
+// it fills the device (4096 x 2048 x 40: 512 blocks; 4097 x 1031 x 41, element-wise). k is
+// past 33 throughout: shorter ones run the short-k kernel (test_gemm_paths.cpp). The output
+// is poisoned before the run, so an entry the kernel never writes fails too.
 TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
@@ -872,13 +874,13 @@ TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
   append_gpu_context(context);
   ASSERT_FALSE(context.gpus.empty());
   const int sm_count = context.gpus[0].sm_count;
-  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 17},
-                                                                        {19, 23, 5},
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 35},
+                                                                        {19, 23, 37},
                                                                         {1000, 333, 77},
                                                                         {1000, 332, 76},
                                                                         {130, 260, 68},
-                                                                        {4096, 2048, 20},
-                                                                        {4097, 1031, 9}}) {
+                                                                        {4096, 2048, 40},
+                                                                        {4097, 1031, 41}}) {
     const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(m, n, k), kSeed);
     SCOPED_TRACE(problem.shape.label(Op::matmul));
     auto prepared = backend.prepare(problem, BackendSettings{});
@@ -927,8 +929,8 @@ TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
 // fp64 reference with the op table's tolerance. The wgmma kernel on sm_90 (128 x 256 x 64
 // tiles, persistent; clusters of two row tiles, or of one where C has one row tile), the
 // mma.sync kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): one partial
-// tile (24 x 24 x 8), partial tiles in m, n and k (136 x 264 x 72), a single column block
-// (4096 x 24 x 16), a whole tile in one stage, whole tiles over several stages, k of 1000
+// tile (24 x 24 x 24), partial tiles in m, n and k (136 x 264 x 72), a single column block
+// (4096 x 24 x 24; k is past 16 throughout, shorter ones run the short-k kernel), a whole tile in one stage, whole tiles over several stages, k of 1000
 // (the last stage partial), ten block rows (a full group and a partial one; an odd number of
 // row tiles), and two shapes with more tiles than an H100 has clusters at once, so that each
 // cluster walks several tiles and the stage ring runs on across them (4352 x 2048 x 40, one
@@ -940,9 +942,9 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   SKIP_UNLESS_AVAILABLE(backend);
   const int compute_capability = device_compute_capability();
   for (DType dtype : {DType::f16, DType::bf16}) {
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 24, 8},
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 24, 24},
                                                                           {136, 264, 72},
-                                                                          {4096, 24, 16},
+                                                                          {4096, 24, 24},
                                                                           {128, 256, 64},
                                                                           {256, 512, 256},
                                                                           {264, 520, 1000},

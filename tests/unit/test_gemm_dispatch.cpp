@@ -297,6 +297,32 @@ std::int64_t log_uniform(SplitMix64& rng, double max_log2) {
 
 bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
 
+// The short-k kernel's block: 256 threads of 4 x 8 (16-bit) or 8 x (16 bytes' elements)
+// outputs, 32 to 32 x 16 bytes' elements wide, the width whose blocks pad C least, the wider
+// on a tie.
+void expect_short_k_block(DType dtype, std::int64_t m, std::int64_t n, const GemmPlan& plan) {
+  const std::int64_t vector = 16 / static_cast<std::int64_t>(dtype_size(dtype));
+  const std::int64_t rows = dtype_size(dtype) == 2 ? 4 : 8;
+  EXPECT_EQ(plan.kernel, GemmKernel::short_k);
+  EXPECT_EQ(plan.tile.n % vector, 0);
+  const std::int64_t threads_across = plan.tile.n / vector;
+  EXPECT_TRUE(is_power_of_two(static_cast<int>(threads_across)));
+  EXPECT_GE(plan.tile.n, 32);
+  EXPECT_LE(threads_across, 32);
+  EXPECT_EQ(threads_across * (plan.tile.m / rows), 256);
+  EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
+  const std::int64_t area = ceil_div(m, plan.tile.m) * plan.tile.m * ceil_div(n, plan.tile.n) * plan.tile.n;
+  for (std::int64_t across = 32 / vector; across <= 32; across *= 2) {
+    const std::int64_t block_m = 256 / across * rows, block_n = across * vector;
+    const std::int64_t other = ceil_div(m, block_m) * block_m * ceil_div(n, block_n) * block_n;
+    EXPECT_LE(area, other) << "block " << block_m << "x" << block_n << " pads C less than " << plan.tile.m << "x"
+                           << plan.tile.n;
+    if (other == area) {
+      EXPECT_GE(plan.tile.n, block_n) << "a tie keeps the wider block";
+    }
+  }
+}
+
 // The rule's invariants on one plan.
 void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device,
                                   const GemmPlan& plan) {
@@ -323,7 +349,27 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.vectorized, n % lanes == 0);
     EXPECT_EQ(plan.pieces, ceil_div(n, 32 * lanes));
   }
-  // 2. The dtype's tiled kernel, as the device allows.
+  // 2. A short k (at most the dtype's threshold) runs the short-k kernel on any device, in one
+  //    launch over blocks of 256 threads as wide as pads C least; nothing split or padded.
+  const bool short_k = !matrix_vector && k <= short_k_max_depth(dtype);
+  EXPECT_EQ(plan.kernel == GemmKernel::short_k, short_k);
+  if (short_k) {
+    expect_short_k_block(dtype, m, n, plan);
+    EXPECT_EQ(plan.splits, 1);
+    EXPECT_EQ(plan.split_k, k);
+    EXPECT_EQ(plan.tile.k, k);
+    EXPECT_EQ(plan.vectorized, n % lanes == 0);
+    EXPECT_FALSE(plan.stage_a || plan.stage_b);
+    EXPECT_EQ(plan.lda, k);
+    EXPECT_EQ(plan.ldb, n);
+    EXPECT_EQ(plan.n_kernel, n);
+    EXPECT_TRUE(contains(plan.rule, "k=" + std::to_string(k) + " <= " + std::to_string(short_k_max_depth(dtype)) +
+                                        " (" + to_string(dtype) + ") runs the short-k kernel, bound by writing C"))
+        << plan.rule;
+    EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
+    return;
+  }
+  // 3. The dtype's tiled kernel, as the device allows.
   if (!matrix_vector) {
     if (sixteen_bit)
       EXPECT_EQ(plan.kernel, device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma);
@@ -334,7 +380,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
     EXPECT_EQ(plan.cluster_m, plan.kernel == GemmKernel::wgmma && m > 128 ? 2 : 1);
   }
-  // 3. k split only where the pieces are too few, into non-empty parts of at least the
+  // 4. k split only where the pieces are too few, into non-empty parts of at least the
   //    split depth, no more than the blocks in flight need.
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   const std::int64_t min_pieces = matrix_vector ? slots : device.sm_count;
@@ -374,7 +420,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_TRUE(contains(plan.rule, ": no split")) << plan.rule;
   }
   EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " ")) << plan.rule;
-  // 4. Padding for the 16-bit tensor-core kernels only, and only where rows are misaligned.
+  // 5. Padding for the 16-bit tensor-core kernels only, and only where rows are misaligned.
   const bool tensor = plan.kernel == GemmKernel::wgmma || plan.kernel == GemmKernel::mma_sync;
   EXPECT_EQ(plan.stage_a, tensor && k % 8 != 0);
   EXPECT_EQ(plan.stage_b, tensor && n % 8 != 0);
@@ -389,10 +435,136 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   }
 }
 
+// Rule 2's thresholds: the deepest k whose FMAs an output (on the CUDA cores at 3/4 of an
+// H100's rate) take no longer than writing its bytes of C at the copy bandwidth.
+TEST(GemmDispatch, ShortKThresholdsAreWhereTheFmasOutgrowTheWriteOfC) {
+  EXPECT_EQ(short_k_max_depth(DType::f16), 16);
+  EXPECT_EQ(short_k_max_depth(DType::bf16), 16);
+  EXPECT_EQ(short_k_max_depth(DType::f32), 33);
+  EXPECT_EQ(short_k_max_depth(DType::f64), 33);
+  for (DType dtype : all_dtypes()) {
+    SCOPED_TRACE(to_string(dtype));
+    const double fma_rate =
+        kShortKFmaFraction * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
+    const double write_seconds = static_cast<double>(dtype_size(dtype)) / kShortKCopyBytesPerSecond;
+    const int depth = short_k_max_depth(dtype);
+    EXPECT_LE(depth / fma_rate, write_seconds);
+    EXPECT_GT((depth + 1) / fma_rate, write_seconds);
+  }
+  // The rates it rests on: 132 SMs x 128 f32 FMAs a clock at 1.98 GHz, f64 half.
+  EXPECT_NEAR(kCudaCoreF32FmaPerSecond, 33.45e12, 0.01e12);
+  EXPECT_DOUBLE_EQ(kCudaCoreF64FmaPerSecond * 2, kCudaCoreF32FmaPerSecond);
+}
+
+TEST(GemmDispatch, ShortKRunsUpToTheThresholdAndNoFurther) {
+  for (const GemmDevice& device : {hopper(), ampere(), small_device()}) {
+    for (DType dtype : all_dtypes()) {
+      SCOPED_TRACE(to_string(dtype) + " on " + std::to_string(device.sm_count) + " SMs");
+      const std::int64_t depth = short_k_max_depth(dtype);
+      for (std::int64_t k = 1; k <= depth; ++k)
+        EXPECT_EQ(plan_gemm(dtype, 830, 383, k, device).kernel, GemmKernel::short_k) << "k=" << k;
+      const GemmPlan past = plan_gemm(dtype, 830, 383, depth + 1, device);
+      const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
+      const GemmKernel tiled = sixteen_bit ? (device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma)
+                               : dtype == DType::f64 && !device.no_dmma ? GemmKernel::dmma
+                                                                        : GemmKernel::simt;
+      EXPECT_EQ(past.kernel, tiled);
+      // The matrix-vector shapes keep their kernels at any k; one wider runs the short-k kernel.
+      const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+      EXPECT_EQ(plan_gemm(dtype, 4096, side, 1, device).kernel, GemmKernel::matrix_vector);
+      EXPECT_EQ(plan_gemm(dtype, side, 4096, 1, device).kernel, GemmKernel::vector_matrix);
+      EXPECT_EQ(plan_gemm(dtype, 4096, side + 1, 1, device).kernel, GemmKernel::short_k);
+      EXPECT_EQ(plan_gemm(dtype, side + 1, 4096, depth, device).kernel, GemmKernel::short_k);
+    }
+  }
+  // It needs no tensor cores: 16-bit short k runs where no tensor-core kernel does.
+  GemmDevice none = ampere();
+  none.no_mma = "mma_gemm needs sm_80 or newer";
+  EXPECT_EQ(plan_gemm(DType::f16, 512, 512, 16, none).kernel, GemmKernel::short_k);
+  EXPECT_THROW(plan_gemm(DType::f16, 512, 512, 17, none), std::runtime_error);
+}
+
+TEST(GemmDispatch, ShortKBlocksAndRuleText) {
+  // The cliff check's worst case: f16 830 x 383 x 1 (3.59x behind cuBLAS on the padded wgmma
+  // path). 64 x 128 pads C to 832 x 384, the least of the four widths; n odd: element stores.
+  const GemmPlan f16 = plan_gemm(DType::f16, 830, 383, 1, hopper());
+  EXPECT_EQ(f16.kernel, GemmKernel::short_k);
+  EXPECT_EQ(f16.tile.m, 64);
+  EXPECT_EQ(f16.tile.n, 128);
+  EXPECT_EQ(f16.tile.k, 1);
+  EXPECT_EQ(f16.pieces, 13 * 3);
+  EXPECT_FALSE(f16.vectorized);
+  EXPECT_FALSE(f16.stage_a || f16.stage_b);
+  EXPECT_EQ(f16.splits, 1);
+  EXPECT_EQ(f16.rule.rfind("k=1 <= 16 (f16) runs the short-k kernel, bound by writing C: k FMAs an output on the "
+                           "CUDA cores (3/4 of an H100's 33.5 TFMA/s) take no longer than its 2 bytes at 3 TB/s up "
+                           "to k=16, where tensor-core tiles, bound by the same write, would only pad k to their "
+                           "step; blocks of 64x128 (the width that pads C least): 39 blocks, no split; C, A and B ",
+                           0),
+            0u)
+      << f16.rule;
+  // A square C takes the widest block (a tie), 16-byte stores; its bytes and their time.
+  const GemmPlan f32 = plan_gemm(DType::f32, 4096, 4096, 3, hopper());
+  EXPECT_EQ(f32.tile.m, 64);
+  EXPECT_EQ(f32.tile.n, 128);
+  EXPECT_EQ(f32.pieces, 64 * 32);
+  EXPECT_TRUE(f32.vectorized);
+  EXPECT_TRUE(contains(f32.rule, "2048 blocks, no split; C, A and B 67.2 MB: 22.4 us at 3 TB/s, FMAs ")) << f32.rule;
+  const GemmPlan f64 = plan_gemm(DType::f64, 8192, 8192, 16, hopper());
+  EXPECT_TRUE(contains(f64.rule, "its 8 bytes at 3 TB/s up to k=33")) << f64.rule;
+  EXPECT_TRUE(contains(f64.rule, "16.7 TFMA/s")) << f64.rule;
+  // A narrow C takes a narrow block: f32 513 x 17 in blocks of 256 x 32 (3 of them), 16-bit
+  // 1000 x 5 in 256 x 32.
+  const GemmPlan narrow = plan_gemm(DType::f32, 513, 17, 3, hopper());
+  EXPECT_EQ(narrow.tile.m, 256);
+  EXPECT_EQ(narrow.tile.n, 32);
+  EXPECT_EQ(narrow.pieces, 3);
+  EXPECT_FALSE(narrow.vectorized);
+  EXPECT_EQ(plan_gemm(DType::bf16, 1000, 5, 3, hopper()).tile.n, 32);
+  EXPECT_EQ(plan_gemm(DType::f64, 100, 4096, 3, hopper()).tile.n, 64);  // f64's widest: 32 x 2
+}
+
+// Seeded shapes around the thresholds: k from 1 to 8 past the dtype's threshold, m and n
+// log-uniform from 1 to 2^16 (so across the matrix-vector side too), on three devices. Each
+// plan follows the rule's invariants (short k exactly where rule 2 says, its block the least
+// padding); moving k across the threshold moves the kernel, and nothing else does.
+TEST(GemmDispatch, SeededShapesAroundTheShortKThreshold) {
+  SplitMix64 rng(20260214);
+  const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
+  int short_k = 0, past = 0, matrix_vector = 0;
+  for (int draw = 0; draw < 4000; ++draw) {
+    const DType dtype = all_dtypes()[static_cast<std::size_t>(draw) % all_dtypes().size()];
+    const GemmDevice& device = devices[static_cast<std::size_t>(draw / 4) % devices.size()];
+    const std::int64_t depth = short_k_max_depth(dtype);
+    const std::int64_t m = log_uniform(rng, 16), n = log_uniform(rng, 16);
+    const std::int64_t k = 1 + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(depth + 8));
+    SCOPED_TRACE(to_string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                 " on " + std::to_string(device.sm_count) + " SMs");
+    const GemmPlan plan = plan_gemm(dtype, m, n, k, device);
+    expect_plan_follows_the_rule(dtype, m, n, k, device, plan);
+    const bool vector_shape = plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
+    short_k += plan.kernel == GemmKernel::short_k;
+    past += k > depth && !vector_shape;
+    matrix_vector += vector_shape;
+    // The boundary for this m and n: the threshold short k, one past it tiled (or both on the
+    // matrix-vector kernels).
+    const GemmKernel at = plan_gemm(dtype, m, n, depth, device).kernel;
+    const GemmKernel beyond = plan_gemm(dtype, m, n, depth + 1, device).kernel;
+    EXPECT_EQ(at == GemmKernel::short_k, !vector_shape);
+    EXPECT_NE(beyond, GemmKernel::short_k);
+    if (vector_shape) {
+      EXPECT_EQ(at, beyond);
+    }
+  }
+  EXPECT_GT(short_k, 1000);
+  EXPECT_GT(past, 300);
+  EXPECT_GT(matrix_vector, 300);
+}
+
 TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
   SplitMix64 rng(20251125);
   const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
-  int splits = 0, matrix_vector = 0, staged = 0;
+  int splits = 0, matrix_vector = 0, staged = 0, short_k = 0;
   for (int draw = 0; draw < 3000; ++draw) {
     // m, n, k log-uniform over 1 .. 2^24, k sometimes far beyond.
     const std::int64_t m = log_uniform(rng, 24), n = log_uniform(rng, 24);
@@ -406,8 +578,10 @@ TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
     splits += plan.splits > 1;
     matrix_vector += plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
     staged += plan.stage_a || plan.stage_b;
+    short_k += plan.kernel == GemmKernel::short_k;
   }
   // The draw reaches every branch of the rule.
+  EXPECT_GT(short_k, 100);
   EXPECT_GT(splits, 100);
   EXPECT_GT(matrix_vector, 100);
   EXPECT_GT(staged, 100);
