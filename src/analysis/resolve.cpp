@@ -53,8 +53,15 @@ Comparison resolve_comparison(LoadedReport& baseline, LoadedReport& current, Com
                               const Remeasure& remeasure_baseline, const std::function<void(const ResolveRound&)>& on_round) {
   options.looks = resolve_looks(limits);
   options.look = 1;
-  Comparison comparison = compare_reports(baseline, current, options);
   const auto start = Clock::now();
+  Comparison comparison = compare_reports(baseline, current, options);
+  if (on_round) {
+    std::vector<std::string> compared;
+    std::set<std::string> seen;
+    for (const CaseComparison& c : comparison.cases)
+      if (seen.insert(c.id).second) compared.push_back(c.id);
+    on_round({0, std::move(compared), 0.0, comparison.counts});
+  }
   int rounds = 0;
   for (int round = 1; round <= limits.max_rounds && !interrupt_requested(); ++round) {
     if (std::chrono::duration<double>(Clock::now() - start).count() >= limits.max_seconds) break;

@@ -36,9 +36,9 @@ inline int resolve_looks(const ResolveLimits& limits) { return limits.max_rounds
 using Remeasure = std::function<std::vector<ResultRecord>(const std::vector<std::string>& case_ids)>;
 
 struct ResolveRound {
-  int round = 0;                      // 1, 2, ...
-  std::vector<std::string> case_ids;  // the cases re-measured
-  double seconds = 0;                 // how long the round took
+  int round = 0;                      // 0 (the first comparison), 1, 2, ...
+  std::vector<std::string> case_ids;  // the cases re-measured (round 0: every case compared)
+  double seconds = 0;                 // how long the round took (round 0: 0, nothing was measured here)
   VerdictCounts counts;               // after pooling its samples
 };
 
@@ -49,7 +49,9 @@ struct ResolveRound {
 // so that a drift of the machine falls on both sides alike), pools the new records into the
 // reports (pool_round) and compares again. Stops once no case is undecided, the rounds or
 // the time are used up, or SIGINT/SIGTERM asks (base/interrupt.hpp). on_round, where given,
-// hears of each round. Returns the last comparison, where max_rounds > 0 with its unsettled
+// hears of each look once: round 0, the first comparison, then each round of re-measurement
+// (a caller that wants the first comparison's counts takes them there rather than comparing
+// the reports again). Returns the last comparison, where max_rounds > 0 with its unsettled
 // same cases called inconclusive (settle_unsettled_same).
 Comparison resolve_comparison(LoadedReport& baseline, LoadedReport& current, CompareOptions options,
                               const ResolveLimits& limits, const Remeasure& remeasure_current,

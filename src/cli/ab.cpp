@@ -213,7 +213,6 @@ int command_ab(const AbCli& cli, bool colour) {
   std::optional<LoadedReport> current = baseline ? runner.measure(b, {}) : std::nullopt;
   if (!current) return interrupted_exit_code();
   const double first_seconds = std::chrono::duration<double>(Clock::now() - first_start).count();
-  say_round(0, current->results.size(), first_seconds, compare_reports(*baseline, *current, options).counts);
   // --time counts from the start of round 0; the rounds after it have what is left.
   if (cli.seconds > 0) limits.max_seconds = std::max(0.0, cli.seconds - first_seconds);
 
@@ -224,9 +223,11 @@ int command_ab(const AbCli& cli, bool colour) {
       return round ? std::move(round->results) : std::vector<ResultRecord>{};
     };
   };
-  const Comparison comparison =
-      resolve_comparison(*baseline, *current, options, limits, remeasure(b), remeasure(a), [](const ResolveRound& round) {
-        say_round(round.round, round.case_ids.size(), round.seconds, round.counts);
+  // Round 0 is the first comparison resolve_comparison makes (its look 1): said with the time
+  // both sides took to measure it here.
+  const Comparison comparison = resolve_comparison(
+      *baseline, *current, options, limits, remeasure(b), remeasure(a), [first_seconds](const ResolveRound& round) {
+        say_round(round.round, round.case_ids.size(), round.round == 0 ? first_seconds : round.seconds, round.counts);
       });
   if (interrupt_requested()) return interrupted_exit_code();
   if (!cli.keep.empty())

@@ -130,6 +130,7 @@ void mark_interrupted(Context& context, std::size_t finished, std::size_t planne
 // A round of re-measurement (--resolve), said on stderr: "gpubench: resolve round 2: 3 cases
 // re-measured in 4.1 s; now 1 slower, 2 inconclusive".
 void say_round(const ResolveRound& round) {
+  if (round.round == 0) return;  // the first comparison: nothing was re-measured yet
   const VerdictCounts& n = round.counts;
   std::cerr << "gpubench: resolve round " << round.round << ": " << round.case_ids.size()
             << (round.case_ids.size() == 1 ? " case" : " cases") << " re-measured in " << format_significant(round.seconds, 3)

@@ -23,6 +23,7 @@
 #include "model/record_format.hpp"
 #include "model/verify.hpp"
 #include "report/report.hpp"
+#include "scripted_backend.hpp"
 #include "usage_error_of.hpp"
 
 namespace gpb {
@@ -30,31 +31,26 @@ namespace {
 
 // The first run of the process takes first_run_s on the timer and sleeps first_sleep on the
 // host; every other run takes run_s on the timer and no host time to speak of.
-struct Script {
-  std::string backend_name = "scripted-costs";
+struct Script : testing::BackendScript {
+  Script() {
+    backend_name = "scripted-costs";
+    description = "test double with a slow first call";
+  }
   double first_run_s = 0.05;
   double run_s = 1e-3;
   std::chrono::milliseconds first_sleep{20};
   bool on_host_threads = false;  // false: a GPU-like case, whose host cost is measured
   int runs = 0;
   int synchronizes = 0;
-};
 
-class ScriptedTimer final : public SampleTimer {
- public:
-  explicit ScriptedTimer(Script& script) : script_(script) {}
-  void start() override { start_ = script_.runs; }
-  void stop() override { stop_ = script_.runs; }
-  double elapsed_seconds() override {
+  DeviceKind backend_kind() const { return on_host_threads ? DeviceKind::cpu : DeviceKind::gpu; }
+  // The timer's clock: the runs so far, each first_run_s (the first) or run_s on the timer.
+  int timer_mark() const { return runs; }
+  double seconds_between(int start, int stop) const {
     double total = 0;
-    for (int run = start_ + 1; run <= stop_; ++run) total += run == 1 ? script_.first_run_s : script_.run_s;
+    for (int run = start + 1; run <= stop; ++run) total += run == 1 ? first_run_s : run_s;
     return total;
   }
-  std::string name() const override { return "scripted"; }
-
- private:
-  Script& script_;
-  int start_ = 0, stop_ = 0;
 };
 
 class ScriptedPrepared final : public Prepared {
@@ -65,7 +61,7 @@ class ScriptedPrepared final : public Prepared {
   }
   void synchronize() override { ++script_.synchronizes; }
   bool runs_on_host_threads() const override { return script_.on_host_threads; }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<ScriptedTimer>(script_); }
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<testing::ScriptedTimer<Script>>(script_); }
   HostArray result() override {
     std::vector<float> out(problem_.x.size());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(std::sqrt(problem_.x.at(i)));
@@ -77,38 +73,10 @@ class ScriptedPrepared final : public Prepared {
   const Problem& problem_;
 };
 
-class ScriptedBackend final : public Backend {
- public:
-  explicit ScriptedBackend(Script& script) : script_(script) {}
-  std::string name() const override { return script_.backend_name; }
-  std::string description() const override { return "test double with a slow first call"; }
-  DeviceKind kind() const override { return script_.on_host_threads ? DeviceKind::cpu : DeviceKind::gpu; }
-  Availability availability() const override { return {}; }
-  Support supports(Op, DType) const override { return {}; }
-  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings&) override {
-    return std::make_unique<ScriptedPrepared>(script_, problem);
-  }
-
- private:
-  Script& script_;
-};
-
-struct CostsTest : ::testing::Test {
-  Script script;
-  ScriptedBackend backend{script};
-  Problem problem = make_problem(Op::sqrt, DType::f32, elementwise_shape(1000), 7);
-  CaseSpec spec;
-  RunnerOptions options;
-
+struct CostsTest : testing::ScriptedCaseTest<Script, ScriptedPrepared, 7> {
   void SetUp() override {
-    spec.op = Op::sqrt;
-    spec.backend = backend.name();
-    spec.shape = problem.shape;
+    ScriptedCaseTest::SetUp();
     spec.l2 = L2Mode::warm;
-    options.warmup = 2;
-    options.stopping.min_samples = 10;
-    options.stopping.min_time_s = 0;
-    options.stopping.max_time_s = 5;
     options.min_sample_s = 0;  // no batching: every sample is one scripted run
   }
 };

@@ -11,13 +11,15 @@
 #include "measure/runner.hpp"
 #include "model/problem.hpp"
 #include "report/report.hpp"
+#include "scripted_backend.hpp"
 
 namespace gpb {
 namespace {
 
 // Device time as a scripted sum: each op run costs op_s, each eviction evict_s; a plain
 // launch (run() outside a graph) also costs launch_s, the per-launch overhead a graph avoids.
-struct GraphScript {
+struct GraphScript : testing::BackendScript {
+  GraphScript() { kind = DeviceKind::gpu; }
   double op_s = 2e-6;
   double evict_s = 30e-6;
   double launch_s = 3e-6;
@@ -26,20 +28,10 @@ struct GraphScript {
   int graph_runs = 0;
   int captures = 0;
   bool capturable = true;
-  DeviceKind kind = DeviceKind::gpu;
-};
 
-class ScriptedTimer final : public SampleTimer {
- public:
-  explicit ScriptedTimer(GraphScript& script) : script_(script) {}
-  void start() override { start_ = script_.elapsed; }
-  void stop() override { stop_ = script_.elapsed; }
-  double elapsed_seconds() override { return stop_ - start_; }
-  std::string name() const override { return "scripted"; }
-
- private:
-  GraphScript& script_;
-  double start_ = 0, stop_ = 0;
+  // The timer's clock: the device seconds so far.
+  double timer_mark() const { return elapsed; }
+  double seconds_between(double start, double stop) const { return stop - start; }
 };
 
 class ScriptedGraph final : public LaunchGraph {
@@ -77,7 +69,7 @@ class ScriptedPrepared final : public Prepared {
     ++script_.captures;
     return {std::make_unique<ScriptedGraph>(script_, launches, evictions, op), {}};
   }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<ScriptedTimer>(script_); }
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<testing::ScriptedTimer<GraphScript>>(script_); }
   HostArray result() override {
     std::vector<float> out(problem_.x.size());
     // What a correct sqrt gives, once the op has run at all.
@@ -91,39 +83,11 @@ class ScriptedPrepared final : public Prepared {
   const Problem& problem_;
 };
 
-class ScriptedBackend final : public Backend {
- public:
-  explicit ScriptedBackend(GraphScript& script) : script_(script) {}
-  std::string name() const override { return "scripted"; }
-  std::string description() const override { return "test double"; }
-  DeviceKind kind() const override { return script_.kind; }
-  Availability availability() const override { return {}; }
-  Support supports(Op, DType) const override { return {}; }
-  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings&) override {
-    return std::make_unique<ScriptedPrepared>(script_, problem);
-  }
-
- private:
-  GraphScript& script_;
-};
-
-struct GraphTimingTest : ::testing::Test {
-  GraphScript script;
-  ScriptedBackend backend{script};
-  Problem problem = make_problem(Op::sqrt, DType::f32, elementwise_shape(1000), 1);
-  CaseSpec spec;
-  RunnerOptions options;
-
+struct GraphTimingTest : testing::ScriptedCaseTest<GraphScript, ScriptedPrepared> {
   void SetUp() override {
-    spec.op = Op::sqrt;
-    spec.backend = "scripted";
-    spec.shape = problem.shape;
+    ScriptedCaseTest::SetUp();
     spec.timing = TimingMode::graph;
     spec.l2 = L2Mode::warm;
-    options.warmup = 2;
-    options.stopping.min_samples = 10;
-    options.stopping.min_time_s = 0;
-    options.stopping.max_time_s = 5;
   }
 };
 

@@ -14,22 +14,20 @@
 #include "config/test_knobs.hpp"
 #include "measure/runner.hpp"
 #include "model/problem.hpp"
+#include "scripted_backend.hpp"
 
 namespace gpb {
 namespace {
 
 // A timer that reports a scripted duration per run() between start and stop.
-struct Script {
+struct Script : testing::BackendScript {
   double seconds_per_run = 1e-3;
-  double timer_resolution_s = 0;
   std::atomic<int> runs{0};  // read by the telemetry sampler's thread too
   int flushes = 0;
   bool flushes_cache = false;  // the case evicts a cache, as a GPU case does
   bool transfers = false;      // the case has upload and download phases, as a GPU case does
   int uploads = 0, downloads = 0;
   bool corrupt_output = false;
-  bool throw_in_prepare = false;
-  bool supported = true;
   bool on_host_threads = false;  // the case runs on this process's threads, as a CPU case does
   // Telemetry: the SM clock (of a 2000 MHz maximum) reads clock_before until run number
   // clock_switch_run, clock_after from then on.
@@ -41,6 +39,10 @@ struct Script {
   // run() that takes busy_s of real time, so that a window is as long as its runs.
   bool energy = false;
   double busy_s = 0;
+
+  // The timer's clock: the runs so far, seconds_per_run each.
+  int timer_mark() const { return runs; }
+  double seconds_between(int start, int stop) const { return (stop - start) * seconds_per_run; }
 };
 
 class ScriptedEnergyCounter final : public EnergyCounter {
@@ -69,21 +71,6 @@ class ScriptedSource final : public TelemetrySource {
 
  private:
   Script& script_;
-};
-
-class ScriptedTimer final : public SampleTimer {
- public:
-  explicit ScriptedTimer(Script& script) : script_(script) {}
-  void start() override { runs_at_start_ = script_.runs; }
-  void stop() override { runs_at_stop_ = script_.runs; }
-  double elapsed_seconds() override { return (runs_at_stop_ - runs_at_start_) * script_.seconds_per_run; }
-  std::string name() const override { return "scripted"; }
-  double resolution_s() const override { return script_.timer_resolution_s; }
-
- private:
-  Script& script_;
-  int runs_at_start_ = 0;
-  int runs_at_stop_ = 0;
 };
 
 class ScriptedPrepared final : public Prepared {
@@ -118,7 +105,7 @@ class ScriptedPrepared final : public Prepared {
     if (!script_.energy) return {nullptr, "the scripted case has no energy counter"};
     return {std::make_unique<ScriptedEnergyCounter>(), ""};
   }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<ScriptedTimer>(script_); }
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<testing::ScriptedTimer<Script>>(script_); }
   HostArray result() override {
     // sqrt computed exactly in double then rounded: what any correct backend returns.
     std::vector<float> out(problem_.x.size());
@@ -132,39 +119,12 @@ class ScriptedPrepared final : public Prepared {
   const Problem& problem_;
 };
 
-class ScriptedBackend final : public Backend {
- public:
-  explicit ScriptedBackend(Script& script) : script_(script) {}
-  std::string name() const override { return "scripted"; }
-  std::string description() const override { return "test double"; }
-  DeviceKind kind() const override { return DeviceKind::cpu; }
-  Availability availability() const override { return {}; }
-  Support supports(Op, DType) const override { return {script_.supported, "scripted backend has no such op"}; }
-  std::unique_ptr<Prepared> prepare(const Problem& problem, const BackendSettings&) override {
-    if (script_.throw_in_prepare) throw std::runtime_error("out of device memory: test needs 1 TiB");
-    return std::make_unique<ScriptedPrepared>(script_, problem);
-  }
+using ScriptedBackend = testing::ScriptedBackend<Script, ScriptedPrepared>;
 
- private:
-  Script& script_;
-};
-
-struct RunnerTest : ::testing::Test {
-  Script script;
-  ScriptedBackend backend{script};
-  Problem problem = make_problem(Op::sqrt, DType::f32, elementwise_shape(1000), 1);
-  CaseSpec spec;
-  RunnerOptions options;
-
+struct RunnerTest : testing::ScriptedCaseTest<Script, ScriptedPrepared> {
   void SetUp() override {
-    spec.op = Op::sqrt;
-    spec.backend = "scripted";
-    spec.shape = problem.shape;
+    ScriptedCaseTest::SetUp();
     spec.l2 = L2Mode::flush;  // as the plan sets it for a GPU backend's case
-    options.warmup = 2;
-    options.stopping.min_samples = 10;
-    options.stopping.min_time_s = 0;
-    options.stopping.max_time_s = 5;
   }
 
   // What run_plan takes: the scripted backend alone.
