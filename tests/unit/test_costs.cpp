@@ -39,6 +39,7 @@ struct Script : testing::BackendScript {
   double first_run_s = 0.05;
   double run_s = 1e-3;
   std::chrono::milliseconds first_sleep{20};
+  std::chrono::microseconds run_sleep{0};  // every later run's host time: the cost of issuing it
   bool on_host_threads = false;  // false: a GPU-like case, whose host cost is measured
   int runs = 0;
   int synchronizes = 0;
@@ -57,7 +58,10 @@ class ScriptedPrepared final : public Prepared {
  public:
   ScriptedPrepared(Script& script, const Problem& problem) : script_(script), problem_(problem) {}
   void run() override {
-    if (++script_.runs == 1) std::this_thread::sleep_for(script_.first_sleep);
+    if (++script_.runs == 1)
+      std::this_thread::sleep_for(script_.first_sleep);
+    else if (script_.run_sleep.count() > 0)
+      std::this_thread::sleep_for(script_.run_sleep);
   }
   void synchronize() override { ++script_.synchronizes; }
   bool runs_on_host_threads() const override { return script_.on_host_threads; }
@@ -135,6 +139,30 @@ TEST_F(CostsTest, SlowOpsGetTheFewestHostCostCalls) {
   const ResultRecord record = run_case(spec, problem, backend, options);
   ASSERT_TRUE(record.host_cost);
   EXPECT_EQ(record.host_cost->samples_s.size(), 5u);
+}
+
+// A batch of launches whose every call costs the host more than the op takes (Python issuing
+// CuPy calls, say) times the host's issue rate: the note says so; a batch the host outruns has
+// no such note.
+TEST_F(CostsTest, ABatchTheHostCannotKeepUpWithIsNamedHostBound) {
+  script.run_s = 1e-6;
+  script.run_sleep = std::chrono::microseconds(200);
+  options.min_sample_s = 1e-4;  // batches of 100 launches
+  const ResultRecord slow_host = run_case(spec, problem, backend, options);
+  ASSERT_EQ(slow_host.status, Status::ok) << slow_host.reason;
+  ASSERT_GT(slow_host.batch, 1);
+  ASSERT_TRUE(slow_host.host_cost);
+  EXPECT_GE(slow_host.host_cost->stats.median, 200e-6);
+  EXPECT_NE(slow_host.timing_note.find("host-bound batch"), std::string::npos) << slow_host.timing_note;
+  EXPECT_NE(slow_host.timing_note.find("graph timing"), std::string::npos) << slow_host.timing_note;
+
+  script.run_s = 1e-3;  // a millisecond op, issued in no time
+  script.run_sleep = std::chrono::microseconds(0);
+  options.min_sample_s = 1e-2;
+  const ResultRecord fast_host = run_case(spec, problem, backend, options);
+  ASSERT_EQ(fast_host.status, Status::ok) << fast_host.reason;
+  ASSERT_GT(fast_host.batch, 1);
+  EXPECT_EQ(fast_host.timing_note.find("host-bound"), std::string::npos) << fast_host.timing_note;
 }
 
 TEST_F(CostsTest, PassesKeepTheFirstPasssFirstCallAndPoolTheHostCost) {
