@@ -94,7 +94,7 @@ def main() -> int:
                 f"{python_ratio:.2f}x (warm batch {small_warm[0]['settings']['batch']}"
                 + (f", host cost per call {host['statistics']['median'] * 1e6:.2f} us" if host else "")
                 + f"); program cold/warm {cli_small_cold * 1e6:.2f}/{cli_small_warm * 1e6:.2f} us = {cli_ratio:.2f}x; "
-                f"warm note: {small_warm[0]['timing_note'] or '-'}")
+                f"warm note: {small_warm[0]['settings']['timing_note'] or '-'}")
         if timing == "kernel":
             print(f"[info] sum {n_small} (L2/4), kernel timing: {text}")
             continue

@@ -285,15 +285,15 @@ GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
   plan.ldb = n;
   plan.n_kernel = n;
   plan.vectorized = n % vector == 0;
-  const double fma_rate =
-      kShortKFmaFraction * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
+  const double fraction = short_k_fma_fraction(size);
+  const double fma_rate = fraction * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
   const double outputs = static_cast<double>(m) * static_cast<double>(n);
   const double bytes = (outputs + static_cast<double>(k) * static_cast<double>(m + n)) * static_cast<double>(size);
   const int depth = short_k_max_depth(dtype);
   plan.rule = "k=" + str(k) + " <= " + str(depth) + " (" + to_string(dtype) +
-              ") runs the short-k kernel, bound by writing C: k FMAs an output on the CUDA cores (3/4 of an "
-              "H100's " +
-              format_significant(fma_rate / kShortKFmaFraction / 1e12, 3) + " TFMA/s) take no longer than its " +
+              ") runs the short-k kernel, bound by writing C: k FMAs an output on the CUDA cores (" +
+              format_significant(fraction, 2) + " of an H100's " +
+              format_significant(fma_rate / fraction / 1e12, 3) + " TFMA/s) take no longer than its " +
               str(static_cast<std::int64_t>(size)) + " bytes at 3 TB/s up to k=" + str(depth) +
               ", where tensor-core tiles, bound by the same write, would only pad k to their step; blocks of " +
               str(plan.tile.m) + "x" + str(plan.tile.n) + " (the width that pads C least): " + str(plan.pieces) +

@@ -39,7 +39,9 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "base/errors.hpp"
 #include "base/random.hpp"
+#include "base/text.hpp"
 #include "model/problem.hpp"
 
 namespace gpb {
@@ -417,6 +419,34 @@ Op register_op(OpDef def) {
   std::deque<OpDef>& ops = registry().ops;
   ops.push_back(std::move(def));
   return static_cast<Op>(ops.size() - 1);
+}
+
+namespace {
+
+std::vector<std::string> names_of_ops(const std::vector<Op>& ops) {
+  std::vector<std::string> names;
+  for (Op op : ops) names.push_back(to_string(op));
+  return names;
+}
+
+}  // namespace
+
+// Here rather than with the other parsers (types.cpp): an op's name is its table entry's.
+Op parse_op(std::string_view text) {
+  for (Op op : recorded_ops())
+    if (to_string(op) == text && op_def(op).recorded_only)
+      throw UsageError("op '" + to_string(op) + "' is " + op_def(op).description +
+                       ": its records come from gpubench.benchmark, the program runs no such case (ops: " +
+                       join_words(names_of_ops(all_ops()), ", ") + ")");
+  for (Op op : all_ops())
+    if (to_string(op) == text) return op;
+  throw UsageError(unknown_word_message("op", std::string(text), names_of_ops(all_ops())));
+}
+
+Op parse_recorded_op(std::string_view text) {
+  for (Op op : recorded_ops())
+    if (to_string(op) == text) return op;
+  throw UsageError(unknown_word_message("op", std::string(text), names_of_ops(recorded_ops())));
 }
 
 // The entry after the enumerators' (the registry's order).

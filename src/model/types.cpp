@@ -1,7 +1,6 @@
 #include "model/types.hpp"
 
 #include "base/text.hpp"
-#include "model/op_table.hpp"
 
 namespace gpb {
 namespace {
@@ -44,16 +43,6 @@ auto parse_name(const Table& table, std::string_view text, const char* what) {
   throw UsageError(unknown_word_message(what, std::string(text), accepted));
 }
 
-// The op names as the op table holds them now (registered ops included).
-struct OpName {
-  Op value;
-  std::string name;
-};
-std::vector<OpName> op_names(const std::vector<Op>& ops) {
-  std::vector<OpName> names;
-  for (Op op : ops) names.push_back({op, to_string(op)});
-  return names;
-}
 
 }  // namespace
 
@@ -75,18 +64,6 @@ std::string to_string(SpmvKernelChoice choice) { return name_of(kSpmvKernels, ch
 std::string to_string(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "gpu"; }
 std::string to_string(Bound bound) { return bound == Bound::memory ? "memory" : "compute"; }
 
-Op parse_op(std::string_view text) {
-  for (const OpName& entry : op_names(recorded_ops()))
-    if (entry.name == text && op_def(entry.value).recorded_only) {
-      std::vector<std::string> runnable;
-      for (const OpName& op : op_names(all_ops())) runnable.push_back(op.name);
-      throw UsageError("op '" + entry.name + "' is " + op_def(entry.value).description +
-                       ": its records come from gpubench.benchmark, the program runs no such case (ops: " +
-                       join_words(runnable, ", ") + ")");
-    }
-  return parse_name(op_names(all_ops()), text, "op");
-}
-Op parse_recorded_op(std::string_view text) { return parse_name(op_names(recorded_ops()), text, "op"); }
 DType parse_dtype(std::string_view text) {
   std::vector<std::string> names, aliases;
   for (const DTypeInfo& info : kDTypeTable) {

@@ -95,7 +95,7 @@ def test_graph_timing_of_a_cupy_function(cupy):
         record = gpubench.benchmark(lambda: cupy.sqrt(x), timing="graph", l2=l2, **QUICK)[0]
         assert record["status"] == "ok", record["reason"]
         assert record["settings"]["timing"] == "graph" and record["settings"]["l2"] == l2
-        assert "CUDA graph of" in record["timing_note"], record["timing_note"]
+        assert "CUDA graph of" in record["settings"]["timing_note"], record["settings"]["timing_note"]
         assert record["id"].startswith("callable/cupy/f32/")
 
 

@@ -435,17 +435,17 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   }
 }
 
-// Rule 2's thresholds: the deepest k whose FMAs an output (on the CUDA cores at 3/4 of an
+// Rule 2's thresholds: the deepest k whose FMAs an output (on the CUDA cores at the kernel's share of an
 // H100's rate) take no longer than writing its bytes of C at the copy bandwidth.
 TEST(GemmDispatch, ShortKThresholdsAreWhereTheFmasOutgrowTheWriteOfC) {
-  EXPECT_EQ(short_k_max_depth(DType::f16), 16);
-  EXPECT_EQ(short_k_max_depth(DType::bf16), 16);
+  EXPECT_EQ(short_k_max_depth(DType::f16), 9);
+  EXPECT_EQ(short_k_max_depth(DType::bf16), 9);
   EXPECT_EQ(short_k_max_depth(DType::f32), 33);
   EXPECT_EQ(short_k_max_depth(DType::f64), 33);
   for (DType dtype : all_dtypes()) {
     SCOPED_TRACE(to_string(dtype));
     const double fma_rate =
-        kShortKFmaFraction * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
+        short_k_fma_fraction(dtype_size(dtype)) * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
     const double write_seconds = static_cast<double>(dtype_size(dtype)) / kShortKCopyBytesPerSecond;
     const int depth = short_k_max_depth(dtype);
     EXPECT_LE(depth / fma_rate, write_seconds);
@@ -480,8 +480,9 @@ TEST(GemmDispatch, ShortKRunsUpToTheThresholdAndNoFurther) {
   // It needs no tensor cores: 16-bit short k runs where no tensor-core kernel does.
   GemmDevice none = ampere();
   none.no_mma = "mma_gemm needs sm_80 or newer";
-  EXPECT_EQ(plan_gemm(DType::f16, 512, 512, 16, none).kernel, GemmKernel::short_k);
-  EXPECT_THROW(plan_gemm(DType::f16, 512, 512, 17, none), std::runtime_error);
+  const std::int64_t depth = short_k_max_depth(DType::f16);
+  EXPECT_EQ(plan_gemm(DType::f16, 512, 512, depth, none).kernel, GemmKernel::short_k);
+  EXPECT_THROW(plan_gemm(DType::f16, 512, 512, depth + 1, none), std::runtime_error);
 }
 
 TEST(GemmDispatch, ShortKBlocksAndRuleText) {
@@ -496,9 +497,9 @@ TEST(GemmDispatch, ShortKBlocksAndRuleText) {
   EXPECT_FALSE(f16.vectorized);
   EXPECT_FALSE(f16.stage_a || f16.stage_b);
   EXPECT_EQ(f16.splits, 1);
-  EXPECT_EQ(f16.rule.rfind("k=1 <= 16 (f16) runs the short-k kernel, bound by writing C: k FMAs an output on the "
-                           "CUDA cores (3/4 of an H100's 33.5 TFMA/s) take no longer than its 2 bytes at 3 TB/s up "
-                           "to k=16, where tensor-core tiles, bound by the same write, would only pad k to their "
+  EXPECT_EQ(f16.rule.rfind("k=1 <= 9 (f16) runs the short-k kernel, bound by writing C: k FMAs an output on the "
+                           "CUDA cores (0.42 of an H100's 33.5 TFMA/s) take no longer than its 2 bytes at 3 TB/s up "
+                           "to k=9, where tensor-core tiles, bound by the same write, would only pad k to their "
                            "step; blocks of 64x128 (the width that pads C least): 39 blocks, no split; C, A and B ",
                            0),
             0u)
