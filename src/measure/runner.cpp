@@ -175,19 +175,20 @@ class BatchedLaunches final : public Strategy {
   double take_sample() override {
     return time_launches(batch_, [this] { prepared_.run(); });
   }
-  // A batch whose calls the host issues no faster than the GPU runs them leaves the GPU
-  // waiting between launches: its samples time the issue rate (Python's, a library's) more
-  // than the op. Where the host's cost of a call reaches this share of the median, the note
-  // says so and names the timing that leaves the host out.
+  // Calls the host issues no faster than the GPU runs them leave the GPU waiting: between a
+  // batch's launches, and, for a batch of one, between the start event (recorded on an idle
+  // stream) and the call's work. The samples then time the issue rate (Python's, a
+  // library's) more than the op. Where the host's cost of a call reaches this share of the
+  // median, the note says so and names the timing that leaves the host out.
   std::string host_pace_note(const ResultRecord& record) const override {
     constexpr double kHostBoundShare = 0.9;
-    if (batch_ < 2 || !record.host_cost || !(record.stats.median > 0)) return {};
+    if (!record.host_cost || !(record.stats.median > 0)) return {};
     const double host_s = record.host_cost->stats.median;
     if (host_s < kHostBoundShare * record.stats.median) return {};
-    return "host-bound batch: issuing one call takes " + format_seconds(host_s) + " on the host against the " +
+    return "host-bound: issuing one call takes " + format_seconds(host_s) + " on the host against the " +
            format_seconds(record.stats.median) +
-           " median per launch, so the GPU waited between launches and the median is the host's issue rate more "
-           "than the op's time; graph timing replays the launches without the host";
+           " median per launch, so the GPU waited for the host and the median is the host's issue rate more than "
+           "the op's time; graph timing replays the launches without the host";
   }
 };
 

@@ -141,10 +141,10 @@ TEST_F(CostsTest, SlowOpsGetTheFewestHostCostCalls) {
   EXPECT_EQ(record.host_cost->samples_s.size(), 5u);
 }
 
-// A batch of launches whose every call costs the host more than the op takes (Python issuing
-// CuPy calls, say) times the host's issue rate: the note says so; a batch the host outruns has
-// no such note.
-TEST_F(CostsTest, ABatchTheHostCannotKeepUpWithIsNamedHostBound) {
+// Launches whose every call costs the host more than the op takes (Python issuing CuPy calls,
+// say) time the host's issue rate: the note says so, for batches and single launches alike;
+// a batch the host outruns has no such note.
+TEST_F(CostsTest, LaunchesTheHostCannotKeepUpWithAreNamedHostBound) {
   script.run_s = 1e-6;
   script.run_sleep = std::chrono::microseconds(200);
   options.min_sample_s = 1e-4;  // batches of 100 launches
@@ -153,8 +153,17 @@ TEST_F(CostsTest, ABatchTheHostCannotKeepUpWithIsNamedHostBound) {
   ASSERT_GT(slow_host.batch, 1);
   ASSERT_TRUE(slow_host.host_cost);
   EXPECT_GE(slow_host.host_cost->stats.median, 200e-6);
-  EXPECT_NE(slow_host.timing_note.find("host-bound batch"), std::string::npos) << slow_host.timing_note;
+  EXPECT_NE(slow_host.timing_note.find("host-bound: issuing one call takes"), std::string::npos) << slow_host.timing_note;
   EXPECT_NE(slow_host.timing_note.find("graph timing"), std::string::npos) << slow_host.timing_note;
+
+  // A batch of one (an op longer than the batching target) waits for its call's issue too.
+  script.run_s = 1e-4;
+  script.run_sleep = std::chrono::microseconds(2000);
+  options.min_sample_s = 1e-5;
+  const ResultRecord single = run_case(spec, problem, backend, options);
+  ASSERT_EQ(single.status, Status::ok) << single.reason;
+  EXPECT_EQ(single.batch, 1);
+  EXPECT_NE(single.timing_note.find("host-bound"), std::string::npos) << single.timing_note;
 
   script.run_s = 1e-3;  // a millisecond op, issued in no time
   script.run_sleep = std::chrono::microseconds(0);
