@@ -290,12 +290,17 @@ GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
   const double outputs = static_cast<double>(m) * static_cast<double>(n);
   const double bytes = (outputs + static_cast<double>(k) * static_cast<double>(m + n)) * static_cast<double>(size);
   const int depth = short_k_max_depth(dtype);
-  plan.rule = "k=" + str(k) + " <= " + str(depth) + " (" + to_string(dtype) +
-              ") runs the short-k kernel, bound by writing C: k FMAs an output on the CUDA cores (" +
-              format_significant(fraction, 2) + " of an H100's " +
-              format_significant(fma_rate / fraction / 1e12, 3) + " TFMA/s) take no longer than its " +
-              str(static_cast<std::int64_t>(size)) + " bytes at 3 TB/s up to k=" + str(depth) +
-              ", where tensor-core tiles, bound by the same write, would only pad k to their step; blocks of " +
+  const std::string rate = format_significant(fraction, 2) + " of an H100's " +
+                           format_significant(fma_rate / fraction / 1e12, 3) + " TFMA/s";
+  const std::string why =
+      size == 2 ? "k below one 16-deep tensor-core step, where the wgmma tiles would pad k to their stage (copying A "
+                  "where k is not a multiple of 8) and leave a narrow C's SMs idle (CUDA-core FMAs at " +
+                      rate + ")"
+                : "bound by writing C: k FMAs an output on the CUDA cores (" + rate + ") take no longer than its " +
+                      str(static_cast<std::int64_t>(size)) + " bytes at 3 TB/s up to k=" + str(depth) +
+                      ", where tensor-core tiles, bound by the same write, would only pad k to their step";
+  plan.rule = "k=" + str(k) + " <= " + str(depth) + " (" + to_string(dtype) + ") runs the short-k kernel, " + why +
+              "; blocks of " +
               str(plan.tile.m) + "x" + str(plan.tile.n) + " (the width that pads C least): " + str(plan.pieces) +
               " blocks, no split; C, A and B " + format_rate(bytes, "B") + ": " +
               format_seconds(bytes / kShortKCopyBytesPerSecond) + " at 3 TB/s, FMAs " +

@@ -13,7 +13,7 @@
 //      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
 //      wider 16-bit ones run the short-k kernel (step 2) or the tensor-core tiles of step 3,
 //      padding rows of C with zeros.
-//   2. Otherwise a short k, at most short_k_max_depth(dtype) (9 for f16 and bf16, 33 for
+//   2. Otherwise a short k, at most short_k_max_depth(dtype) (15 for f16 and bf16, 33 for
 //      f32 and f64), runs the short-k kernel (kernels/gemm_short_k.cu): CUDA-core FMAs over
 //      A and B tiles held whole in shared memory, one launch, no split, no padded copies.
 //      Why there: each output costs k FMAs and its bytes of C written (A and B, m k + k n,
@@ -22,9 +22,10 @@
 //      k is 32 FMAs against 3 shared reads, f64 16 against 5, with the staging and the stores
 //      around them) against writing C at the copy bandwidth (3 TB/s), the FMAs hide under
 //      the write up to k = 0.75 x FMA rate x bytes of C's element / bandwidth: 33.4 for f32
-//      (4 bytes) and f64 (8 bytes, half the FMA rate); for 2-byte C the measured 0.42 of the
-//      rate (short_k_fma_fraction) gives 9.4 (3/4 would give 16.7, where k = 16 ran at 0.50x
-//      cuBLAS on an H100). Up
+//      (4 bytes) and f64 (8 bytes, half the FMA rate). For 2-byte C the kernel's measured rate
+//      (0.42 of the peak, short_k_fma_fraction) puts that point at 9, but below one 16-deep
+//      tensor-core step the tiled path pads k and copies A, and measured slower on narrow C:
+//      16-bit takes k up to 15 (kSixteenBitShortKMaxDepth, with the H100 figures). Up
 //      to there the kernel is bound by C, as any kernel must be, and the tiled kernels,
 //      bound by the same write, cannot be faster: their tensor cores shorten only the FMAs,
 //      which hide anyway, while they pad k to their step (wgmma 64 deep, after a padding
@@ -145,14 +146,20 @@ inline constexpr double kCudaCoreF32FmaPerSecond = 132.0 * 128 * 1.98e9;
 inline constexpr double kCudaCoreF64FmaPerSecond = kCudaCoreF32FmaPerSecond / 2;
 inline constexpr double kShortKFmaFraction = 0.75;
 // 16-bit elements: the kernel's marginal rate measured on an H100 (its time at 4096 x 4096
-// rises 1.2 us per unit of k, 14.7 us at k = 1 to 33.6 us at 16: 14 TFMA/s, 0.42 of the
-// f32 lanes' peak; every element of a step is widened from 16 bits), under which k = 16 ran
-// at 0.50-0.83x cuBLAS. f32 and f64 keep 3/4: their tiled kernels measured no faster up to
-// k = 33 (f32 4096 x 4096 x 33 at 0.95x cuBLAS here, 34 on the tiles at 0.95x).
+// rises 1.2 us per unit of k, 14.7 us at k = 1 to 33.6 us at 16: 14 TFMA/s, 0.42 of the f32
+// lanes' peak; every element of a step is widened from 16 bits). The rule text's FMA time uses it.
 inline constexpr double kShortKSixteenBitFmaFraction = 0.42;
 constexpr double short_k_fma_fraction(std::size_t element_bytes) {
   return element_bytes == 2 ? kShortKSixteenBitFmaFraction : kShortKFmaFraction;
 }
+// 16-bit k below one 16-deep step of the tensor cores runs the short-k kernel, although at the
+// measured rate its FMAs outgrow the write of 2-byte C from k = 9: below 16 the wgmma tiles pad
+// k to their 64-deep stage, after a padding copy of A where k is not a multiple of 8, and
+// their 128 x 256 tiles leave a narrow C's SMs idle. Measured on an H100, cuBLAS time over
+// cuda time: k = 13 on the short-k kernel 0.71-1.31x (12527 x 257, 649 x 5382, 4096 x 4096),
+// on the wgmma tiles 0.30-1.41x; k = 16 on the wgmma tiles 1.07-1.24x (4096 and 8192
+// squares), on the short-k kernel 0.50-0.83x.
+inline constexpr int kSixteenBitShortKMaxDepth = 15;
 // The short-k kernel's block (kernels/gemm_short_k.cuh holds it too): 256 threads of 32 sums,
 // rows of 16 bytes of C a thread; columns of threads across a block, powers of two from
 // 32 / (elements in 16 bytes) (a block 32 columns wide) to 32.
@@ -161,14 +168,15 @@ inline constexpr int kShortKMaxColumnThreads = 32;
 // The rows of C a thread of the short-k kernel computes for an element of `element_bytes`.
 constexpr int short_k_thread_rows(std::size_t element_bytes) { return element_bytes == 2 ? 4 : 8; }
 
-// The deepest k the short-k kernel takes for elements of `element_bytes` (rule 2): 9 for f16
-// and bf16 (f32 FMAs at the measured 0.42 of the peak), 33 for f32 and for f64 (8 bytes, at half the FMA rate). The cast
+// The deepest k the short-k kernel takes for elements of `element_bytes` (rule 2): 15 for f16
+// and bf16 (below one tensor-core step, kSixteenBitShortKMaxDepth), 33 for f32 and for f64 (8 bytes, at half the FMA rate). The cast
 // rounds the positive quotient down.
 constexpr int short_k_max_depth(std::size_t element_bytes) {
-  return static_cast<int>(short_k_fma_fraction(element_bytes) * (element_bytes == 8 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond) *
+  if (element_bytes == 2) return kSixteenBitShortKMaxDepth;
+  return static_cast<int>(kShortKFmaFraction * (element_bytes == 8 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond) *
                           static_cast<double>(element_bytes) / kShortKCopyBytesPerSecond);
 }
-static_assert(short_k_max_depth(2) == 9 && short_k_max_depth(4) == 33 && short_k_max_depth(8) == 33,
+static_assert(short_k_max_depth(2) == 15 && short_k_max_depth(4) == 33 && short_k_max_depth(8) == 33,
               "the thresholds rule 2 states");
 int short_k_max_depth(DType dtype);
 

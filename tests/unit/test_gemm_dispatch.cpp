@@ -364,7 +364,9 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.ldb, n);
     EXPECT_EQ(plan.n_kernel, n);
     EXPECT_TRUE(contains(plan.rule, "k=" + std::to_string(k) + " <= " + std::to_string(short_k_max_depth(dtype)) +
-                                        " (" + to_string(dtype) + ") runs the short-k kernel, bound by writing C"))
+                                        " (" + to_string(dtype) + ") runs the short-k kernel, " +
+                                        (dtype_size(dtype) == 2 ? "k below one 16-deep tensor-core step"
+                                                                : "bound by writing C")))
         << plan.rule;
     EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
     return;
@@ -435,14 +437,18 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   }
 }
 
-// Rule 2's thresholds: the deepest k whose FMAs an output (on the CUDA cores at the kernel's share of an
-// H100's rate) take no longer than writing its bytes of C at the copy bandwidth.
+// Rule 2's thresholds: for f32 and f64 the deepest k whose FMAs an output (on the CUDA cores at
+// 3/4 of an H100's rate) take no longer than writing its bytes of C at the copy bandwidth; for
+// 16-bit, k below one 16-deep tensor-core step (its FMAs outgrow the write sooner, from k = 9
+// at the kernel's measured rate, but the tensor-core path pads k and measured slower there).
 TEST(GemmDispatch, ShortKThresholdsAreWhereTheFmasOutgrowTheWriteOfC) {
-  EXPECT_EQ(short_k_max_depth(DType::f16), 9);
-  EXPECT_EQ(short_k_max_depth(DType::bf16), 9);
+  EXPECT_EQ(short_k_max_depth(DType::f16), 15);
+  EXPECT_EQ(short_k_max_depth(DType::bf16), 15);
   EXPECT_EQ(short_k_max_depth(DType::f32), 33);
   EXPECT_EQ(short_k_max_depth(DType::f64), 33);
-  for (DType dtype : all_dtypes()) {
+  const double sixteen_bit_rate = short_k_fma_fraction(2) * kCudaCoreF32FmaPerSecond;
+  EXPECT_EQ(static_cast<int>(sixteen_bit_rate * 2 / kShortKCopyBytesPerSecond), 9);
+  for (DType dtype : {DType::f32, DType::f64}) {
     SCOPED_TRACE(to_string(dtype));
     const double fma_rate =
         short_k_fma_fraction(dtype_size(dtype)) * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
@@ -497,10 +503,10 @@ TEST(GemmDispatch, ShortKBlocksAndRuleText) {
   EXPECT_FALSE(f16.vectorized);
   EXPECT_FALSE(f16.stage_a || f16.stage_b);
   EXPECT_EQ(f16.splits, 1);
-  EXPECT_EQ(f16.rule.rfind("k=1 <= 9 (f16) runs the short-k kernel, bound by writing C: k FMAs an output on the "
-                           "CUDA cores (0.42 of an H100's 33.5 TFMA/s) take no longer than its 2 bytes at 3 TB/s up "
-                           "to k=9, where tensor-core tiles, bound by the same write, would only pad k to their "
-                           "step; blocks of 64x128 (the width that pads C least): 39 blocks, no split; C, A and B ",
+  EXPECT_EQ(f16.rule.rfind("k=1 <= 15 (f16) runs the short-k kernel, k below one 16-deep tensor-core step, where "
+                           "the wgmma tiles would pad k to their stage (copying A where k is not a multiple of 8) "
+                           "and leave a narrow C's SMs idle (CUDA-core FMAs at 0.42 of an H100's 33.5 TFMA/s); "
+                           "blocks of 64x128 (the width that pads C least): 39 blocks, no split; C, A and B ",
                            0),
             0u)
       << f16.rule;
