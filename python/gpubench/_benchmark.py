@@ -166,6 +166,12 @@ def benchmark(fn: Callable[..., Any], args: Sequence[Any] = (), kwargs: Optional
     An exception fn raises comes back as raised; an unknown setting is a ValueError; a case
     that cannot be measured (no CUDA device) a RuntimeError.
     """
+    if timing not in ("kernel", "graph"):
+        import difflib
+        near = difflib.get_close_matches(str(timing), ["kernel", "graph"], n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise ValueError(f"timing: {timing!r} is not a timing of a function ({hint}expected 'kernel' or 'graph'; "
+                         "'e2e' does not apply: a function's transfers are its own)")
     kwargs = dict(kwargs or {})
     args = tuple(args)
     target_device, pointer, ordinal, library = resolve_target(fn, args, kwargs, device, stream)

@@ -171,7 +171,7 @@ def test_callable_is_no_op_of_run():
 def test_timing_modes_of_a_function():
     with pytest.raises(ValueError, match="'kernel' or 'graph'"):
         gpubench.benchmark(lambda: None, timing="e2e", **QUICK)
-    with pytest.raises(ValueError, match="graph"):
+    with pytest.raises(ValueError, match="did you mean 'graph'"):
         gpubench.benchmark(lambda: None, timing="grph", **QUICK)
     # A CPU function launches nothing a CUDA graph could hold: the case says why.
     with pytest.raises(RuntimeError, match="CUDA graph"):
