@@ -145,9 +145,10 @@ inline constexpr double kShortKCopyBytesPerSecond = 3.0e12;
 inline constexpr double kCudaCoreF32FmaPerSecond = 132.0 * 128 * 1.98e9;
 inline constexpr double kCudaCoreF64FmaPerSecond = kCudaCoreF32FmaPerSecond / 2;
 inline constexpr double kShortKFmaFraction = 0.75;
-// 16-bit elements: the kernel's marginal rate measured on an H100 (its time at 4096 x 4096
-// rises 1.2 us per unit of k, 14.7 us at k = 1 to 33.6 us at 16: 14 TFMA/s, 0.42 of the f32
-// lanes' peak; every element of a step is widened from 16 bits). The rule text's FMA time uses it.
+// 16-bit elements: about the kernel's marginal rate measured on an H100 (its f16 time at
+// 4096 x 4096 rose from 14.7 us at k = 1 to 30.2 us at 13 and 33.6 us at 16: 1.2-1.3 us per
+// unit of k, 13-14 TFMA/s, 0.40-0.42 of the f32 lanes' peak; every element of a step is
+// widened from 16 bits). The rule text's FMA time uses it.
 inline constexpr double kShortKSixteenBitFmaFraction = 0.42;
 constexpr double short_k_fma_fraction(std::size_t element_bytes) {
   return element_bytes == 2 ? kShortKSixteenBitFmaFraction : kShortKFmaFraction;

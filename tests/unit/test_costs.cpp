@@ -145,11 +145,17 @@ TEST_F(CostsTest, SlowOpsGetTheFewestHostCostCalls) {
 // say) time the host's issue rate: the note says so, for batches and single launches alike;
 // a batch the host outruns has no such note.
 TEST_F(CostsTest, LaunchesTheHostCannotKeepUpWithAreNamedHostBound) {
-  script.run_s = 1e-6;
-  script.run_sleep = std::chrono::microseconds(200);
-  options.min_sample_s = 1e-4;  // batches of 100 launches
-  const ResultRecord slow_host = run_case(spec, problem, backend, options);
-  ASSERT_EQ(slow_host.status, Status::ok) << slow_host.reason;
+  // A case of ops of run_s on the timer, each costing the host `sleep` to issue, batched to
+  // min_sample_s.
+  const auto run_with = [&](double run_s, std::chrono::microseconds sleep, double min_sample_s) {
+    script.run_s = run_s;
+    script.run_sleep = sleep;
+    options.min_sample_s = min_sample_s;
+    const ResultRecord record = run_case(spec, problem, backend, options);
+    EXPECT_EQ(record.status, Status::ok) << record.reason;
+    return record;
+  };
+  const ResultRecord slow_host = run_with(1e-6, std::chrono::microseconds(200), 1e-4);  // batches of 100 launches
   ASSERT_GT(slow_host.batch, 1);
   ASSERT_TRUE(slow_host.host_cost);
   EXPECT_GE(slow_host.host_cost->stats.median, 200e-6);
@@ -157,19 +163,12 @@ TEST_F(CostsTest, LaunchesTheHostCannotKeepUpWithAreNamedHostBound) {
   EXPECT_NE(slow_host.timing_note.find("graph timing"), std::string::npos) << slow_host.timing_note;
 
   // A batch of one (an op longer than the batching target) waits for its call's issue too.
-  script.run_s = 1e-4;
-  script.run_sleep = std::chrono::microseconds(2000);
-  options.min_sample_s = 1e-5;
-  const ResultRecord single = run_case(spec, problem, backend, options);
-  ASSERT_EQ(single.status, Status::ok) << single.reason;
+  const ResultRecord single = run_with(1e-4, std::chrono::microseconds(2000), 1e-5);
   EXPECT_EQ(single.batch, 1);
   EXPECT_NE(single.timing_note.find("host-bound"), std::string::npos) << single.timing_note;
 
-  script.run_s = 1e-3;  // a millisecond op, issued in no time
-  script.run_sleep = std::chrono::microseconds(0);
-  options.min_sample_s = 1e-2;
-  const ResultRecord fast_host = run_case(spec, problem, backend, options);
-  ASSERT_EQ(fast_host.status, Status::ok) << fast_host.reason;
+  // A millisecond op, issued in no time.
+  const ResultRecord fast_host = run_with(1e-3, std::chrono::microseconds(0), 1e-2);
   ASSERT_GT(fast_host.batch, 1);
   EXPECT_EQ(fast_host.timing_note.find("host-bound"), std::string::npos) << fast_host.timing_note;
 }
