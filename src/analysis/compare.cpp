@@ -186,14 +186,15 @@ struct PendingCase {
   bool serial_remark_always = false;        // said with every verdict (a blocked test's discount), not only inconclusive
 };
 
-// The samples of each round of a record, where its rounds were pooled (round_sizes); one
-// block otherwise, or where the sizes do not add up to its samples.
-std::vector<std::vector<double>> round_blocks(const ResultRecord& record) {
+// The samples of each round of a record (`samples` are the record's, as judged), where its
+// rounds were pooled (round_sizes); one block otherwise, or where the sizes do not add up to
+// its samples.
+std::vector<std::vector<double>> round_blocks(const ResultRecord& record, const std::vector<double>& samples) {
   std::size_t total = 0;
   for (const std::size_t size : record.round_sizes) total += size;
-  if (record.round_sizes.size() < 2 || total != record.samples_s.size()) return {record.samples_s};
+  if (record.round_sizes.size() < 2 || total != samples.size()) return {samples};
   std::vector<std::vector<double>> blocks;
-  auto next = record.samples_s.begin();
+  auto next = samples.begin();
   for (const std::size_t size : record.round_sizes) {
     blocks.emplace_back(next, next + static_cast<std::ptrdiff_t>(size));
     next += static_cast<std::ptrdiff_t>(size);
@@ -213,7 +214,33 @@ std::string blocked_remark(const StratifiedRankResult& test, std::size_t rounds)
   return remark + ")";
 }
 
-// Both sides ran: the evidence of their raw samples.
+bool has_sample_waits(const ResultRecord& record) {
+  return !record.sample_waits_s.empty() && record.sample_waits_s.size() == record.samples_s.size();
+}
+
+// A record's samples less the time its threads waited for a CPU in each: what the op took
+// on the CPU, whatever else the machine ran. A thread counts as the op's when it ran at
+// least kBusyThreadShare of the sample, so no sample is judged below that share of itself.
+std::vector<double> samples_less_waits(const ResultRecord& record) {
+  std::vector<double> judged(record.samples_s.size());
+  for (std::size_t i = 0; i < judged.size(); ++i)
+    judged[i] = std::max(record.samples_s[i] - record.sample_waits_s[i], kBusyThreadShare * record.samples_s[i]);
+  return judged;
+}
+
+// The share of a record's sample time its waits took.
+double wait_share(const ResultRecord& record) {
+  double waited = 0, total = 0;
+  for (std::size_t i = 0; i < record.samples_s.size(); ++i) {
+    waited += std::min(record.sample_waits_s[i], record.samples_s[i]);
+    total += record.samples_s[i];
+  }
+  return total > 0 ? waited / total : 0;
+}
+
+// Both sides ran: the evidence of their raw samples -- less each sample's wait for a CPU
+// where both sides measured those waits (a side that did not leaves both as measured, so
+// that the two are judged alike).
 void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, PendingCase& pending) {
   CaseComparison& out = pending.comparison;
   if (baseline.samples_s.empty() || current.samples_s.empty()) {
@@ -222,8 +249,15 @@ void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, Pe
     out.next_step = "rerun that side: its report holds no samples to judge";
     return;
   }
-  const SideEvidence base = evidence_of(baseline.samples_s);
-  const SideEvidence cur = evidence_of(current.samples_s);
+  const bool less_waits = has_sample_waits(baseline) && has_sample_waits(current);
+  const std::vector<double> base_samples = less_waits ? samples_less_waits(baseline) : baseline.samples_s;
+  const std::vector<double> cur_samples = less_waits ? samples_less_waits(current) : current.samples_s;
+  if (less_waits) {
+    out.baseline_wait_share = wait_share(baseline);
+    out.current_wait_share = wait_share(current);
+  }
+  const SideEvidence base = evidence_of(base_samples);
+  const SideEvidence cur = evidence_of(cur_samples);
   out.baseline_median_s = base.stats.median;
   out.current_median_s = cur.stats.median;
   out.baseline_median_ci_s = base.median_ci;
@@ -234,7 +268,8 @@ void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, Pe
   for (const auto& problem :
        {noise_problem("baseline", base, out.threshold), noise_problem("current", cur, out.threshold)})
     if (!problem.empty()) pending.noise_problems.push_back(problem);
-  const std::vector<std::vector<double>> base_rounds = round_blocks(baseline), cur_rounds = round_blocks(current);
+  const std::vector<std::vector<double>> base_rounds = round_blocks(baseline, base_samples),
+                                         cur_rounds = round_blocks(current, cur_samples);
   if (base_rounds.size() >= 2 && base_rounds.size() == cur_rounds.size()) {
     // Both sides measured in the same rounds: each round compared within itself, so a drift
     // between rounds needs no discount; a within-round one does where a round shows it.
@@ -392,8 +427,17 @@ void decide_measured(std::vector<PendingCase>& cases, PAdjust adjust, double alp
   }
 }
 
+// A wait share of at least this much is said in the note: below it, taking the waits out
+// changed the figures by less than any threshold could notice.
+constexpr double kWaitShareWorthSaying = 0.01;
+
 // What the machines did beside the verdict: the notes every verdict carries.
 void add_remarks(CaseComparison& c) {
+  if (c.baseline_wait_share && c.current_wait_share &&
+      std::max(*c.baseline_wait_share, *c.current_wait_share) >= kWaitShareWorthSaying)
+    c.note += (c.note.empty() ? "" : "; ") + std::string("judged less the time waiting for a CPU (baseline ") +
+              format_percent(*c.baseline_wait_share, "%.0f%%") + ", current " +
+              format_percent(*c.current_wait_share, "%.0f%%") + " of the sample time)";
   if (!c.interference.empty()) c.note += (c.note.empty() ? "" : "; ") + std::string("interference: ") + c.interference;
   if (!c.telemetry_difference.empty())
     c.note += (c.note.empty() ? "" : "; ") + std::string("clocks/power differ: ") + c.telemetry_difference;

@@ -100,6 +100,10 @@ struct CaseComparison {
   // Where a side's CPU telemetry shows interference (model/cpu_telemetry.hpp): which side and
   // what, "current: 41/60 samples oversubscribed, load 6.1 on 2 cores". The verdict stands.
   std::string interference;
+  // Where both sides recorded each sample's run-queue wait (CPU cases, ResultRecord::
+  // sample_waits_s): the share of each side's sample time those waits took. The medians,
+  // bounds and test below are then of the samples less their waits. Absent otherwise.
+  std::optional<double> baseline_wait_share, current_wait_share;
   // Recomputed from the raw samples; absent where a side has no measurement.
   std::optional<double> baseline_median_s, current_median_s;
   std::optional<Interval> baseline_median_ci_s, current_median_ci_s;  // 95 %

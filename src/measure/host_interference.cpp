@@ -1,10 +1,14 @@
 #include "measure/host_interference.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +120,33 @@ void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::
   if (after.empty()) out.run_queue_wait_s = kNotReported;
 }
 
+double sample_run_queue_wait(const std::vector<ThreadCounters>& before, const std::vector<ThreadCounters>& after,
+                             double wall_s, double window_s) {
+  double longest = 0;
+  for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    const double ran = after[i].cpu_s - before[i].cpu_s;
+    const double waited = after[i].run_queue_wait_s - before[i].run_queue_wait_s;
+    // A thread unread at either end (NaN) fails both comparisons: it is left out.
+    if (ran >= kBusyThreadShare * wall_s && waited > longest) longest = waited;
+  }
+  return std::max(0.0, longest - std::max(0.0, window_s - wall_s));
+}
+
+HostInterference::CounterFile::~CounterFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ThreadCounters HostInterference::CounterFile::read() const {
+  // procfs makes the text afresh at each read from offset 0: one pread per reading.
+  char text[128];
+  const ssize_t length = ::pread(fd_, text, sizeof text - 1, 0);
+  if (length <= 0) return {};
+  text[length] = '\0';
+  double cpu_ns = 0, wait_ns = 0;
+  if (std::sscanf(text, "%lf %lf", &cpu_ns, &wait_ns) != 2) return {};
+  return {cpu_ns * 1e-9, wait_ns * 1e-9};
+}
+
 void HostInterference::start_measuring() {
   if (!active_) return;
   telemetry_ = CpuTelemetry{};
@@ -125,18 +156,38 @@ void HostInterference::start_measuring() {
   telemetry_.cpu_mhz_min = clocks.min_mhz;
   telemetry_.cpu_mhz_max = clocks.max_mhz;
   threads_at_start_ = read_thread_schedules();
+  counter_files_.clear();
+  for (const auto& [tid, schedule] : threads_at_start_) {
+    if (std::isnan(schedule.run_queue_wait_s)) continue;
+    const std::string path = "/proc/self/task/" + std::to_string(tid) + "/schedstat";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) counter_files_.emplace_back(fd);
+  }
+  before_sample_counters_.resize(counter_files_.size());
+  after_sample_counters_.resize(counter_files_.size());
   switches_at_start_ = process_involuntary_switches();
 }
 
 void HostInterference::before_sample() {
-  if (active_) switches_before_sample_ = process_involuntary_switches();
+  if (!active_) return;
+  switches_before_sample_ = process_involuntary_switches();
+  // The window the counters span starts before their first reading: a wait at one of the
+  // readings' system calls (where the scheduler often preempts) falls inside it.
+  window_start_ = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < counter_files_.size(); ++i) before_sample_counters_[i] = counter_files_[i].read();
 }
 
-bool HostInterference::sample_oversubscribed() {
-  if (!active_) return false;
-  const bool switched_out = process_involuntary_switches() > switches_before_sample_;
-  if (switched_out) ++telemetry_.oversubscribed_samples;
-  return switched_out;
+HostInterference::Sample HostInterference::finish_sample(double wall_s) {
+  if (!active_) return {};
+  Sample sample;
+  if (!counter_files_.empty()) {
+    for (std::size_t i = 0; i < counter_files_.size(); ++i) after_sample_counters_[i] = counter_files_[i].read();
+    const double window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start_).count();
+    sample.run_queue_wait_s = sample_run_queue_wait(before_sample_counters_, after_sample_counters_, wall_s, window_s);
+  }  // else no schedstat: the wait is not known
+  sample.oversubscribed = process_involuntary_switches() > switches_before_sample_;
+  if (sample.oversubscribed) ++telemetry_.oversubscribed_samples;
+  return sample;
 }
 
 std::optional<CpuTelemetry> HostInterference::finish(double measure_seconds) {
@@ -147,6 +198,7 @@ std::optional<CpuTelemetry> HostInterference::finish(double measure_seconds) {
   telemetry_.cpu_mhz_min = std::fmin(telemetry_.cpu_mhz_min, clocks.min_mhz);
   telemetry_.cpu_mhz_max = std::fmax(telemetry_.cpu_mhz_max, clocks.max_mhz);
   fill_thread_deltas(threads_at_start_, read_thread_schedules(), measure_seconds, telemetry_);
+  counter_files_.clear();
   return telemetry_;
 }
 

@@ -5,9 +5,11 @@
 // telemetry (measure/telemetry_sampler.hpp); model/cpu_telemetry.hpp holds what it records.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "model/cpu_telemetry.hpp"
 
@@ -42,6 +44,24 @@ ClockRange usable_core_clocks();
 void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::map<int, ThreadSchedule>& after,
                         double wall_s, CpuTelemetry& out);
 
+// One thread's CPU time and run-queue wait at one reading, in seconds; NaN where its
+// counters could not be read (the thread ended).
+struct ThreadCounters {
+  double cpu_s = kNotReported;
+  double run_queue_wait_s = kNotReported;
+};
+
+// How long a sample of `wall_s` was held up waiting for a CPU, from two readings of the
+// threads' counters `window_s` apart (the readings bracket the sample): the longest
+// run-queue wait between them of any thread that ran at least kBusyThreadShare of wall_s
+// (the op's threads; a thread that barely ran, such as one that woke once, did not hold the
+// op up), less the time the window holds beyond the sample, where part of that wait may
+// have fallen (the scheduler often preempts at the readings' own system calls). So it never
+// counts more than the sample waited. The threads are the same, in the same order, in both
+// readings; 0 where none waited.
+double sample_run_queue_wait(const std::vector<ThreadCounters>& before, const std::vector<ThreadCounters>& after,
+                             double wall_s, double window_s);
+
 // One case's host interference, as the runner drives it. Inactive for a case whose work does
 // not run on this process's threads (a GPU case): nothing is read, nothing is flagged and the
 // summary is absent.
@@ -50,11 +70,18 @@ class HostInterference {
   explicit HostInterference(bool active) : active_(active) {}
   bool active() const { return active_; }
 
+  // Opens the counters of every thread the process has now (the op's threads have started
+  // in the warm-up); a thread started later is not read per sample.
   void start_measuring();
-  // Around each timing sample: whether a thread of the process was switched out
-  // involuntarily between before_sample() and this call.
+  // Around each timing sample of `wall_s` seconds: whether a thread of the process was
+  // switched out involuntarily between before_sample() and this call, and how long the
+  // sample waited for a CPU (sample_run_queue_wait; NaN where the kernel does not say).
   void before_sample();
-  bool sample_oversubscribed();
+  struct Sample {
+    bool oversubscribed = false;
+    double run_queue_wait_s = kNotReported;
+  };
+  Sample finish_sample(double wall_s);
   // The summary over the measuring time; nullopt when inactive.
   std::optional<CpuTelemetry> finish(double measure_seconds);
 
@@ -63,6 +90,24 @@ class HostInterference {
   CpuTelemetry telemetry_;
   std::map<int, ThreadSchedule> threads_at_start_;
   std::int64_t switches_at_start_ = 0, switches_before_sample_ = 0;
+  // Each thread's /proc/self/task/<tid>/schedstat, open for the measuring time, and the
+  // reading before the current sample.
+  class CounterFile {
+   public:
+    explicit CounterFile(int fd) : fd_(fd) {}
+    CounterFile(CounterFile&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    CounterFile(const CounterFile&) = delete;
+    CounterFile& operator=(const CounterFile&) = delete;
+    CounterFile& operator=(CounterFile&&) = delete;
+    ~CounterFile();
+    ThreadCounters read() const;
+
+   private:
+    int fd_;
+  };
+  std::vector<CounterFile> counter_files_;
+  std::vector<ThreadCounters> before_sample_counters_, after_sample_counters_;
+  std::chrono::steady_clock::time_point window_start_;
 };
 
 }  // namespace gpb

@@ -477,8 +477,10 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       const auto host_start = Clock::now();
       const double sample = strategy->take_sample();
       const auto host_end = Clock::now();
-      interference.sample_oversubscribed();
-      record.host_samples_s.push_back(std::chrono::duration<double>(host_end - host_start).count() * per_launch);
+      const double host_wall = std::chrono::duration<double>(host_end - host_start).count();
+      const HostInterference::Sample host = interference.finish_sample(host_wall);
+      if (!std::isnan(host.run_queue_wait_s)) record.sample_waits_s.push_back(host.run_queue_wait_s * per_launch);
+      record.host_samples_s.push_back(host_wall * per_launch);
       record.samples_s.push_back(sample);
       flagged.push_back(telemetry.throttled(clock_seconds(host_start), clock_seconds(host_end)));
       if (!flagged.back()) kept.push_back(sample);
@@ -503,6 +505,8 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   }
   record.telemetry = telemetry.finish(record.telemetry_readings);
   record.cpu_telemetry = interference.finish(record.measure_seconds);
+  // A wait per sample or none: a run whose counters became unreadable part-way keeps none.
+  if (record.sample_waits_s.size() != record.samples_s.size()) record.sample_waits_s.clear();
   if (record.telemetry) {
     TelemetrySummary& summary = *record.telemetry;
     summary.flagged_samples = static_cast<std::size_t>(std::count(flagged.begin(), flagged.end(), true));
@@ -513,6 +517,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
       summary.discarded_samples = summary.discarded_samples_s.size();
       remove_flagged(record.samples_s, flagged);
       remove_flagged(record.host_samples_s, flagged);
+      if (record.sample_waits_s.size() == flagged.size()) remove_flagged(record.sample_waits_s, flagged);
       strategy->drop(flagged);
     }
   }
@@ -666,6 +671,11 @@ ResultRecord merge_passes(std::vector<ResultRecord> passes) {
     }
     merged.samples_s.insert(merged.samples_s.end(), pass.samples_s.begin(), pass.samples_s.end());
     merged.host_samples_s.insert(merged.host_samples_s.end(), pass.host_samples_s.begin(), pass.host_samples_s.end());
+    // Waits stand beside every sample or none: a pass without them leaves the merge without them.
+    if (merged.sample_waits_s.empty() || pass.sample_waits_s.empty())
+      merged.sample_waits_s.clear();
+    else
+      merged.sample_waits_s.insert(merged.sample_waits_s.end(), pass.sample_waits_s.begin(), pass.sample_waits_s.end());
     for (std::size_t i = 0; i < merged.phases.size() && i < pass.phases.size(); ++i)
       merged.phases[i].samples_s.insert(merged.phases[i].samples_s.end(), pass.phases[i].samples_s.begin(),
                                         pass.phases[i].samples_s.end());

@@ -83,6 +83,15 @@ Attr since_added(const char* text) {
   return attr;
 }
 
+// Per-sample run-queue waits: samples, written where measured, absent from older reports.
+Attr sample_waits(bool measured) {
+  Attr attr = since_added(
+      "CPU cases: per sample and launch, how long the op's threads waited for a CPU; compare judges the samples less "
+      "these where both sides have them. Absent where the kernel does not say");
+  attr.kind = Kind::samples;
+  return attr.only_if(measured);
+}
+
 unsigned shape_bit(ShapeKind kind) { return 1u << static_cast<unsigned>(kind); }
 const ShapeKind kShapeKinds[] = {ShapeKind::elements, ShapeKind::dense_matrix, ShapeKind::sparse_matrix};
 
@@ -397,6 +406,7 @@ struct FieldList<ResultRecord> {
     v.field("details", r.details);
     v.field("samples_s", r.samples_s, samples());
     v.field("host_samples_s", r.host_samples_s, samples());
+    v.field("sample_waits_s", r.sample_waits_s, sample_waits(!r.sample_waits_s.empty()));
     v.field("statistics", r.stats);
     v.field("host_statistics", r.host_stats);
     v.field("phases", r.phases);
@@ -1212,7 +1222,15 @@ LoadedReport parse_json_report(const std::string& text, const std::string& origi
   for (std::string& argument : report.context.argv) argument = redact_secrets(argument);
   report.context.schema_version = version;
   if (const auto interrupted = root.member("interrupted")) Value<bool>::read(*interrupted, report.context.interrupted, Kind::plain);
-  Value<std::vector<ResultRecord>>::read(root.required("results"), report.results, Kind::plain);
+  const Node results = root.required("results");
+  Value<std::vector<ResultRecord>>::read(results, report.results, Kind::plain);
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
+    const ResultRecord& record = report.results[i];
+    if (!record.sample_waits_s.empty() && record.sample_waits_s.size() != record.samples_s.size())
+      results.element(i).fail("\"sample_waits_s\" holds " + std::to_string(record.sample_waits_s.size()) +
+                              " waits for " + std::to_string(record.samples_s.size()) +
+                              " samples: it needs one per sample, or none");
+  }
   return report;
 }
 

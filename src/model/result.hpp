@@ -162,6 +162,11 @@ struct ResultRecord {
   double measure_seconds = 0;    // wall time spent taking samples
   std::vector<double> samples_s;       // the reported figure per sample (op, or h2d+op+d2h in e2e)
   std::vector<double> host_samples_s;  // host-observed wall time per sample
+  // CPU cases, where the kernel says: per sample (and per launch, as samples_s), how long the
+  // op's threads were held up waiting for a CPU (measure/host_interference.hpp's
+  // sample_run_queue_wait). Compare judges the samples less these waits where both sides
+  // have them: time lost to other work on the machine is not the op's. Empty or one per sample.
+  std::vector<double> sample_waits_s;
   Statistics stats;
   Statistics host_stats;
   std::vector<Phase> phases;     // e2e only

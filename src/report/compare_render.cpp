@@ -169,6 +169,8 @@ std::string render_json_document(const Comparison& comparison) {
                      {"threshold", c.threshold},
                      {"rounds", c.rounds},
                      {"interference", text_or_null(c.interference)},
+                     {"baseline_wait_share", optional_json(c.baseline_wait_share)},
+                     {"current_wait_share", optional_json(c.current_wait_share)},
                      {"note", c.note},
                      {"next_step", text_or_null(c.next_step)}});
     if (!c.device.empty()) cases.back()["device"] = c.device;

@@ -41,6 +41,7 @@ def synthetic_report(run, levels, results_per_case=1, samples=30):
             level = levels.get(result["id"], 1e-6)
             values = [level * (1 + 0.004 * ((k % 7) / 6 - 0.5)) for k in range(samples)]
             result["samples_s"] = values
+            result.pop("sample_waits_s", None)  # the measured waits pair with the measured samples only
             result["host_samples_s"] = values
             statistics = result["statistics"]
             statistics.update(count=samples, min=min(values), max=max(values), median=level, mean=level,

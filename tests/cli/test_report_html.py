@@ -74,6 +74,8 @@ def scaled(record, factor):
             if key not in ("count", "rel_stddev") and isinstance(value, (int, float)):
                 stats[key] = value * factor
     record["samples_s"] = [s * factor for s in record["samples_s"]]
+    if "sample_waits_s" in record:  # a CPU case's waits scale with its samples
+        record["sample_waits_s"] = [s * factor for s in record["sample_waits_s"]]
     record["host_samples_s"] = [s * factor for s in record["host_samples_s"]]
     median = record["statistics"]["median"]
     record["throughput"]["gbps"] = record["throughput"]["bytes"] / median / 1e9

@@ -628,6 +628,13 @@ TEST(JsonReport, NullAndNegativeSamplesAreRefusedByName) {
             "base.json: results[0].statistics.median: expected a duration in seconds, got -0.5");
   EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["settings"]["measure_seconds"] = -3; })),
             "base.json: results[0].settings.measure_seconds: expected a duration in seconds, got -3");
+  // A wait for a CPU per sample, or none: a list that does not pair with the samples is refused.
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["sample_waits_s"] = {0.0, 1e-6}; })),
+            "base.json: results[0]: \"sample_waits_s\" holds 2 waits for " +
+                std::to_string(parse_json_report(edited_report([](auto&) {}), "base.json").results[0].samples_s.size()) +
+                " samples: it needs one per sample, or none");
+  EXPECT_EQ(parse_error_of(edited_report([](auto& j) { j["results"][0]["sample_waits_s"] = {-1e-6}; })),
+            "base.json: results[0].sample_waits_s[0]: expected a duration in seconds, got -1e-06");
 }
 
 TEST(JsonReport, DeepNestingAndHugeNumbersAreUsageErrors) {
