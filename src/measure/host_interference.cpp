@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <string>
 #include <system_error>
@@ -121,13 +123,13 @@ void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::
 }
 
 double sample_run_queue_wait(const std::vector<ThreadCounters>& before, const std::vector<ThreadCounters>& after,
-                             double wall_s, double window_s) {
+                             std::size_t measuring, double wall_s, double window_s) {
   double longest = 0;
   for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
     const double ran = after[i].cpu_s - before[i].cpu_s;
     const double waited = after[i].run_queue_wait_s - before[i].run_queue_wait_s;
     // A thread unread at either end (NaN) fails both comparisons: it is left out.
-    if (ran >= kBusyThreadShare * wall_s && waited > longest) longest = waited;
+    if ((i == measuring || ran >= kBusyThreadShare * wall_s) && waited > longest) longest = waited;
   }
   return std::max(0.0, longest - std::max(0.0, window_s - wall_s));
 }
@@ -157,11 +159,15 @@ void HostInterference::start_measuring() {
   telemetry_.cpu_mhz_max = clocks.max_mhz;
   threads_at_start_ = read_thread_schedules();
   counter_files_.clear();
+  measuring_thread_ = std::numeric_limits<std::size_t>::max();
+  const auto self = static_cast<int>(::syscall(SYS_gettid));
   for (const auto& [tid, schedule] : threads_at_start_) {
     if (std::isnan(schedule.run_queue_wait_s)) continue;
     const std::string path = "/proc/self/task/" + std::to_string(tid) + "/schedstat";
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) counter_files_.emplace_back(fd);
+    if (fd < 0) continue;
+    if (tid == self) measuring_thread_ = counter_files_.size();
+    counter_files_.emplace_back(fd);
   }
   before_sample_counters_.resize(counter_files_.size());
   after_sample_counters_.resize(counter_files_.size());
@@ -183,7 +189,8 @@ HostInterference::Sample HostInterference::finish_sample(double wall_s) {
   if (!counter_files_.empty()) {
     for (std::size_t i = 0; i < counter_files_.size(); ++i) after_sample_counters_[i] = counter_files_[i].read();
     const double window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start_).count();
-    sample.run_queue_wait_s = sample_run_queue_wait(before_sample_counters_, after_sample_counters_, wall_s, window_s);
+    sample.run_queue_wait_s =
+        sample_run_queue_wait(before_sample_counters_, after_sample_counters_, measuring_thread_, wall_s, window_s);
   }  // else no schedstat: the wait is not known
   sample.oversubscribed = process_involuntary_switches() > switches_before_sample_;
   if (sample.oversubscribed) ++telemetry_.oversubscribed_samples;

@@ -53,14 +53,16 @@ struct ThreadCounters {
 
 // How long a sample of `wall_s` was held up waiting for a CPU, from two readings of the
 // threads' counters `window_s` apart (the readings bracket the sample): the longest
-// run-queue wait between them of any thread that ran at least kBusyThreadShare of wall_s
-// (the op's threads; a thread that barely ran, such as one that woke once, did not hold the
-// op up), less the time the window holds beyond the sample, where part of that wait may
-// have fallen (the scheduler often preempts at the readings' own system calls). So it never
-// counts more than the sample waited. The threads are the same, in the same order, in both
-// readings; 0 where none waited.
+// run-queue wait between them of the op's threads -- the measuring thread (index
+// `measuring`, which runs the op or its share of it; a thread's CPU time is only brought up
+// to date when it is switched out, so a short sample's reading may not show that it ran),
+// and any other that ran at least kBusyThreadShare of wall_s (a thread that barely ran,
+// such as one that woke once, did not hold the op up) -- less the time the window holds
+// beyond the sample, where part of that wait may have fallen (the scheduler often preempts
+// at the readings' own system calls). So it never counts more than the sample waited. The
+// threads are the same, in the same order, in both readings; 0 where none waited.
 double sample_run_queue_wait(const std::vector<ThreadCounters>& before, const std::vector<ThreadCounters>& after,
-                             double wall_s, double window_s);
+                             std::size_t measuring, double wall_s, double window_s);
 
 // One case's host interference, as the runner drives it. Inactive for a case whose work does
 // not run on this process's threads (a GPU case): nothing is read, nothing is flagged and the
@@ -106,6 +108,7 @@ class HostInterference {
     int fd_;
   };
   std::vector<CounterFile> counter_files_;
+  std::size_t measuring_thread_ = 0;  // the calling thread's index among counter_files_
   std::vector<ThreadCounters> before_sample_counters_, after_sample_counters_;
   std::chrono::steady_clock::time_point window_start_;
 };

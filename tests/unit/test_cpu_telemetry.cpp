@@ -150,21 +150,29 @@ TEST(HostInterference, ReadsThisProcesssThreads) {
 }
 
 TEST(HostInterference, ASamplesWaitIsTheLongestOfTheThreadsThatRan) {
-  // Thread 0 ran the whole 10 ms sample and waited 3 ms; thread 1 ran 2 ms (20 %) and waited
-  // 4 ms; thread 2 ran 0.1 ms (1 %, under kBusyThreadShare) and waited 9 ms: not the op's.
+  // Thread 0 (the measuring one) ran the whole 10 ms sample and waited 3 ms; thread 1 ran 2
+  // ms (20 %) and waited 4 ms; thread 2 ran 0.1 ms (1 %, under kBusyThreadShare) and waited
+  // 9 ms: not the op's.
   const std::vector<ThreadCounters> before{{1.0, 0.5}, {2.0, 0.25}, {3.0, 0.125}};
   const std::vector<ThreadCounters> after{{1.007, 0.503}, {2.002, 0.254}, {3.0001, 0.134}};
-  EXPECT_NEAR(sample_run_queue_wait(before, after, 0.010, 0.010), 0.004, 1e-9);
+  EXPECT_NEAR(sample_run_queue_wait(before, after, 0, 0.010, 0.010), 0.004, 1e-9);
   // A thread unread at either end is left out; none waiting is 0.
   std::vector<ThreadCounters> ended = after;
   ended[1] = ThreadCounters{};
-  EXPECT_NEAR(sample_run_queue_wait(before, ended, 0.010, 0.010), 0.003, 1e-9);
-  EXPECT_EQ(sample_run_queue_wait(before, before, 0.010, 0.010), 0.0);
-  EXPECT_EQ(sample_run_queue_wait({}, {}, 0.010, 0.010), 0.0);
+  EXPECT_NEAR(sample_run_queue_wait(before, ended, 0, 0.010, 0.010), 0.003, 1e-9);
+  EXPECT_EQ(sample_run_queue_wait(before, before, 0, 0.010, 0.010), 0.0);
+  EXPECT_EQ(sample_run_queue_wait({}, {}, 0, 0.010, 0.010), 0.0);
   // The readings 13 ms apart around a 10 ms sample: up to 3 ms of the wait may have been
   // outside the sample, so only 1 ms is the sample's for certain; none with 5 ms outside.
-  EXPECT_NEAR(sample_run_queue_wait(before, after, 0.010, 0.013), 0.001, 1e-9);
-  EXPECT_EQ(sample_run_queue_wait(before, after, 0.010, 0.015), 0.0);
+  EXPECT_NEAR(sample_run_queue_wait(before, after, 0, 0.010, 0.013), 0.001, 1e-9);
+  EXPECT_EQ(sample_run_queue_wait(before, after, 0, 0.010, 0.015), 0.0);
+  // The measuring thread counts however little its reading shows it ran: a running thread's
+  // CPU time is brought up to date only when it is switched out, so a 40 us op preempted for
+  // 4 ms may read as having run 10 us of a 4.04 ms sample.
+  const std::vector<ThreadCounters> short_before{{1.0, 0.5}, {2.0, 0.25}};
+  const std::vector<ThreadCounters> short_after{{1.00001, 0.504}, {2.0, 0.25}};
+  EXPECT_NEAR(sample_run_queue_wait(short_before, short_after, 0, 0.00404, 0.00404), 0.004, 1e-9);
+  EXPECT_EQ(sample_run_queue_wait(short_before, short_after, 1, 0.00404, 0.00404), 0.0);  // were it another's
 }
 
 TEST(HostInterference, AnInactiveCaseReadsNothing) {
