@@ -82,6 +82,17 @@ class CompareSlowdownTests(CliTestCase):
         self.assertIn(process.returncode, (0, 4), process.stdout + process.stderr)
         for case in json.loads(process.stdout)["cases"]:
             self.assertNotIn(case["verdict"], ("slower", "failed"), json.dumps(case, indent=1))
+            # Where the kernel keeps scheduler statistics, each CPU sample carries its wait for a
+            # CPU, and compare judges the samples less it (docs/ci.md).
+            if os.path.exists("/proc/self/schedstat"):
+                self.assertIsNotNone(case["current_wait_share"], json.dumps(case, indent=1))
+                self.assertIsNotNone(case["baseline_wait_share"], json.dumps(case, indent=1))
+        for path in (first, second):
+            with open(path, encoding="utf-8") as handle:
+                for record in json.load(handle)["results"]:
+                    waits = record.get("sample_waits_s", [])
+                    self.assertIn(len(waits), (0, len(record["samples_s"])), record["id"])
+                    self.assertTrue(all(0 <= wait for wait in waits), record["id"])
 
     def test_report_compared_with_itself(self):
         report, _ = self.run_suite("same.json")
