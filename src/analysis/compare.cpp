@@ -219,8 +219,9 @@ bool has_sample_waits(const ResultRecord& record) {
 }
 
 // A record's samples less the time its threads waited for a CPU in each: what the op took
-// on the CPU, whatever else the machine ran. A thread counts as the op's when it ran at
-// least kBusyThreadShare of the sample, so no sample is judged below that share of itself.
+// on the CPU, whatever else the machine ran. The runner never records a wait beyond its
+// sample; a report that says otherwise is judged at no less than kBusyThreadShare of each
+// sample, never at zero.
 std::vector<double> samples_less_waits(const ResultRecord& record) {
   std::vector<double> judged(record.samples_s.size());
   for (std::size_t i = 0; i < judged.size(); ++i)

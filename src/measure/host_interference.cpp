@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <system_error>
 
@@ -159,7 +159,7 @@ void HostInterference::start_measuring() {
   telemetry_.cpu_mhz_max = clocks.max_mhz;
   threads_at_start_ = read_thread_schedules();
   counter_files_.clear();
-  measuring_thread_ = std::numeric_limits<std::size_t>::max();
+  measuring_thread_ = kNoThread;
   const auto self = static_cast<int>(::syscall(SYS_gettid));
   for (const auto& [tid, schedule] : threads_at_start_) {
     if (std::isnan(schedule.run_queue_wait_s)) continue;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -108,7 +109,9 @@ class HostInterference {
     int fd_;
   };
   std::vector<CounterFile> counter_files_;
-  std::size_t measuring_thread_ = 0;  // the calling thread's index among counter_files_
+  // The calling thread's index among counter_files_; kNoThread where its counters are unreadable.
+  static constexpr std::size_t kNoThread = std::numeric_limits<std::size_t>::max();
+  std::size_t measuring_thread_ = kNoThread;
   std::vector<ThreadCounters> before_sample_counters_, after_sample_counters_;
   std::chrono::steady_clock::time_point window_start_;
 };
