@@ -219,9 +219,9 @@ bool has_sample_waits(const ResultRecord& record) {
 }
 
 // A record's samples less the time its threads waited for a CPU in each: what the op took
-// on the CPU, whatever else the machine ran. The runner never records a wait beyond its
-// sample; a report that says otherwise is judged at no less than kBusyThreadShare of each
-// sample, never at zero.
+// on the CPU, whatever else the machine ran. The runner records no wait beyond its sample's
+// host-observed time (a hair over the timed one); a sample that a wait reaches, or a report
+// that says more, is judged at kBusyThreadShare of itself, never at zero.
 std::vector<double> samples_less_waits(const ResultRecord& record) {
   std::vector<double> judged(record.samples_s.size());
   for (std::size_t i = 0; i < judged.size(); ++i)
