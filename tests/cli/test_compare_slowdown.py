@@ -4,21 +4,24 @@ backends do each op's work twenty times per launch, must compare `slower` (exit 
 of the unchanged suite must never fail the gate (exit 0, or 4 where a median moved beyond the
 threshold without the evidence to settle it, never 1).
 
-Why twenty: compare takes each sample's wait for a CPU out (docs/ci.md), but not what the load
-does to the op while it runs (memory-bandwidth and cache contention, a busy sibling
-hyperthread). That stretched one side several-fold: in the ASan pass of the test command on
-the 2-core VM with stress-ng and the other tests beside it, 8M f32 sin's baseline ran 30.7 ms
-a sample less its waits (7.6 ms when rerun beside stress-ng and two spinners alone), and a
-fivefold slowdown compared at 1.6x, under the threshold. Twenty times the work clears the 70 % threshold with a margin of
-about 12x; the gate is shown on a change that the load cannot hide.
+Its cases are compute-bound and stay in the caches (f32 sin of 256K elements: 2 MB a launch;
+f64 matmul of 512: 6 MB). compare takes each sample's wait for a CPU out (docs/ci.md), but not
+what the load does to an op while it runs, which is worst for an op bound by memory
+bandwidth: in the ASan pass of the test command on the 2-core VM, with stress-ng and the
+other tests beside it, 8M f32 sin (64 MB a launch, as this suite had) ran 30.7 ms a sample
+less its waits in the baseline (7.6 ms when rerun beside stress-ng and two spinners alone),
+and a fivefold slowdown compared at 1.6x, under the threshold. The current side does twenty
+times the work, so that what remains of the load's effect cannot hide the change (a margin
+of about 12x over the 70 % threshold).
 
 Every test here runs with every core busy: the test starts one spinning process per core
 beside gpubench (as `stress-ng --cpu 0` would), so the gate is shown to hold on a loaded host,
-not only on a quiet one. Under that load one thread's samples (tens of ms here) vary by half
-and drift with the load, so the threshold is wide (70 %) and each side takes 60 samples,
-compared at alpha = 0.01: after the drift's serial correlation is discounted, a side can be
-worth as few as 5 independent samples, and a rank test over 5 and 7 cannot give p below
-0.0025, however large the change (docs/ci.md). The threads A/B, whose verdict depends on a quiet machine, is test_compare_ab.py (label perf)."""
+not only on a quiet one. Under that load one thread's samples vary by half and drift with the
+load, so the threshold is wide (70 %) and each side takes 60 samples, compared at alpha =
+0.01: after the drift's serial correlation is discounted, a side can be worth as few as 5
+independent samples, and a rank test over 5 and 7 cannot give p below 0.0025, however large
+the change (docs/ci.md). The threads A/B, whose verdict depends on a quiet machine, is
+test_compare_ab.py (label perf)."""
 import json
 import os
 import subprocess
@@ -33,7 +36,7 @@ SUITE = {
     "settings": {"warmup": 1, "min_samples": 60, "max_samples": 60, "min_time": 0, "max_time": 60, "threads": 1},
     "thresholds": {"*": 0.7},
     "groups": [
-        {"ops": ["sin"], "sizes": ["8M"], "backends": ["eigen"]},
+        {"ops": ["sin"], "sizes": ["256K"], "backends": ["eigen"]},
         {"ops": ["matmul"], "sizes": [512], "dtypes": ["f64"], "backends": ["openblas"]},
     ],
 }
