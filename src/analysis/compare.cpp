@@ -184,6 +184,7 @@ struct PendingCase {
   std::size_t rounds_slower = 0, rounds_faster = 0;  // of those, where the round's median ratio is beyond the threshold
   std::string serial_remark;                // why the test's variance was widened, where it was
   bool serial_remark_always = false;        // said with every verdict (a blocked test's discount), not only inconclusive
+  std::string wait_remark;                  // why CPU samples were judged with their waits for a CPU in, where so
 };
 
 // The samples of each round of a record (`samples` are the record's, as judged), where its
@@ -256,6 +257,11 @@ void weigh_samples(const ResultRecord& baseline, const ResultRecord& current, Pe
   if (less_waits) {
     out.baseline_wait_share = wait_share(baseline);
     out.current_wait_share = wait_share(current);
+  } else if (baseline.cpu_telemetry && current.cpu_telemetry && (has_sample_waits(baseline) || has_sample_waits(current))) {
+    pending.wait_remark = std::string("judged as measured, waits for a CPU included: the ") +
+                          (has_sample_waits(baseline) ? "current" : "baseline") +
+                          " report has no per-sample waits (written before they were recorded, or on a kernel "
+                          "without scheduler statistics)";
   }
   const SideEvidence base = evidence_of(base_samples);
   const SideEvidence cur = evidence_of(cur_samples);
@@ -433,7 +439,9 @@ void decide_measured(std::vector<PendingCase>& cases, PAdjust adjust, double alp
 constexpr double kWaitShareWorthSaying = 0.01;
 
 // What the machines did beside the verdict: the notes every verdict carries.
-void add_remarks(CaseComparison& c) {
+void add_remarks(PendingCase& pending) {
+  CaseComparison& c = pending.comparison;
+  if (!pending.wait_remark.empty()) c.note += (c.note.empty() ? "" : "; ") + pending.wait_remark;
   if (c.baseline_wait_share && c.current_wait_share &&
       std::max(*c.baseline_wait_share, *c.current_wait_share) >= kWaitShareWorthSaying)
     c.note += (c.note.empty() ? "" : "; ") + std::string("judged less the time waiting for a CPU (baseline ") +
@@ -646,7 +654,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
   }
   decide_measured(cases, options.p_adjust, comparison.alpha_this_look(), options.min_rounds);
   for (PendingCase& pending : cases) {
-    add_remarks(pending.comparison);
+    add_remarks(pending);
     comparison.cases.push_back(std::move(pending.comparison));
   }
 

@@ -352,6 +352,15 @@ TEST(CpuTelemetryInCompare, TimeWaitingForACpuIsNotTheOps) {
   EXPECT_GT(*as_measured.ratio, 1.7);
   EXPECT_FALSE(as_measured.current_wait_share.has_value());
   EXPECT_EQ(as_measured.note.find("judged less"), std::string::npos) << as_measured.note;
+  EXPECT_NE(as_measured.note.find("judged as measured, waits for a CPU included: the current report has no "
+                                  "per-sample waits"),
+            std::string::npos)
+      << as_measured.note;
+  // Neither side with waits (reports from before them): nothing to say.
+  ResultRecord older = interrupted_record(3.9e-3, 0.2, 4e-3, fixed);
+  older.sample_waits_s.clear();
+  const CaseComparison both_older = compare_reports({context, {older}}, {context, {busier}}, options).cases.at(0);
+  EXPECT_EQ(both_older.note.find("judged"), std::string::npos) << both_older.note;
 }
 
 }  // namespace
