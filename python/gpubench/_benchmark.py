@@ -87,23 +87,19 @@ def _side_stream(library: str) -> Tuple[int, Callable[[Callable[[], None]], Call
         import cupy
         cupy.cuda.Device().synchronize()  # the inputs, made on other streams, are ready
         stream = cupy.cuda.Stream(non_blocking=True)
+        pointer, current = int(stream.ptr), lambda: stream
+    else:
+        import torch
+        torch.cuda.synchronize()
+        torch_stream = torch.cuda.Stream()
+        pointer, current = int(torch_stream.cuda_stream), lambda: torch.cuda.stream(torch_stream)
 
-        def on_cupy_stream(call: Callable[[], None]) -> Callable[[], None]:
-            def wrapped() -> None:
-                with stream:
-                    call()
-            return wrapped
-        return int(stream.ptr), on_cupy_stream
-    import torch
-    torch.cuda.synchronize()
-    torch_stream = torch.cuda.Stream()
-
-    def on_torch_stream(call: Callable[[], None]) -> Callable[[], None]:
+    def on_stream(call: Callable[[], None]) -> Callable[[], None]:
         def wrapped() -> None:
-            with torch.cuda.stream(torch_stream):
+            with current():
                 call()
         return wrapped
-    return int(torch_stream.cuda_stream), on_torch_stream
+    return pointer, on_stream
 
 
 def _to_numpy(value: Any) -> Any:

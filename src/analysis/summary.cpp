@@ -138,6 +138,18 @@ std::string comparison_variant(const CaseSpec& spec) {
   return variant;
 }
 
+namespace {
+
+// The comparison variant of the record with its L2 flushed: the group CPU records and
+// GPU records of either L2 mode share.
+std::string flushed_variant(const CaseSpec& spec) {
+  CaseSpec flushed = spec;
+  flushed.l2 = L2Mode::flush;
+  return comparison_variant(flushed);
+}
+
+}  // namespace
+
 bool is_comparable(const ResultRecord& record) {
   return record.status == Status::ok && record.verification.checked && record.verification.passed && record.stats.count > 0 &&
          record.stats.median > 0;
@@ -187,9 +199,7 @@ bool SpeedupGroup::contains(const CaseSpec& spec) const {
   // A GPU record with the L2 warm, paired here with the CPU records (its backend has no
   // flushed ones).
   if (spec.l2 != L2Mode::warm || (gpu_l2 != GpuL2::warm && gpu_l2 != GpuL2::mixed)) return false;
-  CaseSpec flushed = spec;
-  flushed.l2 = L2Mode::flush;
-  return comparison_variant(flushed) == variant &&
+  return flushed_variant(spec) == variant &&
          std::find(warm_set_aside.begin(), warm_set_aside.end(), spec.backend_label()) == warm_set_aside.end();
 }
 
@@ -219,11 +229,6 @@ SpeedupSummary summarize_speedups(const std::vector<ResultRecord>& results) {
   // The group a record joins: CPU records, and GPU records of one L2 mode per backend, the
   // group of their flushed variant; warm GPU records of a backend that also has flushed ones,
   // their own.
-  const auto flushed_variant = [](const CaseSpec& spec) {
-    CaseSpec flushed = spec;
-    flushed.l2 = L2Mode::flush;
-    return comparison_variant(flushed);
-  };
   std::set<std::tuple<Op, DType, std::string, std::string>> flushed_backends;  // GPU, by flushed variant
   for (const auto& record : results)
     if (is_comparable(record) && record.device != DeviceKind::cpu && record.spec.l2.value_or(L2Mode::flush) == L2Mode::flush)

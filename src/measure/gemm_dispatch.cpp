@@ -286,7 +286,7 @@ GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
   plan.n_kernel = n;
   plan.vectorized = n % vector == 0;
   const double fraction = short_k_fma_fraction(size);
-  const double fma_rate = fraction * (dtype == DType::f64 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond);
+  const double fma_rate = fraction * cuda_core_fma_per_second(size);
   const double outputs = static_cast<double>(m) * static_cast<double>(n);
   const double bytes = (outputs + static_cast<double>(k) * static_cast<double>(m + n)) * static_cast<double>(size);
   const int depth = short_k_max_depth(dtype);

@@ -144,6 +144,11 @@ inline constexpr int kMatrixVectorWideTileK = 256;
 inline constexpr double kShortKCopyBytesPerSecond = 3.0e12;
 inline constexpr double kCudaCoreF32FmaPerSecond = 132.0 * 128 * 1.98e9;
 inline constexpr double kCudaCoreF64FmaPerSecond = kCudaCoreF32FmaPerSecond / 2;
+// The CUDA cores' FMA rate for elements of `element_bytes`: f64's lanes, or f32's (16-bit
+// elements are widened to f32).
+constexpr double cuda_core_fma_per_second(std::size_t element_bytes) {
+  return element_bytes == 8 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond;
+}
 inline constexpr double kShortKFmaFraction = 0.75;
 // 16-bit elements: about the kernel's marginal rate measured on an H100 (its f16 time at
 // 4096 x 4096 rose from 14.7 us at k = 1 to 30.2 us at 13 and 33.6 us at 16: 1.2-1.3 us per
@@ -170,11 +175,11 @@ inline constexpr int kShortKMaxColumnThreads = 32;
 constexpr int short_k_thread_rows(std::size_t element_bytes) { return element_bytes == 2 ? 4 : 8; }
 
 // The deepest k the short-k kernel takes for elements of `element_bytes` (rule 2): 15 for f16
-// and bf16 (below one tensor-core step, kSixteenBitShortKMaxDepth), 33 for f32 and for f64 (8 bytes, at half the FMA rate). The cast
-// rounds the positive quotient down.
+// and bf16 (below one tensor-core step, kSixteenBitShortKMaxDepth), 33 for f32 and for f64 (8
+// bytes, at half the FMA rate). The cast rounds the positive quotient down.
 constexpr int short_k_max_depth(std::size_t element_bytes) {
   if (element_bytes == 2) return kSixteenBitShortKMaxDepth;
-  return static_cast<int>(kShortKFmaFraction * (element_bytes == 8 ? kCudaCoreF64FmaPerSecond : kCudaCoreF32FmaPerSecond) *
+  return static_cast<int>(kShortKFmaFraction * cuda_core_fma_per_second(element_bytes) *
                           static_cast<double>(element_bytes) / kShortKCopyBytesPerSecond);
 }
 static_assert(short_k_max_depth(2) == 15 && short_k_max_depth(4) == 33 && short_k_max_depth(8) == 33,

@@ -22,15 +22,21 @@
 namespace gpb {
 namespace {
 
-// "/proc/self/task/<tid>/schedstat": nanoseconds on a CPU, nanoseconds waiting on a run
-// queue, timeslices (the kernel's CONFIG_SCHED_INFO; absent without it).
-bool read_schedstat(const std::filesystem::path& task, ThreadSchedule& out) {
-  std::ifstream file(task / "schedstat");
+// The text of "/proc/self/task/<tid>/schedstat": nanoseconds on a CPU, nanoseconds waiting
+// on a run queue, timeslices (the kernel's CONFIG_SCHED_INFO; absent without it). False
+// where the text is not that.
+bool parse_schedstat(const char* text, ThreadSchedule& out) {
   double cpu_ns = 0, wait_ns = 0;
-  if (!(file >> cpu_ns >> wait_ns)) return false;
+  if (std::sscanf(text, "%lf %lf", &cpu_ns, &wait_ns) != 2) return false;
   out.cpu_s = cpu_ns * 1e-9;
   out.run_queue_wait_s = wait_ns * 1e-9;
   return true;
+}
+
+bool read_schedstat(const std::filesystem::path& task, ThreadSchedule& out) {
+  std::ifstream file(task / "schedstat");
+  std::string text;
+  return std::getline(file, text) && parse_schedstat(text.c_str(), out);
 }
 
 // "se.nr_migrations   :   12" in "/proc/self/task/<tid>/sched" (the scheduler's debug
@@ -122,13 +128,13 @@ void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::
   if (after.empty()) out.run_queue_wait_s = kNotReported;
 }
 
-double sample_run_queue_wait(const std::vector<ThreadCounters>& before, const std::vector<ThreadCounters>& after,
+double sample_run_queue_wait(const std::vector<ThreadSchedule>& before, const std::vector<ThreadSchedule>& after,
                              std::size_t measuring, double wall_s, double window_s) {
   double longest = 0;
   for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
     const double ran = after[i].cpu_s - before[i].cpu_s;
     const double waited = after[i].run_queue_wait_s - before[i].run_queue_wait_s;
-    // A thread unread at either end (NaN) fails both comparisons: it is left out.
+    // A thread unread at either end (its wait NaN) fails the comparison: it is left out.
     if ((i == measuring || ran >= kBusyThreadShare * wall_s) && waited > longest) longest = waited;
   }
   return std::max(0.0, longest - std::max(0.0, window_s - wall_s));
@@ -138,15 +144,15 @@ HostInterference::CounterFile::~CounterFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-ThreadCounters HostInterference::CounterFile::read() const {
+ThreadSchedule HostInterference::CounterFile::read() const {
   // procfs makes the text afresh at each read from offset 0: one pread per reading.
   char text[128];
   const ssize_t length = ::pread(fd_, text, sizeof text - 1, 0);
-  if (length <= 0) return {};
+  ThreadSchedule schedule;
+  if (length <= 0) return schedule;
   text[length] = '\0';
-  double cpu_ns = 0, wait_ns = 0;
-  if (std::sscanf(text, "%lf %lf", &cpu_ns, &wait_ns) != 2) return {};
-  return {cpu_ns * 1e-9, wait_ns * 1e-9};
+  parse_schedstat(text, schedule);  // unparsed: the wait stays unknown
+  return schedule;
 }
 
 void HostInterference::start_measuring() {

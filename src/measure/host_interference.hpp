@@ -16,10 +16,10 @@
 
 namespace gpb {
 
-// One thread's scheduler counters, in seconds and counts.
+// One thread's scheduler counters at one reading, in seconds and counts.
 struct ThreadSchedule {
   double cpu_s = 0;
-  double run_queue_wait_s = kNotReported;       // NaN where schedstat is unreadable
+  double run_queue_wait_s = kNotReported;       // NaN where schedstat is unreadable (the thread ended)
   std::optional<std::int64_t> migrations;       // where /proc/.../sched names se.nr_migrations
 };
 
@@ -45,13 +45,6 @@ ClockRange usable_core_clocks();
 void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::map<int, ThreadSchedule>& after,
                         double wall_s, CpuTelemetry& out);
 
-// One thread's CPU time and run-queue wait at one reading, in seconds; NaN where its
-// counters could not be read (the thread ended).
-struct ThreadCounters {
-  double cpu_s = kNotReported;
-  double run_queue_wait_s = kNotReported;
-};
-
 // How long a sample of `wall_s` was held up waiting for a CPU, from two readings of the
 // threads' counters `window_s` apart (the readings bracket the sample): the longest
 // run-queue wait between them of the op's threads -- the measuring thread (index
@@ -62,7 +55,7 @@ struct ThreadCounters {
 // beyond the sample, where part of that wait may have fallen (the scheduler often preempts
 // at the readings' own system calls). So it never counts more than the sample waited. The
 // threads are the same, in the same order, in both readings; 0 where none waited.
-double sample_run_queue_wait(const std::vector<ThreadCounters>& before, const std::vector<ThreadCounters>& after,
+double sample_run_queue_wait(const std::vector<ThreadSchedule>& before, const std::vector<ThreadSchedule>& after,
                              std::size_t measuring, double wall_s, double window_s);
 
 // One case's host interference, as the runner drives it. Inactive for a case whose work does
@@ -103,7 +96,7 @@ class HostInterference {
     CounterFile& operator=(const CounterFile&) = delete;
     CounterFile& operator=(CounterFile&&) = delete;
     ~CounterFile();
-    ThreadCounters read() const;
+    ThreadSchedule read() const;  // cpu_s and run_queue_wait_s; the wait NaN where unreadable
 
    private:
     int fd_;
@@ -112,7 +105,7 @@ class HostInterference {
   // The calling thread's index among counter_files_; kNoThread where its counters are unreadable.
   static constexpr std::size_t kNoThread = std::numeric_limits<std::size_t>::max();
   std::size_t measuring_thread_ = kNoThread;
-  std::vector<ThreadCounters> before_sample_counters_, after_sample_counters_;
+  std::vector<ThreadSchedule> before_sample_counters_, after_sample_counters_;
   std::chrono::steady_clock::time_point window_start_;
 };
 

@@ -43,7 +43,6 @@ auto parse_name(const Table& table, std::string_view text, const char* what) {
   throw UsageError(unknown_word_message(what, std::string(text), accepted));
 }
 
-
 }  // namespace
 
 const std::vector<DType>& all_dtypes() {

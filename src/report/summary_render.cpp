@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/text.hpp"
 #include "model/op_table.hpp"
 #include "report/energy_render.hpp"
 
@@ -168,8 +169,7 @@ std::string describe_energy_crossover(const SpeedupGroup& group) {
 
 std::string describe_l2_choice(const SpeedupGroup& group) {
   if (group.warm_set_aside.empty()) return {};
-  std::string backends;
-  for (const auto& backend : group.warm_set_aside) backends += (backends.empty() ? "" : ", ") + backend;
+  const std::string backends = join_words(group.warm_set_aside, ", ");
   SpeedupGroup warm = group;
   warm.variant += (warm.variant.empty() ? "" : "+") + std::string("l2warm");
   return backends + " ran with the L2 flushed and warm: the flushed records are compared here, the warm ones in " +

@@ -26,8 +26,8 @@ std::string describe_first_call_crossover(const SpeedupGroup& group);
 // (no RAPL energy counter: ...)".
 std::string describe_energy_crossover(const SpeedupGroup& group);
 // Where some backend of the group had GPU records of both L2 modes: that its flushed ones were
-// paired with the CPU and where its warm ones are ("cuda: records with the L2 warm are in sin
-// f32 l2warm; the flushed ones are compared here"); empty otherwise.
+// paired with the CPU and where its warm ones are ("cuda ran with the L2 flushed and warm: the
+// flushed records are compared here, the warm ones in sin f32 l2warm"); empty otherwise.
 std::string describe_l2_choice(const SpeedupGroup& group);
 
 // Size, shape, best CPU, best GPU and speed-up per row; the e2e columns only when some

@@ -149,16 +149,19 @@ TEST(HostInterference, ReadsThisProcesssThreads) {
   EXPECT_GE(process_involuntary_switches(), 0);
 }
 
+// A per-sample reading of a thread: CPU time and run-queue wait (the runner reads no migrations then).
+ThreadSchedule reading(double cpu_s, double run_queue_wait_s) { return {cpu_s, run_queue_wait_s, std::nullopt}; }
+
 TEST(HostInterference, ASamplesWaitIsTheLongestOfTheThreadsThatRan) {
   // Thread 0 (the measuring one) ran the whole 10 ms sample and waited 3 ms; thread 1 ran 2
   // ms (20 %) and waited 4 ms; thread 2 ran 0.1 ms (1 %, under kBusyThreadShare) and waited
   // 9 ms: not the op's.
-  const std::vector<ThreadCounters> before{{1.0, 0.5}, {2.0, 0.25}, {3.0, 0.125}};
-  const std::vector<ThreadCounters> after{{1.007, 0.503}, {2.002, 0.254}, {3.0001, 0.134}};
+  const std::vector<ThreadSchedule> before{reading(1.0, 0.5), reading(2.0, 0.25), reading(3.0, 0.125)};
+  const std::vector<ThreadSchedule> after{reading(1.007, 0.503), reading(2.002, 0.254), reading(3.0001, 0.134)};
   EXPECT_NEAR(sample_run_queue_wait(before, after, 0, 0.010, 0.010), 0.004, 1e-9);
   // A thread unread at either end is left out; none waiting is 0.
-  std::vector<ThreadCounters> ended = after;
-  ended[1] = ThreadCounters{};
+  std::vector<ThreadSchedule> ended = after;
+  ended[1] = ThreadSchedule{};
   EXPECT_NEAR(sample_run_queue_wait(before, ended, 0, 0.010, 0.010), 0.003, 1e-9);
   EXPECT_EQ(sample_run_queue_wait(before, before, 0, 0.010, 0.010), 0.0);
   EXPECT_EQ(sample_run_queue_wait({}, {}, 0, 0.010, 0.010), 0.0);
@@ -169,8 +172,8 @@ TEST(HostInterference, ASamplesWaitIsTheLongestOfTheThreadsThatRan) {
   // The measuring thread counts however little its reading shows it ran: a running thread's
   // CPU time is brought up to date only when it is switched out, so a 40 us op preempted for
   // 4 ms may read as having run 10 us of a 4.04 ms sample.
-  const std::vector<ThreadCounters> short_before{{1.0, 0.5}, {2.0, 0.25}};
-  const std::vector<ThreadCounters> short_after{{1.00001, 0.504}, {2.0, 0.25}};
+  const std::vector<ThreadSchedule> short_before{reading(1.0, 0.5), reading(2.0, 0.25)};
+  const std::vector<ThreadSchedule> short_after{reading(1.00001, 0.504), reading(2.0, 0.25)};
   EXPECT_NEAR(sample_run_queue_wait(short_before, short_after, 0, 0.00404, 0.00404), 0.004, 1e-9);
   EXPECT_EQ(sample_run_queue_wait(short_before, short_after, 1, 0.00404, 0.00404), 0.0);  // were it another's
 }
