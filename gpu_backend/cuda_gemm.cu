@@ -10,6 +10,7 @@
 #include "kernels/gemm.cuh"
 #include "kernels/gemm_dmma.cuh"
 #include "kernels/gemm_mma.cuh"
+#include "kernels/gemm_narrow.cuh"
 #include "kernels/gemm_padding.cuh"
 #include "kernels/gemm_short_k.cuh"
 #include "kernels/gemm_split_k.cuh"
@@ -35,6 +36,9 @@ static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMax
               kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide &&
               kernels::GemvTile::kTileK<float> == kMatrixVectorTileK &&
               kernels::GemvTile::kTileK<double> == kMatrixVectorWideTileK);
+static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
+              kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
+              kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n);
 // The short-k kernel's block as the dispatch plans it, and k up to the dispatch's threshold.
 template <class D>
 constexpr bool same_short_k_tile() {
@@ -187,6 +191,11 @@ class GemmCase final : public GpuPrepared {
         break;
     }
     if constexpr (kComputedWider<T>) {
+      if (plan_.kernel == GemmKernel::narrow) {
+        kernels::launch_gemm_narrow<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
+                                       partials, plan_.splits, split_k(), stream());
+        return;
+      }
       // C is dims_.n wide, its rows dims_.n apart (GemmOperands::c_columns and ldc).
       const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), static_cast<int>(plan_.ldb),
                                               dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
@@ -225,6 +234,8 @@ class GemmCase final : public GpuPrepared {
         return "tensor cores, wgmma m64n256k16, f32 accumulation";
       case GemmKernel::mma_sync:
         return "tensor cores, mma.sync m16n8k16, f32 accumulation";
+      case GemmKernel::narrow:
+        return "bound by reading A, tensor cores, mma.sync m16n8k16, f32 accumulation";
     }
     return "";
   }
@@ -254,6 +265,10 @@ class GemmCase final : public GpuPrepared {
                (plan_.cluster_m > 1 ? " with B multicast" : "") +
                ", warp-specialized, persistent: " +
                std::to_string(plan_.cluster_m > 1 ? wgmma_grid_.pairs : wgmma_grid_.singles) + " clusters)";
+      case GemmKernel::narrow:
+        return "block=" + std::to_string(plan_.tile.m) + " rows of A (16 a warp, read into registers), " +
+               std::to_string(plan_.vector_width) + " columns of B (stages of " + std::to_string(plan_.tile.k) +
+               " rows in shared memory, transposed)";
       case GemmKernel::mma_sync:
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x64 stages=" +
                std::to_string(kernels::MmaGemmTile::kStages) + " (cp.async, swizzled shared layout, ldmatrix)";

@@ -56,6 +56,7 @@
 // directly) and TMA (bulk tensor copies with hardware swizzling), which is what reaches
 // cuBLAS on Hopper; docs/kernel-notes.md has the prediction.
 #include "kernels/gemm_mma.cuh"
+#include "kernels/mma_sync.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -111,32 +112,6 @@ __device__ __forceinline__ void load_matrices_transposed(unsigned (&fragment)[4]
                : "memory");
 }
 
-// d (16 x 8, f32) += a (16 x 16) * b (16 x 8), per element type; and the rounding of two
-// accumulators to a pair of T.
-template <class T>
-struct MmaOps;
-template <>
-struct MmaOps<__half> {
-  using Pair = __half2;
-  __device__ static void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-  __device__ static Pair round(float low, float high) { return __floats2half2_rn(low, high); }
-};
-template <>
-struct MmaOps<__nv_bfloat16> {
-  using Pair = __nv_bfloat162;
-  __device__ static void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-  __device__ static Pair round(float low, float high) { return __floats2bfloat162_rn(low, high); }
-};
 
 // Starts the copies of A's 128 x 32 slice and B's 32 x 256 slice at depth k0 into one stage
 // (A at the front, B after it); consecutive threads take consecutive chunks of a row, so

@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
-# The short-k GEMM against cuBLAS on a GPU machine: runs configs/gemm-short-k.json (every
-# dtype, --l2 warm, medians) and prints, per case, cuda's and cuBLAS's medians, cuBLAS/cuda
-# (above 1: cuda faster), cuda's kernel, and cuda's time against the kernel notes' prediction
-# (A, B and C moved once at 3 TB/s) and its bytes' rate against the copy bandwidth the run
-# measured. Needs only the built binary and python3's standard library.
+# The memory-bound GEMM kernels against cuBLAS on a GPU machine: runs a suite of matmul
+# cases, by default configs/gemm-short-k.json (the short-k kernel, every dtype; also
+# configs/gemm-narrow.json, the narrow kernel), --l2 warm, medians, and prints, per case,
+# cuda's and cuBLAS's medians, cuBLAS/cuda (above 1: cuda faster), cuda's kernel, and cuda's
+# time against the kernel notes' prediction (A, B and C moved once at 3 TB/s) and its bytes'
+# rate against the copy bandwidth the run measured; then the worst cuBLAS/cuda per kernel
+# and dtype. Needs only the built binary and python3's standard library.
 #
-#   scripts/gemm_short_k_check.sh [gpubench binary] [output directory]
+#   scripts/gemm_short_k_check.sh [gpubench binary] [output directory] [suite]
 #
-# Defaults: build/release/gpubench, and a new temporary directory, where the JSON report
-# (gemm-short-k.json) is kept. Exit status: gpubench's when it fails; 1 when a case failed or
-# did not verify; else 0.
+# Defaults: build/release/gpubench, a new temporary directory, where the JSON report (named
+# after the suite) is kept, and configs/gemm-short-k.json. Exit status: gpubench's when it
+# fails; 1 when a case failed or did not verify; else 0.
 set -euo pipefail
 
 gpubench=${1:-build/release/gpubench}
 out=${2:-$(mktemp -d "${TMPDIR:-/tmp}/gemm_short_k.XXXXXX")}
-config="$(cd "$(dirname "$0")/.." && pwd)/configs/gemm-short-k.json"
+config=${3:-"$(cd "$(dirname "$0")/.." && pwd)/configs/gemm-short-k.json"}
+if [[ ! -f "$config" ]]; then
+  echo "gemm_short_k_check: no suite $config" >&2
+  exit 2
+fi
 if [[ ! -x "$gpubench" ]]; then
   echo "gemm_short_k_check: $gpubench is not an executable (build it first: cmake --build --preset release)" >&2
   exit 2
 fi
 mkdir -p "$out"
-report="$out/gemm-short-k.json"
+report="$out/$(basename "$config")"
 if [[ -e "$report" ]]; then
   echo "gemm_short_k_check: $report exists; name another output directory" >&2
   exit 2
@@ -71,10 +77,10 @@ for (dtype, label), by_backend in cases.items():
 widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
-ratios = [(float(row[4]), row[0], row[1]) for row in rows if row[4] != "-" and row[8] == "short_k_gemm"]
-for dtype in sorted({r[1] for r in ratios}):
-    worst = min(r for r in ratios if r[1] == dtype)
-    print(f"worst cublas/cuda on the short-k kernel, {dtype}: {worst[0]:.2f} ({worst[2]})")
+ratios = [(float(row[4]), row[8], row[0], row[1]) for row in rows if row[4] != "-"]
+for kernel, dtype in sorted({(r[1], r[2]) for r in ratios}):
+    worst = min(r for r in ratios if r[1] == kernel and r[2] == dtype)
+    print(f"worst cublas/cuda on {kernel}, {dtype}: {worst[0]:.2f} ({worst[3]})")
 for line in failed:
     print("FAILED:", line)
 sys.exit(1 if failed else 0)

@@ -196,6 +196,28 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
   return plan;
 }
 
+// Rule 3: the narrow kernel, as wide as n needs; k split as the matrix-vector kernels split it.
+GemmPlan plan_narrow(std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  GemmPlan plan;
+  plan.kernel = GemmKernel::narrow;
+  plan.vector_width = std::max(8, power_of_two_at_least(n, kNarrowMaxColumns));
+  plan.tile = {kNarrowGemmTile.m, plan.vector_width, kNarrowGemmTile.k};
+  plan.blocks_per_sm = 2;  // its launch bounds
+  plan.lda = k;
+  plan.ldb = n;
+  plan.n_kernel = n;
+  plan.vectorized = k % kTensorChunk == 0;
+  plan.pieces = ceil_div(m, kNarrowGemmTile.m);
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  split_k(plan, k, slots, device);
+  plan.rule = "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync, A streamed once, " +
+              "bound by reading it; the 256-column tiles would multiply " +
+              str(kWgmmaGemmTile.n / plan.vector_width) + "x the products needed): n=" + str(n) + " on " +
+              str(plan.vector_width) + " columns, blocks of " + str(kNarrowGemmTile.m) + " rows; " +
+              split_text(plan, k, "row blocks", slots, "blocks in flight");
+  return plan;
+}
+
 GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
   GemmPlan plan;
   plan.lda = k;
@@ -248,7 +270,7 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   plan.pieces = tiles_of(plan.tile);
   const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
   plan.rule = (std::min(m, n) <= kMatmulVectorMaxSide
-                   ? "16-bit m or n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
+                   ? "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
                          " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun the CUDA "
                          "cores); "
                    : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ") +
@@ -326,6 +348,8 @@ const char* gemm_kernel_name(GemmKernel kernel) {
       return "mma_gemm";
     case GemmKernel::short_k:
       return "short_k_gemm";
+    case GemmKernel::narrow:
+      return "narrow_mma_gemm";
   }
   return "unknown";
 }
@@ -339,6 +363,7 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   const std::int64_t vector_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
   if (std::min(m, n) <= vector_side) return plan_matrix_vector(dtype, m, n, k, vector_side, device);
   if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);
+  if (sixteen_bit && n <= kNarrowMaxColumns && !device.no_mma) return plan_narrow(m, n, k, device);
   return plan_tiled(dtype, m, n, k, device);
 }
 

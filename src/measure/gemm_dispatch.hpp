@@ -36,7 +36,15 @@
 //      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
 //      a time where n is a multiple of 16 bytes' elements, else element by element.
-//   3. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
+//   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns) run the narrow
+//      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
+//      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
+//      memory, f32 sums; bound by reading A (2 n flops per 2-byte element, 32 a byte at n =
+//      16, which the tensor cores hide under the copy rate). The tiles of step 3b are 256
+//      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290
+//      TFLOP/s (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the
+//      matrix-vector kernels (step 4).
+//   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel (its 64 x 64
 //      tile where 128 x 128 tiles would number fewer than the SMs).
 //   4. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
@@ -71,6 +79,7 @@ enum class GemmKernel {
   wgmma,          // f16, bf16 on sm_90a: TMA and wgmma
   mma_sync,       // f16, bf16 on sm_80 and newer
   short_k,        // k at most short_k_max_depth: CUDA-core FMA, bound by writing C
+  narrow,         // f16, bf16 with n at most kNarrowMaxColumns: mma.sync, bound by reading A
 };
 
 // The kernel's name as details give it: "vector_matrix_gemv", "dmma_gemm", ...
@@ -103,7 +112,8 @@ struct GemmPlan {
   std::int64_t split_k = 0;      // k per part, a multiple of tile.k (the last part may be shorter)
   int cluster_m = 1;             // wgmma: row tiles per cluster (2: they share B's tiles)
   // Matrix-vector kernels: the rows of A (vector_matrix) or columns of B (matrix_vector) they
-  // are compiled for, 1, 2, 4, 8 or 16 (f16, bf16: 1, 2 or 4), at least m or n.
+  // are compiled for, 1, 2, 4, 8 or 16 (f16, bf16: 1, 2 or 4), at least m or n; the narrow
+  // kernel: its columns, 8, 16, 32 or 64, at least n.
   int vector_width = 0;
   // 16-byte global accesses: rows of the streamed operands start 16-byte aligned.
   bool vectorized = false;
@@ -130,6 +140,10 @@ inline constexpr GemmTile kDmmaGemmTile{128, 128, 32};        // m16n8k16
 inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
 inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
+// The narrow kernel's block: 128 rows of A (16 a warp), stages of 256 rows of B; its width
+// (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width.
+inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
+inline constexpr int kNarrowMaxColumns = 64;
 inline constexpr int kGemvWarps = 8;
 inline constexpr int kVectorMatrixMaxRows = 16;
 // The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).

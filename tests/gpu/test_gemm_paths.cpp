@@ -87,23 +87,28 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 }
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
-// matrix-vector kernels up to 4 rows or columns and the tensor-core tiles above.
+// matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns and the
+// tensor-core tiles above.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
     {1000, 3, 777},     // matrix_vector at 4 columns, odd k
-    {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split (16-bit: wgmma, k split)
+    {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split (16-bit: narrow, k split)
     {33, 3, 200003},    // matrix_vector, k far beyond m n: split, element-wise
-    {33, 9, 200003},    // the same at 16 columns (16-bit: wgmma, A and B padded, k split)
+    {33, 9, 200003},    // the same at 16 columns (16-bit: narrow, A element by element, k split)
     {1, 17, 1},         // vector_matrix: k = 1, a partial column block
     {1, 8192, 256},     // vector_matrix, 16-byte loads
     {3, 1001, 777},     // vector_matrix at 4 rows, one past m, element-wise
     {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
-    {9, 64, 300007},    // the same at 16 rows (16-bit: wgmma, A padded, k split)
-    {17, 17, 17},       // 16-bit: the smallest tiled shape (A and B padded, C stored element by element)
+    {9, 64, 300007},    // the same at 16 rows (16-bit: narrow, one warp's rows, k split)
+    {17, 17, 17},       // 16-bit: narrow at 32 columns, k within one stage, element-wise A
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
-    {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: padded)
+    {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns)
+    {1000, 5, 1031},    // 16-bit: narrow at 8 columns, odd k over stages, k split
+    {300, 64, 77},      // 16-bit: narrow at its widest, k part of one stage
+    {2000, 24, 4104},   // 16-bit: narrow at 32 columns, 16-byte loads, a last stage of 8 rows
+    {5, 40, 20000},     // 16-bit: narrow with one warp's rows, most of them past m
     {128, 256, 64},     // one whole wgmma tile
     {129, 257, 65},     // one past each tile edge (16-bit: padded)
     {64, 64, 100000},   // one tile, k split (16-bit: a cluster of one block; f32: the 64 x 64 tile)
@@ -182,7 +187,8 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
     const GemmKernel tiled = sixteen_bit ? (device.compute_capability == 90 ? GemmKernel::wgmma : GemmKernel::mma_sync)
                                          : (dtype == DType::f64 ? GemmKernel::dmma : GemmKernel::simt);
-    const std::set<GemmKernel> every = {GemmKernel::matrix_vector, GemmKernel::vector_matrix, tiled};
+    std::set<GemmKernel> every = {GemmKernel::matrix_vector, GemmKernel::vector_matrix, tiled};
+    if (sixteen_bit) every.insert(GemmKernel::narrow);
     std::set<GemmKernel> every_and_short_k = every;
     every_and_short_k.insert(GemmKernel::short_k);
     EXPECT_EQ(kernels, every_and_short_k) << to_string(dtype);
@@ -268,7 +274,7 @@ INSTANTIATE_TEST_SUITE_P(AllDtypes, CudaGemmShortK, ::testing::ValuesIn(short_k_
 TEST(CudaGemmPaths, SplitResultsAreDeterministic) {
   SKIP_WITHOUT_DEVICE();
   for (DType dtype : all_dtypes()) {
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}}) {
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}, {129, 257, 20001}}) {
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
       auto prepared = cuda_backend().prepare(problem, BackendSettings{});
       SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul) + ": " + prepared->details());

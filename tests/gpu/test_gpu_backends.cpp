@@ -929,22 +929,23 @@ TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
 // fp64 reference with the op table's tolerance. The wgmma kernel on sm_90 (128 x 256 x 64
 // tiles, persistent; clusters of two row tiles, or of one where C has one row tile), the
 // mma.sync kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): one partial
-// tile (24 x 24 x 24), partial tiles in m, n and k (136 x 264 x 72), a single column block
-// (4096 x 24 x 24; k is past 16 throughout, shorter ones run the short-k kernel), a whole tile in one stage, whole tiles over several stages, k of 1000
+// tile (24 x 72 x 24; n is past 64 throughout, narrower C runs the narrow kernel), partial
+// tiles in m, n and k (136 x 264 x 72), a single column block (4096 x 72 x 24; k is past 16
+// throughout, shorter ones run the short-k kernel), a whole tile in one stage, whole tiles over several stages, k of 1000
 // (the last stage partial), ten block rows (a full group and a partial one; an odd number of
 // row tiles), and two shapes with more tiles than an H100 has clusters at once, so that each
 // cluster walks several tiles and the stage ring runs on across them (4352 x 2048 x 40, one
 // partial stage each; 4096 x 2048 x 136, three). n or k not a multiple of 8 (129 x 257 x 65,
-// 17 x 17 x 17) run the same kernels on padded copies, which the details say. The output is
+// 17 x 71 x 17) run the same kernels on padded copies, which the details say. The output is
 // poisoned before the run, so an entry the kernel never writes fails.
 TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   const int compute_capability = device_compute_capability();
   for (DType dtype : {DType::f16, DType::bf16}) {
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 24, 24},
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 72, 24},
                                                                           {136, 264, 72},
-                                                                          {4096, 24, 24},
+                                                                          {4096, 72, 24},
                                                                           {128, 256, 64},
                                                                           {256, 512, 256},
                                                                           {264, 520, 1000},
@@ -952,7 +953,7 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
                                                                           {4352, 2048, 40},
                                                                           {4096, 2048, 136},
                                                                           {129, 257, 65},
-                                                                          {17, 17, 17}}) {
+                                                                          {17, 71, 17}}) {
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
       SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul));
       auto prepared = backend.prepare(problem, BackendSettings{});

@@ -47,14 +47,27 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 TEST(GemmDispatch, LongKWithOneTileSplitsKForEverySm) {
-  const GemmPlan bf16 = plan_gemm(DType::bf16, 64, 64, 1 << 20, hopper());
+  const GemmPlan bf16 = plan_gemm(DType::bf16, 128, 256, 1 << 18, hopper());
   EXPECT_EQ(bf16.kernel, GemmKernel::wgmma);
   EXPECT_EQ(bf16.pieces, 1);
   EXPECT_EQ(bf16.cluster_m, 1);  // one row tile: no pair to share B with
-  EXPECT_EQ(bf16.splits, 132);
+  EXPECT_GE(bf16.splits, 120);  // whole 64-deep steps: 128 parts of 2048
+  EXPECT_LE(bf16.splits, 132);
   EXPECT_EQ(bf16.split_k % 64, 0);
-  EXPECT_TRUE(contains(bf16.rule, "1 tiles for 132 SMs: k=1048576 split in 132 parts of " + std::to_string(bf16.split_k)))
+  EXPECT_TRUE(contains(bf16.rule, "1 tiles for 132 SMs: k=262144 split in " + std::to_string(bf16.splits) + " parts of " +
+                                      std::to_string(bf16.split_k)))
       << bf16.rule;
+
+  // 16-bit n of 64 or less: the narrow kernel, one row block, two blocks per SM: 264 parts of
+  // whole 256-row stages.
+  const GemmPlan narrow = plan_gemm(DType::bf16, 64, 64, 1 << 20, hopper());
+  EXPECT_EQ(narrow.kernel, GemmKernel::narrow);
+  EXPECT_EQ(narrow.pieces, 1);
+  EXPECT_EQ(narrow.vector_width, 64);
+  EXPECT_EQ(narrow.split_k % 256, 0);
+  EXPECT_EQ(narrow.splits, 256);  // 1048576 / 264 rounded up to a stage: 4096 deep, 256 parts
+  EXPECT_TRUE(contains(narrow.rule, "1 row blocks for 264 blocks in flight: k=1048576 split in 256 parts of 4096"))
+      << narrow.rule;
 
   // f32's SIMT kernel keeps two blocks per SM: twice the parts, on its 64 x 64 tile.
   const GemmPlan f32 = plan_gemm(DType::f32, 64, 64, 1 << 20, hopper());
@@ -106,11 +119,22 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
     EXPECT_EQ(wide.cluster_m, 1);
     EXPECT_EQ(wide.pieces, 32);
     EXPECT_EQ(wide.splits, 4);
-    EXPECT_TRUE(contains(wide.rule, "16-bit m or n of 5 to 16 runs the tensor cores")) << wide.rule;
+    EXPECT_TRUE(contains(wide.rule, "16-bit m of 5 to 16 runs the tensor cores")) << wide.rule;
+    // Narrow C: the narrow kernel on any device with mma.sync, nothing padded.
     const GemmPlan tall = plan_gemm(dtype, 8192, 5, 8192, ampere());
-    EXPECT_EQ(tall.kernel, GemmKernel::mma_sync);
-    EXPECT_TRUE(tall.stage_b);
-    EXPECT_EQ(tall.n_kernel, 8);
+    EXPECT_EQ(tall.kernel, GemmKernel::narrow);
+    EXPECT_FALSE(tall.stage_a || tall.stage_b);
+    EXPECT_EQ(tall.vector_width, 8);
+    EXPECT_EQ(tall.n_kernel, 5);
+    const GemmPlan sixteen = plan_gemm(dtype, 8192, 16, 8192, hopper());
+    EXPECT_EQ(sixteen.kernel, GemmKernel::narrow);
+    EXPECT_EQ(sixteen.vector_width, 16);
+    EXPECT_EQ(sixteen.pieces, 64);  // 8192 rows in blocks of 128
+    EXPECT_EQ(sixteen.splits, 4);   // 264 blocks in flight over 64 row blocks
+    EXPECT_TRUE(contains(sixteen.rule, "would multiply 16x the products needed")) << sixteen.rule;
+    EXPECT_EQ(plan_gemm(dtype, 8192, 33, 8191, hopper()).vector_width, 64);
+    EXPECT_FALSE(plan_gemm(dtype, 8192, 33, 8191, hopper()).vectorized);
+    EXPECT_EQ(plan_gemm(dtype, 8192, 65, 8192, hopper()).kernel, GemmKernel::wgmma);
   }
 
   // Short k splits in steps of the kernel (8 rows of B a warp): 2 column blocks of 2 x 347 x 1408
@@ -371,8 +395,21 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
     return;
   }
-  // 3. The dtype's tiled kernel, as the device allows.
-  if (!matrix_vector) {
+  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), at least 8 columns
+  //    wide and at most twice n, A read in place (16-byte loads where k allows them).
+  const bool narrow = sixteen_bit && !matrix_vector && n <= kNarrowMaxColumns && !device.no_mma;
+  EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
+  if (narrow) {
+    EXPECT_TRUE(is_power_of_two(plan.vector_width));
+    EXPECT_GE(plan.vector_width, std::max<std::int64_t>(n, 8));
+    EXPECT_LT(plan.vector_width, std::max<std::int64_t>(2 * n, 16));
+    EXPECT_EQ(plan.tile.n, plan.vector_width);
+    EXPECT_EQ(plan.vectorized, k % 8 == 0);
+    EXPECT_EQ(plan.pieces, ceil_div(m, kNarrowGemmTile.m));
+    EXPECT_TRUE(contains(plan.rule, "16-bit n <= 64 runs the narrow kernel")) << plan.rule;
+  }
+  // 3b. The dtype's tiled kernel, as the device allows.
+  if (!matrix_vector && !narrow) {
     if (sixteen_bit)
       EXPECT_EQ(plan.kernel, device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma);
     else if (dtype == DType::f64 && !device.no_dmma)
@@ -385,14 +422,15 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   // 4. k split only where the pieces are too few, into non-empty parts of at least the
   //    split depth, no more than the blocks in flight need.
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
-  const std::int64_t min_pieces = matrix_vector ? slots : device.sm_count;
+  const bool split_per_wave = matrix_vector || narrow;  // split to fill a wave, not priced
+  const std::int64_t min_pieces = split_per_wave ? slots : device.sm_count;
   const std::int64_t depth = plan.tile.k;
   EXPECT_GE(plan.splits, 1);
   EXPECT_EQ(plan.split_k % plan.tile.k, 0);
   EXPECT_GE(plan.split_k * plan.splits, k);
   EXPECT_LT(plan.split_k * (plan.splits - 1), k);
   const bool may_split = plan.pieces < min_pieces && k >= 2 * depth && slots / plan.pieces >= 2;
-  if (matrix_vector) {
+  if (split_per_wave) {
     EXPECT_EQ(plan.splits > 1, may_split);  // every wave filled
   } else {
     // Priced: a split only where one may be, always where k is hundreds of steps deep, and

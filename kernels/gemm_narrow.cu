@@ -1,0 +1,205 @@
+// The narrow GEMM, C (m x n) = A (m x k) B (k x n) for f16 and bf16, n of at most 64 (past the
+// matrix-vector kernels' 4 columns). Its work is streaming A once: 2 bytes an element against
+// 2 n flops, 32 flops a byte at n = 16, which the tensor cores hide under the copy bandwidth
+// while the CUDA cores would not (f32 FMAs per element streamed outrun them from about 8
+// columns). The wgmma tiles are 256 columns wide: at n = 16 they multiply 16 times the
+// products needed, and few tiles leave SMs idle.
+//
+// A block of 8 warps takes 128 rows of A and C (16 a warp: one mma.sync's rows) and one part
+// of k; parts fill the SMs where row blocks are fewer than the blocks in flight (the dispatch
+// splits k). Per step of 32 along k a lane loads 16 bytes of each of its two rows of A (rows
+// g and g + 8 of the warp's 16, g = lane / 4), its 8 elements at depth 8 t .. 8 t + 7 (t =
+// lane % 4): the four lanes of a row read 64 contiguous bytes, straight from global memory
+// into registers (no shared memory for A: each element is used by one warp only), four steps
+// of loads in flight before their MMAs. Two m16n8k16 MMAs consume a step. Their 16 depths are
+// a permutation of the step's 32 (any fixed order of k gives the product): for MMA s, the
+// fragment's depths 2 t, 2 t + 1 are the step's 8 t + 4 s, + 1 and its depths 2 t + 8, + 9
+// are 8 t + 4 s + 2, + 3, so each lane's registers are the pairs of its own 16-byte load as
+// they lie. B takes the same permutation: it is staged per kStageK rows in shared memory
+// transposed (b_tile[column][depth], 16 bytes of a column's depths a read), rows padded to
+// 288 elements (144 words, 16 banks on from the last), so the 8 columns x 4 lanes of a
+// fragment read all 32 banks once per quarter warp. Depths past k and columns past n are
+// zeros in the stage, rows of A past k zeros in the registers.
+//
+// The sums of each output run over k in one fixed order, rounded once (to T, or written as
+// f32 partials added in part order by launch_add_partials): the same bits on every run. A warp
+// whose rows lie past m loads nothing and multiplies nothing; it only helps stage B.
+#include "kernels/gemm_narrow.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/launch_check.cuh"
+#include "kernels/mma_sync.cuh"
+#include "kernels/numeric.cuh"
+
+namespace gpb::kernels {
+namespace {
+
+using Tile = NarrowGemmTile;
+constexpr int kStageRow = Tile::kStageK + 32;  // a staged column's elements: 144 words, 16 banks on
+constexpr int kStepsInFlight = 4;              // steps of A loaded before their MMAs
+static_assert(Tile::kStageK % (Tile::kChunk * kStepsInFlight) == 0, "whole groups of steps per stage");
+
+// 8 elements of row `row` of A at depth k0: one 16-byte load where all 8 lie before k_end and
+// the row is 16-byte aligned there (kVectorized), else element by element, zeros from k_end.
+template <bool kVectorized>
+__device__ __forceinline__ uint4 load_a(const unsigned short* __restrict__ row, int k0, int k_end) {
+  if (kVectorized && k0 + 8 <= k_end) return __ldcs(reinterpret_cast<const uint4*>(row + k0));
+  unsigned short values[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) values[j] = k0 + j < k_end ? row[k0 + j] : static_cast<unsigned short>(0);
+  return make_uint4(values[0] | static_cast<unsigned>(values[1]) << 16, values[2] | static_cast<unsigned>(values[3]) << 16,
+                    values[4] | static_cast<unsigned>(values[5]) << 16, values[6] | static_cast<unsigned>(values[7]) << 16);
+}
+
+template <class T, int kColumns, bool kVectorized>
+__global__ void __launch_bounds__(Tile::kThreads, 2)
+    gemm_narrow_kernel(int m, int n, int k, int split_k, const T* __restrict__ a, const T* __restrict__ b,
+                       T* __restrict__ c, float* __restrict__ partials) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // no mma.sync m16n8k16 or bf16 before sm_80; launch_gemm_narrow's callers check the device
+#else
+  constexpr int kTiles = kColumns / 8;  // n8 fragments of C a warp holds
+  __shared__ __align__(16) unsigned short b_tile[kColumns][kStageRow];
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int row0 = static_cast<int>(blockIdx.x) * Tile::kRows + warp * Tile::kRowsPerWarp;
+  const bool has_rows = row0 < m;  // the same across the warp
+  const int part = static_cast<int>(blockIdx.y);
+  const int k_begin = part * split_k, k_end = min(k, k_begin + split_k);
+  const auto* a_bits = reinterpret_cast<const unsigned short*>(a);
+  const auto* b_bits = reinterpret_cast<const unsigned short*>(b);
+  // B's rows start 16-byte aligned where n is a multiple of 8 (its start is: the caller checks).
+  const bool b_aligned = n % 8 == 0;
+  // Rows past m read row m - 1 (their sums are never stored).
+  const unsigned short* a_low = a_bits + static_cast<std::int64_t>(min(row0 + g, m - 1)) * k;
+  const unsigned short* a_high = a_bits + static_cast<std::int64_t>(min(row0 + g + 8, m - 1)) * k;
+
+  float sums[kTiles][4] = {};
+  for (int stage = k_begin; stage < k_end; stage += Tile::kStageK) {
+    __syncthreads();  // the previous stage's reads are done
+    // Stage B's rows stage .. stage + kStageK, transposed: item i is 8 columns of one row,
+    // neighbouring lanes on neighbouring rows (so their shared stores fall in neighbouring
+    // words), one 16-byte load where B's rows are aligned and the 8 lie before n.
+    constexpr int kGroups = kColumns / 8;
+    for (int item = static_cast<int>(threadIdx.x); item < Tile::kStageK * kGroups; item += Tile::kThreads) {
+      const int depth = item % Tile::kStageK, column0 = item / Tile::kStageK * 8;
+      const int row = stage + depth;
+      const unsigned short* source = b_bits + static_cast<std::int64_t>(row) * n + column0;
+      unsigned short values[8];
+      if (row < k_end && b_aligned && column0 + 8 <= n) {
+        const uint4 loaded = __ldg(reinterpret_cast<const uint4*>(source));
+        const unsigned words[4] = {loaded.x, loaded.y, loaded.z, loaded.w};
+#pragma unroll
+        for (int j = 0; j < 8; ++j) values[j] = static_cast<unsigned short>(words[j / 2] >> (16 * (j % 2)));
+      } else {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          values[j] = row < k_end && column0 + j < n ? source[j] : static_cast<unsigned short>(0);
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) b_tile[column0 + j][depth] = values[j];
+    }
+    __syncthreads();
+    if (!has_rows) continue;
+    const int stage_depth = min(Tile::kStageK, k_end - stage);
+    for (int step0 = 0; step0 < stage_depth; step0 += Tile::kChunk * kStepsInFlight) {
+      uint4 low[kStepsInFlight], high[kStepsInFlight];
+#pragma unroll
+      for (int s = 0; s < kStepsInFlight; ++s) {
+        const int k0 = stage + step0 + s * Tile::kChunk + 8 * t;
+        low[s] = load_a<kVectorized>(a_low, k0, k_end);
+        high[s] = load_a<kVectorized>(a_high, k0, k_end);
+      }
+#pragma unroll
+      for (int s = 0; s < kStepsInFlight; ++s) {
+        if (step0 + s * Tile::kChunk >= stage_depth) break;
+        const unsigned first[4] = {low[s].x, high[s].x, low[s].y, high[s].y};
+        const unsigned second[4] = {low[s].z, high[s].z, low[s].w, high[s].w};
+#pragma unroll
+        for (int tile = 0; tile < kTiles; ++tile) {
+          const uint4 depths =
+              *reinterpret_cast<const uint4*>(&b_tile[tile * 8 + g][step0 + s * Tile::kChunk + 8 * t]);
+          MmaOps<T>::mma(sums[tile], first, depths.x, depths.y);
+          MmaOps<T>::mma(sums[tile], second, depths.z, depths.w);
+        }
+      }
+    }
+  }
+  if (!has_rows) return;
+  // Fragment rows g and g + 8, columns 2 t and 2 t + 1 of each n8 tile.
+#pragma unroll
+  for (int tile = 0; tile < kTiles; ++tile) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row0 + g + 8 * half;
+      if (row >= m) continue;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int column = tile * 8 + 2 * t + e;
+        if (column >= n) continue;
+        const float sum = sums[tile][2 * half + e];
+        const std::int64_t at = static_cast<std::int64_t>(row) * n + column;
+        if (partials)
+          partials[static_cast<std::int64_t>(part) * m * n + at] = sum;
+        else
+          c[at] = Arithmetic<T>::store(sum);
+      }
+    }
+  }
+#endif
+}
+
+template <class T, int kColumns>
+void launch_width(bool vectorized, int m, int n, int k, const T* a, const T* b, T* c, float* partials, int parts,
+                  int split_k, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((m + Tile::kRows - 1) / Tile::kRows), static_cast<unsigned>(parts));
+  if (vectorized)
+    gemm_narrow_kernel<T, kColumns, true><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
+  else
+    gemm_narrow_kernel<T, kColumns, false><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
+}
+
+}  // namespace
+
+template <class T>
+void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
+                        float* partials, int parts, int split_k, cudaStream_t stream) {
+  if (m < 1 || n < 1 || k < 1 || n > columns)
+    throw std::invalid_argument("narrow GEMM of " + std::to_string(m) + " x " + std::to_string(n) + " x " +
+                                std::to_string(k) + " on " + std::to_string(columns) +
+                                " columns: m, n and k must be positive and n at most the columns");
+  if (parts < 1 || (parts > 1 && (!partials || split_k % Tile::kStageK != 0)) ||
+      (parts == 1 ? split_k < k : static_cast<std::int64_t>(parts - 1) * split_k >= k ||
+                                      static_cast<std::int64_t>(parts) * split_k < k))
+    throw std::invalid_argument("narrow GEMM: " + std::to_string(parts) + " parts of " + std::to_string(split_k) +
+                                " do not cover k = " + std::to_string(k) + " in whole stages of " +
+                                std::to_string(Tile::kStageK) + (parts > 1 && !partials ? " (no partials)" : ""));
+  if (vectorized && (k % 8 != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0))
+    throw std::invalid_argument("narrow GEMM asked for 16-byte loads of A, but k = " + std::to_string(k) +
+                                " or A's start does not allow them");
+  if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
+    throw std::invalid_argument("narrow GEMM: B must start 16-byte aligned");
+  switch (columns) {
+    case 8: launch_width<T, 8>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
+    case 16: launch_width<T, 16>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
+    case 32: launch_width<T, 32>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
+    case 64: launch_width<T, 64>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
+    default:
+      throw std::invalid_argument("narrow GEMM of " + std::to_string(columns) + " columns: 8, 16, 32 or 64");
+  }
+  GPB_CHECK_LAUNCH();
+}
+
+template void launch_gemm_narrow<__half>(int, bool, int, int, int, const __half*, const __half*, __half*, float*, int,
+                                         int, cudaStream_t);
+template void launch_gemm_narrow<__nv_bfloat16>(int, bool, int, int, int, const __nv_bfloat16*, const __nv_bfloat16*,
+                                                __nv_bfloat16*, float*, int, int, cudaStream_t);
+
+}  // namespace gpb::kernels
