@@ -6,11 +6,14 @@ best backend for that case (and each case that failed or did not verify).
   scripts/gemm_cliffs.py --gpubench build/release/gpubench --count 200 --seed 7
 
 Shapes: m, n and k drawn log-uniform over 1 .. --max-side (seeded, so a seed names a set of
-shapes), redrawn while A, B and C together would exceed --max-bytes in the widest dtype asked
-for. One gpubench run measures them all (--l2 warm by default, as the cliffs were first
-measured: back-to-back launches, medians) and writes its JSON report to --out. Exit status 0
-when no case is past the threshold and every case verified, 1 when some are past it or failed,
-2 on bad arguments or a run that wrote no report.
+shapes), redrawn while A, B and C together would exceed --max-bytes at 8 bytes an element (f64,
+the widest dtype): the bound does not depend on --dtype, so one seed names the same shapes for
+every dtype, and a long check can be split by dtype across runs (--dtype f32,f64, then
+--dtype f16,bf16). One gpubench run per dtype measures the shapes (--l2 warm by default, as
+the cliffs were first measured: back-to-back launches, medians) and writes its JSON report
+(--out FILE.json: FILE.<dtype>.json); each dtype's verdict is printed as its run ends. Exit
+status 0 when no case is past the threshold and every case verified, 1 when some are past it
+or failed, 2 on bad arguments or a run that wrote no report.
 """
 
 import argparse
@@ -21,8 +24,10 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 
 DTYPE_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+WIDEST_BYTES = max(DTYPE_BYTES.values())
 
 
 def draw_shapes(count, seed, max_side, max_bytes, element_bytes):
@@ -81,7 +86,8 @@ def main():
                         help="report a backend this many times slower than the best (default 2)")
     parser.add_argument("--l2", default="warm", choices=("warm", "flush"), help="gpubench --l2 (default warm)")
     parser.add_argument("--max-time", default="0.5", help="gpubench --max-time per case, seconds (default 0.5)")
-    parser.add_argument("--out", help="where to keep gpubench's JSON report (default: a temporary file)")
+    parser.add_argument("--out", help="where to keep gpubench's JSON reports: FILE.json keeps FILE.<dtype>.json, "
+                        "one a dtype (default: a temporary directory)")
     args = parser.parse_args()
     dtypes = [d for d in args.dtype.split(",") if d]
     unknown = [d for d in dtypes if d not in DTYPE_BYTES]
@@ -92,36 +98,47 @@ def main():
     if not os.access(args.gpubench, os.X_OK):
         parser.error(f"--gpubench {args.gpubench}: not an executable (build it first: cmake --build --preset release)")
 
-    shapes = draw_shapes(args.count, args.seed, args.max_side, args.max_bytes, max(DTYPE_BYTES[d] for d in dtypes))
+    shapes = draw_shapes(args.count, args.seed, args.max_side, args.max_bytes, WIDEST_BYTES)
     out = args.out or os.path.join(tempfile.mkdtemp(prefix="gemm_cliffs."), "cliffs.json")
-    command = [args.gpubench, "run", "--op", "matmul", "--shape", ",".join(f"{m}x{n}x{k}" for m, n, k in shapes),
-               "--dtype", ",".join(dtypes), "--backend", args.backend, "--l2", args.l2, "--max-time", args.max_time,
-               "--quiet", "--out", out]
+    stem = out[:-len(".json")] if out.endswith(".json") else out
     print(f"gemm_cliffs: seed {args.seed}, {len(shapes)} shapes x {len(dtypes)} dtypes on {args.backend}; "
-          f"report {out}", flush=True)
-    run = subprocess.run(command)
-    # Exit 3 is gpubench's "a case failed or did not verify": the report is written and lists
-    # those cases, which are findings of this check like the cliffs.
-    if run.returncode not in (0, 3) or not os.path.exists(out):
-        print(f"gemm_cliffs: gpubench exited with {run.returncode}", file=sys.stderr)
-        return 2
-    with open(out) as handle:
-        report = json.load(handle)
-    rows, failures, worst = cliffs(report, args.threshold)
+          f"reports {stem}.<dtype>.json", flush=True)
+    found = False
+    for dtype in dtypes:
+        report_path = f"{stem}.{dtype}.json"
+        command = [args.gpubench, "run", "--op", "matmul", "--shape", ",".join(f"{m}x{n}x{k}" for m, n, k in shapes),
+                   "--dtype", dtype, "--backend", args.backend, "--l2", args.l2, "--max-time", args.max_time,
+                   "--quiet", "--out", report_path]
+        started = time.monotonic()
+        run = subprocess.run(command)
+        # Exit 3 is gpubench's "a case failed or did not verify": the report is written and lists
+        # those cases, which are findings of this check like the cliffs.
+        if run.returncode not in (0, 3) or not os.path.exists(report_path):
+            print(f"gemm_cliffs: gpubench exited with {run.returncode} on {dtype}", file=sys.stderr)
+            return 2
+        with open(report_path) as handle:
+            report = json.load(handle)
+        print(f"\n{dtype}: {len(shapes)} shapes measured in {time.monotonic() - started:.0f} s")
+        found = print_verdict(report, args.threshold, len(shapes)) or found
+    return 1 if found else 0
 
-    print(f"\nWorst time over the best backend's, per dtype and backend (of {len(shapes)} shapes):")
+
+def print_verdict(report, threshold, shape_count):
+    """Print one report's worst ratios, cliffs and failures; True when it has any cliff or failure."""
+    rows, failures, worst = cliffs(report, threshold)
+    print(f"Worst time over the best backend's, per dtype and backend (of {shape_count} shapes):")
     for (dtype, backend), (ratio, label) in sorted(worst.items()):
         print(f"  {dtype:5} {backend:8} {ratio:6.2f}x  {label}")
-    print(f"\nCases where a backend is more than {args.threshold:g}x slower than the best: {len(rows)}")
+    print(f"Cases where a backend is more than {threshold:g}x slower than the best: {len(rows)}")
     for dtype, label, backend, median, best_backend, best_median, ratio in rows:
         print(f"  {dtype:5} {label:22} {backend:8} {microseconds(median):>14}  {ratio:6.2f}x  "
               f"(best {best_backend} {microseconds(best_median)})")
     if failures:
-        print(f"\nCases that failed or did not verify: {len(failures)}")
+        print(f"Cases that failed or did not verify: {len(failures)}")
         for dtype, label, backend, status, reason in failures:
             print(f"  {dtype:5} {label:22} {backend:8} {status} {reason}")
-    return 1 if rows or failures else 0
-
+    sys.stdout.flush()
+    return bool(rows or failures)
 
 if __name__ == "__main__":
     sys.exit(main())

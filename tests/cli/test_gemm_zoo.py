@@ -89,16 +89,23 @@ class GemmZooTests(CliTestCase):
     def test_the_cliff_check_runs_gpubench_end_to_end(self):
         script = os.path.join(SOURCE_DIR, "scripts", "gemm_cliffs.py")
         out = os.path.join(self.dir, "cliffs.json")
-        command = [sys.executable, script, "--gpubench", GPUBENCH, "--count", "3", "--seed", "5", "--dtype", "f32",
+        command = [sys.executable, script, "--gpubench", GPUBENCH, "--count", "3", "--seed", "5", "--dtype", "f32,f64",
                    "--backend", "eigen,openblas", "--max-side", "40", "--max-time", "0.05", "--threshold", "1e6",
                    "--out", out]
         process = subprocess.run(command, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
         self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
-        self.assertIn("Cases where a backend is more than 1e+06x slower than the best: 0", process.stdout)
-        with open(out, encoding="utf-8") as handle:
-            results = json.load(handle)["results"]
-        self.assertEqual({r["shape"]["label"] for r in results},
-                         {f"{m}x{n}x{k}" for m, n, k in cliffs.draw_shapes(3, 5, 40, 1 << 30, 4)})
+        # One gpubench run and one verdict per dtype, each as its run ends.
+        self.assertEqual(process.stdout.count("Cases where a backend is more than 1e+06x slower than the best: 0"), 2)
+        self.assertLess(process.stdout.index("f32: 3 shapes measured"), process.stdout.index("f64: 3 shapes measured"))
+        self.assertFalse(os.path.exists(out))
+        expected = {f"{m}x{n}x{k}" for m, n, k in cliffs.draw_shapes(3, 5, 40, 1 << 30, cliffs.WIDEST_BYTES)}
+        for dtype in ("f32", "f64"):
+            with open(os.path.join(self.dir, f"cliffs.{dtype}.json"), encoding="utf-8") as handle:
+                results = json.load(handle)["results"]
+            self.assertEqual({r["dtype"] for r in results}, {dtype})
+            self.assertEqual({r["shape"]["label"] for r in results}, expected)
+        # The byte bound does not depend on --dtype: a check split by dtype measures one set of shapes.
+        self.assertEqual(cliffs.WIDEST_BYTES, 8)
         bad = subprocess.run([sys.executable, script, "--gpubench", GPUBENCH, "--dtype", "f8"], capture_output=True,
                              text=True, timeout=60, stdin=subprocess.DEVNULL)
         self.assertEqual(bad.returncode, 2)
