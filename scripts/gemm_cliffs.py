@@ -10,7 +10,8 @@ shapes), redrawn while A, B and C together would exceed --max-bytes at 8 bytes a
 the widest dtype): the bound does not depend on --dtype, so one seed names the same shapes for
 every dtype, and a long check can be split by dtype across runs (--dtype f32,f64, then
 --dtype f16,bf16). One gpubench run per dtype measures the shapes (--l2 warm by default, as
-the cliffs were first measured: back-to-back launches, medians) and writes its JSON report
+the cliffs were first measured: back-to-back launches, medians; --no-energy, whose window of
+about 1 s a case would otherwise be most of the check's time) and writes its JSON report
 (--out FILE.json: FILE.<dtype>.json); each dtype's verdict is printed as its run ends. Exit
 status 0 when no case is past the threshold and every case verified, 1 when some are past it
 or failed, 2 on bad arguments or a run that wrote no report.
@@ -108,7 +109,7 @@ def main():
         report_path = f"{stem}.{dtype}.json"
         command = [args.gpubench, "run", "--op", "matmul", "--shape", ",".join(f"{m}x{n}x{k}" for m, n, k in shapes),
                    "--dtype", dtype, "--backend", args.backend, "--l2", args.l2, "--max-time", args.max_time,
-                   "--quiet", "--out", report_path]
+                   "--no-energy", "--quiet", "--out", report_path]
         started = time.monotonic()
         run = subprocess.run(command)
         # Exit 3 is gpubench's "a case failed or did not verify": the report is written and lists

@@ -379,6 +379,7 @@ RunnerOptions runner_options(const RunConfig& config) {
   runner.telemetry.throttle_threshold = settings.throttle_threshold;
   runner.telemetry.discard_throttled = settings.discard_throttled;
   runner.telemetry.soak_s = settings.soak_s;
+  runner.energy = !settings.no_energy;
   runner.hooks.wrap_prepared = slowdown_hook(config.test_slowdown);
   runner.hooks.batch_multiple = config.test_slowdown.batch_multiple();
   return runner;

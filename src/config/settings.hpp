@@ -38,6 +38,7 @@ struct RunSettings {
   double throttle_threshold = 0;  // fraction of the maximum SM clock
   bool discard_throttled = false;
   double soak_s = 0;
+  bool no_energy = false;  // leave energy per op out (its window lengthens short cases)
 };
 
 RunSettings default_run_settings();

@@ -23,6 +23,9 @@
 namespace gpb {
 namespace {
 
+// The energy reason of a run that asked for none (--no-energy).
+constexpr const char* kEnergyNotAsked = "not measured: --no-energy";
+
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -441,7 +444,7 @@ void measure(ResultRecord& record, Prepared& prepared, const CaseSpec& spec, con
   // Energy is left out of --profile runs: a profile is of the timed samples alone.
   std::optional<EnergyMeter> energy;
   if (!options.profile) {
-    const std::string unavailable = strategy->energy_unavailable();
+    const std::string unavailable = options.energy ? strategy->energy_unavailable() : kEnergyNotAsked;
     energy.emplace(unavailable.empty() ? prepared.energy_source() : EnergySource{nullptr, unavailable});
   }
   if (options.telemetry.soak_s > 0 && !options.profile) {

@@ -79,6 +79,9 @@ struct RunnerOptions {
   // in a case's spread instead of shifting its median between runs.
   int repetitions = 1;
   bool profile = false;        // profiler session: few warm-ups and samples, capture markers
+  // Energy per op from the device's counter; false (--no-energy): each record's energy says
+  // it was not measured, and no case is lengthened to the counter's window.
+  bool energy = true;
   TelemetryOptions telemetry;  // sampling period, throttle threshold and discarding, soak
   RunObserver* observer = nullptr;  // told of each case as it starts; may be null
   RunnerHooks hooks;

@@ -71,6 +71,16 @@ class SchemaTests(CliTestCase):
         self.assertEqual(report["context"]["settings"]["soak_s"], 0.01)
         self.validate(report)
 
+    def test_no_energy_says_so_in_each_record_and_in_the_settings(self):
+        out = os.path.join(self.dir, "r.json")
+        self.assertOk(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--no-energy", "--out", out, *FAST))
+        with open(out, encoding="utf-8") as handle:
+            report = json.load(handle)
+        self.assertEqual(report["results"][0]["energy"]["reason"], "not measured: --no-energy")
+        self.assertIsNone(report["results"][0]["energy"]["energy_per_op_j"])
+        self.assertIs(report["context"]["settings"]["no_energy"], True)
+        self.validate(report)
+
     def test_golden_report_with_gpu_telemetry_validates(self):
         # The golden report's cuBLAS case carries telemetry, a soak and the GPU's NVML state.
         with open(os.path.join(SOURCE_DIR, "tests", "golden", "report.json"), encoding="utf-8") as handle:

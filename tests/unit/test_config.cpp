@@ -76,10 +76,12 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
 
 TEST(Suite, TelemetrySettings) {
   const Suite suite = parse_suite(
-      R"({"settings": {"throttle_threshold": 0.75, "discard_throttled": true, "soak": 30}, "groups": [{"ops": ["sin"]}]})",
+      R"({"settings": {"throttle_threshold": 0.75, "discard_throttled": true, "soak": 30, "no_energy": true},
+          "groups": [{"ops": ["sin"]}]})",
       "suite.json");
   EXPECT_DOUBLE_EQ(std::get<double>(suite.settings.at("throttle_threshold")), 0.75);
   EXPECT_TRUE(std::get<bool>(suite.settings.at("discard_throttled")));
+  EXPECT_TRUE(std::get<bool>(suite.settings.at("no_energy")));
   EXPECT_DOUBLE_EQ(std::get<double>(suite.settings.at("soak")), 30);  // in the setting's type
   const auto with_settings = [](const std::string& settings) {
     return error_of(R"({"settings": )" + settings + R"(, "groups": [{"ops": ["sin"]}]})");
@@ -88,6 +90,7 @@ TEST(Suite, TelemetrySettings) {
   EXPECT_NE(with_settings(R"({"throttle_threshold": 0})").find("throttle_threshold"), std::string::npos);
   EXPECT_NE(with_settings(R"({"discard_throttled": "yes"})").find("discard_throttled"), std::string::npos);
   EXPECT_NE(with_settings(R"({"soak": -1})").find("soak"), std::string::npos);
+  EXPECT_NE(with_settings(R"({"no_energy": 1})").find("no_energy"), std::string::npos);
 }
 
 TEST(Suite, MissingFile) {

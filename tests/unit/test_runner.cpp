@@ -178,6 +178,23 @@ TEST_F(RunnerTest, AColdCasesEnergyWindowIsUntimedRunsWithoutFlushes) {
   EXPECT_EQ(script.flushes, 1 + static_cast<int>(record.samples_s.size()));  // none among the untimed runs
 }
 
+TEST_F(RunnerTest, ARunWithoutEnergyNeitherReadsTheCounterNorLengthensTheCase) {
+  script.energy = true;
+  script.seconds_per_run = script.busy_s = 2e-4;
+  spec.l2 = L2Mode::warm;
+  options.energy = false;
+  const ResultRecord record = run_case(spec, problem, backend, options);
+  ASSERT_EQ(record.status, Status::ok) << record.reason;
+  ASSERT_TRUE(record.energy.has_value());
+  EXPECT_FALSE(record.energy->measured());
+  EXPECT_EQ(record.energy->reason, "not measured: --no-energy");
+  EXPECT_EQ(record.energy->extra_launches, 0);
+  // Only the runs the timing needs: no untimed runs to fill the counter's window.
+  const auto timed = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
+  const auto host_cost_calls = record.host_cost ? static_cast<std::int64_t>(record.host_cost->samples_s.size()) : 0;
+  EXPECT_EQ(script.runs, 1 + options.warmup + 1 + timed + host_cost_calls);
+}
+
 TEST_F(RunnerTest, ACaseWithoutACounterSaysWhy) {
   const ResultRecord record = run_case(spec, problem, backend, options);
   ASSERT_TRUE(record.energy.has_value());
