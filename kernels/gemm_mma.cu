@@ -43,7 +43,8 @@
 //     r at c ^ (r & 7), conflict-free both ways), then read back as 16-byte chunks and
 //     stored to C as 16-byte stores, a row's 128 bytes per 8 lanes; chunks past m or n are
 //     skipped (with n a multiple of 8 a chunk is wholly in or out). Rows of C that are not
-//     whole 16-byte chunks (odd widths) take the same chunks element by element.
+//     whole 16-byte chunks (odd widths) are stored element by element from the tile,
+//     neighbouring lanes on neighbouring columns (store_tile_elements).
 //   - Blocks are ordered in groups of 8 block rows (consecutive blocks walk down a group's
 //     rows before moving right), so the blocks resident at one time share A and B slices
 //     in L2.
@@ -260,15 +261,22 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   __syncwarp();
   constexpr int kPasses = Tile::kWarpM * kWarpChunksPerRow / 32;  // 16: four rows a pass
   const bool whole_chunks = ldc % kChunk == 0 && c_columns % kChunk == 0;
+  if (!whole_chunks) {
+    const auto* tile_bits = reinterpret_cast<const unsigned short*>(own_tile);
+    store_tile_elements<Tile::kWarpM, Tile::kWarpN, 32>(
+        c, ldc, m0 + warp_row, n0 + warp_col, m, c_columns, lane, [&](int row, int column) {
+          return tile_bits[row * Tile::kWarpN + ((column / kChunk) ^ (row & 7)) * kChunk + column % kChunk];
+        });
+    return;
+  }
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
     const int index = pass * 32 + lane;
     const int row = index / kWarpChunksPerRow, chunk = index % kWarpChunksPerRow;
     const int global_row = m0 + warp_row + row, global_col = n0 + warp_col + chunk * kChunk;
     if (global_row < m && global_col < c_columns)
-      store_chunk(c + static_cast<std::int64_t>(global_row) * ldc + global_col,
-                  *reinterpret_cast<const uint4*>(own_tile + row * Tile::kWarpN + (chunk ^ (row & 7)) * kChunk),
-                  c_columns - global_col, whole_chunks);
+      *reinterpret_cast<uint4*>(c + static_cast<std::int64_t>(global_row) * ldc + global_col) =
+          *reinterpret_cast<const uint4*>(own_tile + row * Tile::kWarpN + (chunk ^ (row & 7)) * kChunk);
   }
 #endif
 }

@@ -56,7 +56,8 @@
 //     T into shared memory and stores C from there in 16-byte chunks, whole rows per 16
 //     lanes; stored straight from registers (4 bytes per lane, 16 of each 32-byte sector)
 //     half of the sectors written were excess. Rows of C that are not whole 16-byte chunks
-//     (odd widths) take the same chunks element by element.
+//     (odd widths) are stored element by element from the tile, neighbouring lanes on
+//     neighbouring columns (store_tile_elements).
 #include "kernels/gemm_wgmma.cuh"
 
 #include <cuda.h>
@@ -191,6 +192,11 @@ __device__ __forceinline__ void consumer_sync(int consumer) {
 
 __device__ __forceinline__ void store_shared(unsigned address, unsigned value) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
+}
+__device__ __forceinline__ unsigned short load_shared_u16(unsigned address) {
+  unsigned short value;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(value) : "r"(address) : "memory");
+  return value;
 }
 __device__ __forceinline__ uint4 load_shared(unsigned address) {
   uint4 value;
@@ -430,15 +436,22 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
                          *reinterpret_cast<const unsigned*>(&pair));
           }
         consumer_sync(consumer);
+        const int column0 = n0 + half * (Tile::kBlockN / 2);
+        if (whole_chunks) {
 #pragma unroll
-        for (int pass = 0; pass < kConsumerRows * kEpilogueChunks / 128; ++pass) {
-          const int index = pass * 128 + thread, row = index / kEpilogueChunks, chunk = index % kEpilogueChunks;
-          const int global_row = row0 + row;
-          const int global_col = n0 + half * (Tile::kBlockN / 2) + chunk * 8;
-          const uint4 values = load_shared(own_tile + row * kEpilogueRowBytes + ((chunk ^ (row % 8)) * 16));
-          if (global_row < m && global_col < c_columns)
-            store_chunk(c + static_cast<std::int64_t>(global_row) * ldc + global_col, values, c_columns - global_col,
-                        whole_chunks);
+          for (int pass = 0; pass < kConsumerRows * kEpilogueChunks / 128; ++pass) {
+            const int index = pass * 128 + thread, row = index / kEpilogueChunks, chunk = index % kEpilogueChunks;
+            const int global_row = row0 + row, global_col = column0 + chunk * 8;
+            if (global_row < m && global_col < c_columns)
+              *reinterpret_cast<uint4*>(c + static_cast<std::int64_t>(global_row) * ldc + global_col) =
+                  load_shared(own_tile + row * kEpilogueRowBytes + ((chunk ^ (row % 8)) * 16));
+          }
+        } else {
+          store_tile_elements<kConsumerRows, Tile::kBlockN / 2, 128>(
+              c, ldc, row0, column0, m, c_columns, thread, [&](int row, int column) {
+                return load_shared_u16(own_tile + row * kEpilogueRowBytes + (((column / 8) ^ (row % 8)) * 16) +
+                                       (column % 8) * 2);
+              });
         }
         // The tile is read before the next half (or tile) overwrites it.
         consumer_sync(consumer);
