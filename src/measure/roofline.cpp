@@ -69,6 +69,12 @@ const GpuInfo* find_gpu(const Context& context, int device) {
 
 }  // namespace
 
+Bound bound_on(const ResultRecord& record, const GpuInfo& gpu, double peak_gflops) {
+  if (record.flops > 0 && record.bytes > 0 && gpu.copy_gbps > 0 && peak_gflops > 0)
+    return record.flops / record.bytes < peak_gflops / gpu.copy_gbps ? Bound::memory : Bound::compute;
+  return op_bound(record.spec.op, record.spec.shape);
+}
+
 void set_theoretical_peaks(GpuInfo& gpu) {
   const auto found = std::find_if(std::begin(kFlopsPerClock), std::end(kFlopsPerClock),
                                   [&](const FlopsPerClock& entry) { return gpu.compute_capability == entry.compute_capability; });
@@ -84,14 +90,15 @@ void set_theoretical_peaks(GpuInfo& gpu) {
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device) {
   Roofline roofline;
   if (record.stats.count == 0) return roofline;
-  const Bound bound = op_bound(record.spec.op, record.spec.shape);
-  const bool memory_bound = bound == Bound::memory;
-  roofline.bound = bound;
-  if (record.spec.timing == TimingMode::e2e) return roofline;
-
   const bool gpu_record = record.device == DeviceKind::gpu;
   // A record that names its GPU is held to that GPU's ceilings (runs over several GPUs).
   const GpuInfo* gpu = gpu_record ? find_gpu(context, record.gpu.recorded() ? record.gpu.ordinal : device) : nullptr;
+  const DType dtype = record.spec.dtype;
+  const ComputePeak* peak = record.spec.tf32 && dtype_info(dtype).tf32_eligible ? &kTf32Peak : find_peak(dtype);
+  const Bound bound = gpu && peak ? bound_on(record, *gpu, gpu->*peak->gflops) : op_bound(record.spec.op, record.spec.shape);
+  const bool memory_bound = bound == Bound::memory;
+  roofline.bound = bound;
+  if (record.spec.timing == TimingMode::e2e) return roofline;
   if (gpu_record && !gpu) return roofline;
 
   if (memory_bound && gpu && record.spec.l2 == L2Mode::warm && gpu->l2_mib > 0 &&
@@ -109,8 +116,6 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
     return roofline;
   }
   if (!gpu) return roofline;  // no theoretical peak is known for a host CPU
-  const DType dtype = record.spec.dtype;
-  const ComputePeak* peak = record.spec.tf32 && dtype_info(dtype).tf32_eligible ? &kTf32Peak : find_peak(dtype);
   if (!peak) return roofline;
   roofline.ceiling_name = peak->name;
   roofline.ceiling = gpu->*peak->gflops;

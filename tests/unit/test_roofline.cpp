@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <random>
 
 #include "measure/context.hpp"
 #include "measure/roofline.hpp"
@@ -158,6 +160,58 @@ TEST(Roofline, MatrixVectorMatmulAgainstTheCopyBandwidth) {
       roofline_of(record(Op::matmul, DType::bf16, DeviceKind::gpu, 30, 5, matmul_shape(17, 4096, 64)), context, 0);
   EXPECT_EQ(matrix.bound, Bound::compute);
   EXPECT_EQ(matrix.ceiling_name, "BF16 tensor peak");
+}
+
+// Where the GPU's ceilings are known the bound is the roofline's own: flops per byte against
+// the ridge (the dtype's peak over the measured copy bandwidth), whatever the op's usual bound.
+// Without flops and bytes (the records above), or on a CPU, the op's bound stands.
+TEST(Roofline, TheBoundOfAGpuRecordIsItsFlopsPerByteAgainstTheRidge) {
+  const Context context = context_with_ceilings();
+  const GpuInfo& gpu = context.gpus[0];
+  const auto measured = [](DType dtype, const Shape& shape, DeviceKind device) {
+    ResultRecord result = record(Op::matmul, dtype, device, 100, 100, shape);
+    const double size = static_cast<double>(dtype_size(dtype));
+    const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n), k = static_cast<double>(shape.k);
+    result.flops = 2 * m * n * k;
+    result.bytes = (m * k + k * n + m * n) * size;
+    return result;
+  };
+  // Long k, tiny output: 32 flops a byte in bf16 against a ridge of 1070 TFLOP/s / 2.8 TB/s.
+  const Roofline long_k = roofline_of(measured(DType::bf16, matmul_shape(64, 64, 1048576), DeviceKind::gpu), context, 0);
+  EXPECT_EQ(long_k.bound, Bound::memory);
+  EXPECT_EQ(long_k.ceiling_name, "measured copy");
+  EXPECT_EQ(roofline_of(measured(DType::bf16, matmul_shape(4096, 4096, 4096), DeviceKind::gpu), context, 0).bound,
+            Bound::compute);
+  // 17 rows are no matrix-vector shape, but 17 x 4096 x 64 moves B once for 34 flops an element.
+  EXPECT_EQ(roofline_of(measured(DType::bf16, matmul_shape(17, 4096, 64), DeviceKind::gpu), context, 0).bound,
+            Bound::memory);
+  // On the CPU no ceiling is known: the op's bound.
+  EXPECT_EQ(roofline_of(measured(DType::bf16, matmul_shape(64, 64, 1048576), DeviceKind::cpu), context, 0).bound,
+            Bound::compute);
+
+  // Random shapes and dtypes (seeded): memory-bound exactly where the bytes at the copy rate
+  // take longer than the flops at the dtype's peak.
+  std::mt19937_64 rng(20261127);
+  std::uniform_real_distribution<double> log_side(0, std::log(16384.0));
+  const DType dtypes[] = {DType::f32, DType::f64, DType::f16, DType::bf16};
+  int memory = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const auto side = [&] { return static_cast<std::int64_t>(std::llround(std::exp(log_side(rng)))); };
+    const Shape shape = matmul_shape(side(), side(), side());
+    const DType dtype = dtypes[rng() % 4];
+    const ResultRecord result = measured(dtype, shape, DeviceKind::gpu);
+    const double peak = dtype == DType::f32   ? gpu.peak_fp32_gflops
+                        : dtype == DType::f64 ? gpu.peak_fp64_gflops
+                                              : gpu.peak_fp16_gflops;
+    const bool slower_bytes = result.bytes / (gpu.copy_gbps * 1e9) > result.flops / (peak * 1e9);
+    const Roofline roofline = roofline_of(result, context, 0);
+    EXPECT_EQ(roofline.bound, slower_bytes ? Bound::memory : Bound::compute)
+        << to_string(dtype) << " " << shape.label(Op::matmul);
+    memory += roofline.bound == Bound::memory;
+  }
+  // Both bounds drawn often: the check is not one-sided.
+  EXPECT_GT(memory, 200);
+  EXPECT_LT(memory, 1800);
 }
 
 TEST(Roofline, CpuMemoryBoundAgainstMeasuredCpuCopy) {
