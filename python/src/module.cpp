@@ -78,7 +78,7 @@ std::tuple<int, std::string, std::string> run_program_captured(std::vector<std::
 const std::vector<std::string> kCallableSettings{"warmup",        "min_samples",        "max_samples",
                                                  "max_noise",     "min_time",           "max_time",
                                                  "l2",            "throttle_threshold", "discard_throttled",
-                                                 "soak"};
+                                                 "soak",          "no_energy"};
 
 SettingValue setting_value(const std::string& key, const nb::handle& value) {
   if (nb::isinstance<nb::bool_>(value)) return nb::cast<bool>(value);

@@ -65,6 +65,15 @@ def test_reference_check_passes_and_fails():
     assert bad["verification"]["max_error"] > 1 and "verification failed" in bad["reason"]
 
 
+def test_no_energy_says_so_in_the_record():
+    record = gpubench.benchmark(lambda: None, no_energy=True, **QUICK)[0]
+    assert record["status"] == "ok"
+    assert record["energy"]["reason"] == "not measured: --no-energy"
+    assert gpubench.benchmark(lambda: None, **QUICK)[0]["energy"]["reason"] != "not measured: --no-energy"
+    with pytest.raises(ValueError, match="no_energy"):
+        gpubench.benchmark(lambda: None, no_energy="yes", **QUICK)
+
+
 def test_unknown_and_bad_settings_are_value_errors():
     with pytest.raises(ValueError, match=r"unknown setting 'min_sample'.*did you mean 'min_samples'"):
         gpubench.benchmark(lambda: None, min_sample=3)
