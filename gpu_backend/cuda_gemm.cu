@@ -38,7 +38,8 @@ static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMax
               kernels::GemvTile::kTileK<double> == kMatrixVectorWideTileK);
 static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
-              kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n);
+              kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n &&
+              kernels::NarrowGemmTile::kBlocksPerSm == kNarrowBlocksPerSm);
 // The short-k kernel's block as the dispatch plans it, and k up to the dispatch's threshold.
 template <class D>
 constexpr bool same_short_k_tile() {

@@ -58,7 +58,7 @@ __device__ __forceinline__ uint4 load_a(const unsigned short* __restrict__ row, 
 }
 
 template <class T, int kColumns, bool kVectorized>
-__global__ void __launch_bounds__(Tile::kThreads, 2)
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
     gemm_narrow_kernel(int m, int n, int k, int split_k, const T* __restrict__ a, const T* __restrict__ b,
                        T* __restrict__ c, float* __restrict__ partials) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800

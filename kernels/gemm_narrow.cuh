@@ -15,6 +15,7 @@ struct NarrowGemmTile {
   static constexpr int kChunk = 32;                       // depth a warp loads per step: 4 lanes x 8 elements
   static constexpr int kStageK = 256;                     // rows of B a shared-memory stage holds
   static constexpr int kMaxColumns = 64;
+  static constexpr int kBlocksPerSm = 2;                  // its launch bounds' minimum
 };
 
 // T = __half or __nv_bfloat16. `columns` (8, 16, 32 or 64, at least n) is the width the

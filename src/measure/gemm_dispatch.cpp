@@ -202,7 +202,7 @@ GemmPlan plan_narrow(std::int64_t m, std::int64_t n, std::int64_t k, const GemmD
   plan.kernel = GemmKernel::narrow;
   plan.vector_width = std::max(8, power_of_two_at_least(n, kNarrowMaxColumns));
   plan.tile = {kNarrowGemmTile.m, plan.vector_width, kNarrowGemmTile.k};
-  plan.blocks_per_sm = 2;  // its launch bounds
+  plan.blocks_per_sm = kNarrowBlocksPerSm;
   plan.lda = k;
   plan.ldb = n;
   plan.n_kernel = n;

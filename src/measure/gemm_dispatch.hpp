@@ -144,6 +144,7 @@ inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 // (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width.
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
+inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 inline constexpr int kGemvWarps = 8;
 inline constexpr int kVectorMatrixMaxRows = 16;
 // The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).

@@ -67,13 +67,17 @@ const GpuInfo* find_gpu(const Context& context, int device) {
   return found == context.gpus.end() ? nullptr : &*found;
 }
 
-}  // namespace
-
-Bound bound_on(const ResultRecord& record, const GpuInfo& gpu, double peak_gflops) {
-  if (record.flops > 0 && record.bytes > 0 && gpu.copy_gbps > 0 && peak_gflops > 0)
-    return record.flops / record.bytes < peak_gflops / gpu.copy_gbps ? Bound::memory : Bound::compute;
+// Memory-bound where the record's bytes at the GPU's measured copy bandwidth take longer than
+// its flops at its dtype's peak; the op's bound on a CPU, or where flops, bytes or a ceiling
+// are unknown.
+Bound bound_of(const ResultRecord& record, const GpuInfo* gpu, const ComputePeak* peak) {
+  const double peak_gflops = gpu && peak ? gpu->*peak->gflops : 0;
+  if (record.flops > 0 && record.bytes > 0 && peak_gflops > 0 && gpu->copy_gbps > 0)
+    return record.flops / record.bytes < peak_gflops / gpu->copy_gbps ? Bound::memory : Bound::compute;
   return op_bound(record.spec.op, record.spec.shape);
 }
+
+}  // namespace
 
 void set_theoretical_peaks(GpuInfo& gpu) {
   const auto found = std::find_if(std::begin(kFlopsPerClock), std::end(kFlopsPerClock),
@@ -95,7 +99,7 @@ Roofline roofline_of(const ResultRecord& record, const Context& context, int dev
   const GpuInfo* gpu = gpu_record ? find_gpu(context, record.gpu.recorded() ? record.gpu.ordinal : device) : nullptr;
   const DType dtype = record.spec.dtype;
   const ComputePeak* peak = record.spec.tf32 && dtype_info(dtype).tf32_eligible ? &kTf32Peak : find_peak(dtype);
-  const Bound bound = gpu && peak ? bound_on(record, *gpu, gpu->*peak->gflops) : op_bound(record.spec.op, record.spec.shape);
+  const Bound bound = bound_of(record, gpu, peak);
   const bool memory_bound = bound == Bound::memory;
   roofline.bound = bound;
   if (record.spec.timing == TimingMode::e2e) return roofline;

@@ -20,9 +20,10 @@ void set_theoretical_peaks(GpuInfo& gpu);
 //                     the case allowed it); a CPU matmul has no ceiling. Its matrix-vector
 //                     shapes are memory-bound (op_bound) and rated as memory-bound ops.
 //   Which of the two bounds a GPU record has is the roofline's own question where the device's
-//   ceilings are known (bound_on): its flops per byte against the ridge, the dtype's peak over
-//   the measured copy bandwidth. So a GEMM of long k and tiny output (64 x 64 x 1048576 in
-//   bf16: 32 flops a byte against an H100's 353) is memory-bound as a matrix-vector one is,
+//   ceilings are known: its flops per byte against the ridge, the dtype's peak over the
+//   measured copy bandwidth. So a GEMM of long k and tiny output (64 x 64 x 1048576 in bf16:
+//   32 flops a byte against about 360 on an H100, 1070 TFLOP/s at 1.98 GHz over the 2.98
+//   TB/s measured) is memory-bound as a matrix-vector one is,
 //   and a CPU record, or a GPU one without those ceilings, keeps its op's bound (op_bound).
 // e2e figures include the host transfers, which no device ceiling bounds: they get none.
 // Graph figures are the op's own time and are rated as kernel figures are.
@@ -32,11 +33,6 @@ void set_theoretical_peaks(GpuInfo& gpu);
 // no DRAM ceiling or fraction.
 // A record without measurements gets an empty roofline.
 Roofline roofline_of(const ResultRecord& record, const Context& context, int device);
-
-// Memory-bound where the record's bytes at the GPU's measured copy bandwidth take longer than
-// its flops at peak_gflops (its dtype's peak); op_bound where flops, bytes or a ceiling are
-// unknown.
-Bound bound_on(const ResultRecord& record, const GpuInfo& gpu, double peak_gflops);
 
 // Sets every record's roofline.
 void annotate_roofline(const Context& context, std::vector<ResultRecord>& results, int device);
