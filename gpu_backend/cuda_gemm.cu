@@ -27,7 +27,9 @@ template <class Tile>
 constexpr bool same_tile(const GemmTile& planned) {
   return planned.m == Tile::kBlockM && planned.n == Tile::kBlockN && planned.k == Tile::kBlockK;
 }
-static_assert(same_tile<kernels::GemmTile>(kSimtGemmTile) && same_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile));
+static_assert(same_tile<kernels::GemmTile>(kSimtGemmTile) && same_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile) &&
+              same_tile<kernels::SlimGemmTile>(kSimtSlimGemmTile) && kernels::GemmTile::kThreads == kSimtThreads &&
+              kernels::SmallGemmTile::kThreads == kSimtThreads && kernels::SlimGemmTile::kThreads == kSimtSlimThreads);
 static_assert(same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDmmaGemmTile) &&
               same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>>(kDmmaShallowGemmTile));
 static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
@@ -134,24 +136,22 @@ class GemmCase final : public GpuPrepared {
     if (plan_.kernel == GemmKernel::wgmma) wgmma_grid_ = kernels::configure_gemm_wgmma();
   }
 
-  // The padded copies (16-bit tensor-core kernels on rows that are not whole 16-byte chunks),
-  // the kernel, then the sum of split k's partials: all of it is the timed op.
+  // The padded copies (operands whose rows are not whole 16-byte chunks, for the kernels that
+  // read whole chunks), the kernel, then the sum of split k's partials: all of it is the timed op.
   void run() override {
     const D* a = device_a<D>();
     const D* b = device_b<D>();
-    if constexpr (kComputedWider<T>) {
-      kernels::PaddedCopy<D> copies[2];
-      int count = 0;
-      if (plan_.stage_a) {
-        copies[count++] = {a, padded_a_.data(), dims_.m, dims_.k, int_lda()};
-        a = padded_a_.data();
-      }
-      if (plan_.stage_b) {
-        copies[count++] = {b, padded_b_.data(), dims_.k, dims_.n, n_kernel()};
-        b = padded_b_.data();
-      }
-      if (count > 0) kernels::launch_padded_copies(copies, count, stream());
+    kernels::PaddedCopy<D> copies[2];
+    int count = 0;
+    if (plan_.stage_a) {
+      copies[count++] = {a, padded_a_.data(), dims_.m, dims_.k, int_lda()};
+      a = padded_a_.data();
     }
+    if (plan_.stage_b) {
+      copies[count++] = {b, padded_b_.data(), dims_.k, dims_.n, int_ldb()};
+      b = padded_b_.data();
+    }
+    if (count > 0) kernels::launch_padded_copies(copies, count, stream());
     Acc* partials = plan_.splits > 1 ? partials_.data() : nullptr;
     multiply(a, b, device_output<D>(), partials);
     if (partials)
@@ -168,8 +168,15 @@ class GemmCase final : public GpuPrepared {
 
  private:
   int int_lda() const { return static_cast<int>(plan_.lda); }
+  int int_ldb() const { return static_cast<int>(plan_.ldb); }
   int n_kernel() const { return static_cast<int>(plan_.n_kernel); }
   int split_k() const { return static_cast<int>(plan_.split_k); }
+  // The SIMT kernel's tile, as planned.
+  kernels::SimtTile simt_tile() const {
+    if (same_tile<kernels::SmallGemmTile>(plan_.tile)) return kernels::SimtTile::small;
+    if (same_tile<kernels::SlimGemmTile>(plan_.tile)) return kernels::SimtTile::slim;
+    return kernels::SimtTile::large;
+  }
   // The DMMA kernel's instruction shape, which its planned tile's depth follows.
   kernels::DmmaShape dmma_shape() const {
     return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
@@ -198,7 +205,7 @@ class GemmCase final : public GpuPrepared {
         return;
       }
       // C is dims_.n wide, its rows dims_.n apart (GemmOperands::c_columns and ldc).
-      const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), static_cast<int>(plan_.ldb),
+      const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), int_ldb(),
                                               dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
       if (plan_.kernel == GemmKernel::wgmma)
         kernels::launch_gemm_wgmma(operands, plan_.cluster_m, wgmma_grid_, stream());
@@ -214,8 +221,8 @@ class GemmCase final : public GpuPrepared {
           return;
         }
       }
-      kernels::launch_gemm<D>(dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized,
-                              plan_.tile.m == kSimtSmallGemmTile.m, plan_.splits, split_k(), stream());
+      kernels::launch_gemm<D>(dims_.m, dims_.n, dims_.k, int_lda(), int_ldb(), a, b, out, plan_.vectorized, simt_tile(),
+                              plan_.splits, split_k(), stream());
     }
   }
 
@@ -254,10 +261,11 @@ class GemmCase final : public GpuPrepared {
         return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" +
                std::to_string(kernels::ShortKTile<D>::kRows) + "x" + std::to_string(kernels::ShortKTile<D>::kVector) +
                " (A and B tiles in shared memory, all of k)";
-      case GemmKernel::simt: {
-        const bool small = plan_.tile.m == kSimtSmallGemmTile.m;
-        return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" + (small ? "4x4" : "8x8");
-      }
+      case GemmKernel::simt:
+        return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" +
+               (simt_tile() == kernels::SimtTile::small    ? "4x4"
+                : simt_tile() == kernels::SimtTile::slim ? "8x4"
+                                                           : "8x8");
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
       case GemmKernel::wgmma:

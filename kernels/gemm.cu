@@ -1,8 +1,10 @@
 // Tiled GEMM with register blocking.
 //
 // Each block of 256 threads computes a 128 x 128 tile of C (GemmTile), walking k in
-// stages of 8; products too small to fill the device with those take 64 x 64 tiles
-// (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), the same code otherwise:
+// stages of 8; products too small to fill the device with those may take 64 x 64 tiles
+// (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), and C of at most 32 columns
+// 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16); the dispatch prices
+// the three. The same code otherwise:
 //   - A's 128 x 8 slice and B's 8 x 128 slice are loaded from global memory with 16-byte
 //     loads (one per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
@@ -16,8 +18,10 @@
 //     current one is multiplied and stored to the other stage afterwards, so global
 //     latency hides behind the FMAs and one barrier per stage suffices.
 //   - Edges: loads outside A or B read as zero and stores outside C are skipped, so any
-//     m, n, k work; when n or k is not a multiple of the vector width the same kernel runs
-//     with element-wise global accesses (template parameter kVectorized).
+//     m, n, k work. A's and B's rows are lda and ldb apart: where they are not whole 16-byte
+//     chunks the same kernel runs with element-wise global accesses (template parameter
+//     kVectorized), or the caller pads them into copies whose rows are (zeros past k and n)
+//     and C, n wide, is stored element by element where its rows are not whole chunks.
 //   - Split k (blockIdx.z: part z of k, split_k deep): each part's blocks write their
 //     product over that part to the z-th m x n slab of the output, which is then a workspace
 //     of partials (gemm_split_k.cuh adds them); with one part the slab is C.
@@ -31,14 +35,10 @@
 namespace gpb::kernels {
 namespace {
 
-// f32 fits two blocks per SM under the 128-register cap this implies; the f64 register
-// tile needs about twice the registers.
-template <class T>
-constexpr int kGemmMinBlocksPerSm = sizeof(T) == 4 ? 2 : 1;
-
 template <class T, bool kVectorized, class Tile>
-__global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
-    gemm_kernel(int m, int n, int k, int split_k, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
+__global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Tile>()))
+    gemm_kernel(int m, int n, int k, int lda, int ldb, int split_k, const T* __restrict__ a, const T* __restrict__ b,
+                T* __restrict__ c) {
   constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = Tile::kBlockK;
   constexpr int kTM = Tile::kThreadM, kTN = Tile::kThreadN, kThreads = Tile::kThreads;
   using Vec = Vec16<T>;
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
       const int row = v / (kBK / kGlobalLanes);
       const int col = (v % (kBK / kGlobalLanes)) * kGlobalLanes;
       const bool inside = m0 + row < m && k0 + col < k_end;
-      const T* source = a + static_cast<std::int64_t>(m0 + row) * k + (k0 + col);
+      const T* source = a + static_cast<std::int64_t>(m0 + row) * lda + (k0 + col);
       if constexpr (kVectorized) {
         const Vec loaded = inside ? *reinterpret_cast<const Vec*>(source) : Vec{};
 #pragma unroll
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
       const int row = v / (kBN / kGlobalLanes);
       const int col = (v % (kBN / kGlobalLanes)) * kGlobalLanes;
       const bool inside = k0 + row < k_end && n0 + col < n;
-      const T* source = b + static_cast<std::int64_t>(k0 + row) * n + (n0 + col);
+      const T* source = b + static_cast<std::int64_t>(k0 + row) * ldb + (n0 + col);
       if constexpr (kVectorized) {
         const Vec loaded = inside ? *reinterpret_cast<const Vec*>(source) : Vec{};
 #pragma unroll
@@ -157,6 +157,9 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
     __syncthreads();
   }
 
+  // 16-byte stores where C's rows are whole 16-byte chunks (A and B may be padded copies of
+  // operands whose are not).
+  const bool store_vectors = kVectorized && n % Vec::kLanes == 0;
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
     const int row = m0 + (i / kHalfM) * (kBM / kGroups) + ty * kHalfM + i % kHalfM;
@@ -169,13 +172,15 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
         const int col = n0 + half * kBN / kGroups + tx * kHalfN + v * kGlobalLanes;
         const int j = half * kHalfN + v * kGlobalLanes;
         if (col >= n) continue;
-        if constexpr (kVectorized) {
+        if (store_vectors) {
           Vec out;
 #pragma unroll
           for (int l = 0; l < kGlobalLanes; ++l) out.lane[l] = acc[i][j + l];
           *reinterpret_cast<Vec*>(c_row + col) = out;
         } else {
-          c_row[col] = acc[i][j];
+#pragma unroll
+          for (int l = 0; l < kGlobalLanes; ++l)
+            if (col + l < n) c_row[col + l] = acc[i][j + l];
         }
       }
     }
@@ -183,31 +188,38 @@ __global__ void __launch_bounds__(Tile::kThreads, kGemmMinBlocksPerSm<T>)
 }
 
 template <class T, class Tile>
-void launch_tiled(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, int parts, int split_k,
-                  cudaStream_t stream) {
+void launch_tiled(int m, int n, int k, int lda, int ldb, const T* a, const T* b, T* c, bool vectorized, int parts,
+                  int split_k, cudaStream_t stream) {
   const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
                   static_cast<unsigned>(parts));
   if (vectorized)
-    gemm_kernel<T, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c);
+    gemm_kernel<T, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
   else
-    gemm_kernel<T, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c);
+    gemm_kernel<T, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
   GPB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 template <class T>
-void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, bool small_tile, int parts,
-                 int split_k, cudaStream_t stream) {
-  if (small_tile)
-    launch_tiled<T, SmallGemmTile>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
-  else
-    launch_tiled<T, GemmTile>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
+void launch_gemm(int m, int n, int k, int lda, int ldb, const T* a, const T* b, T* c, bool vectorized, SimtTile tile,
+                 int parts, int split_k, cudaStream_t stream) {
+  switch (tile) {
+    case SimtTile::large:
+      launch_tiled<T, GemmTile>(m, n, k, lda, ldb, a, b, c, vectorized, parts, split_k, stream);
+      return;
+    case SimtTile::small:
+      launch_tiled<T, SmallGemmTile>(m, n, k, lda, ldb, a, b, c, vectorized, parts, split_k, stream);
+      return;
+    case SimtTile::slim:
+      launch_tiled<T, SlimGemmTile>(m, n, k, lda, ldb, a, b, c, vectorized, parts, split_k, stream);
+      return;
+  }
 }
 
-template void launch_gemm<float>(int, int, int, const float*, const float*, float*, bool, bool, int, int,
-                                 cudaStream_t);
-template void launch_gemm<double>(int, int, int, const double*, const double*, double*, bool, bool, int, int,
-                                  cudaStream_t);
+template void launch_gemm<float>(int, int, int, int, int, const float*, const float*, float*, bool, SimtTile, int,
+                                 int, cudaStream_t);
+template void launch_gemm<double>(int, int, int, int, int, const double*, const double*, double*, bool, SimtTile, int,
+                                  int, cudaStream_t);
 
 }  // namespace gpb::kernels

@@ -30,15 +30,40 @@ struct SmallGemmTile {
   static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
 };
 
-// C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1. `vectorized`
-// selects 16-byte global loads and stores, legal only when n and k are multiples of the
-// vector width (4 floats, 2 doubles) so that every row starts 16-byte aligned;
-// otherwise the same tiling runs with element-wise global accesses. `small_tile` selects
-// SmallGemmTile. With parts > 1, k is split into parts of split_k (a multiple of the tile's
-// kBlockK; the last may be shorter) and part p's product goes to c + p * m * n, a workspace
-// of partials for launch_add_partials; with one part, c is C and split_k at least k.
+// The slim tile, for C at most 32 columns wide (2212 x 30 x 9642), where the 64-column
+// tiles compute twice the products needed: 128 rows x 32 columns, 8 x 4 per thread, 128
+// threads.
+struct SlimGemmTile {
+  static constexpr int kBlockM = 128;
+  static constexpr int kBlockN = 32;
+  static constexpr int kBlockK = 16;
+  static constexpr int kThreadM = 8;
+  static constexpr int kThreadN = 4;
+  static constexpr int kGroups = 1;
+  static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
+};
+
+// Which of the tiles above a launch takes.
+enum class SimtTile { large, small, slim };
+
+// The blocks of a tile's kernel an SM holds at least (its launch bounds): 16 warps for f32,
+// 8 for f64 (whose register tile needs about twice the registers).
+template <class T, class Tile>
+constexpr int simt_min_blocks_per_sm() {
+  return (sizeof(T) == 4 ? 16 : 8) * 32 / Tile::kThreads;
+}
+
+// C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1; A's rows lda apart
+// and B's ldb apart (lda >= k, ldb >= n), C's n. `vectorized` selects 16-byte global loads,
+// legal only where lda and ldb are multiples of the vector width (4 floats, 2 doubles) and
+// the columns past k in A's rows and past n in B's, to that width, are zeros (a padded copy;
+// none where lda = k and ldb = n), and C's rows are stored 16 bytes at a time where n is
+// such a multiple too; otherwise the same tiling runs with element-wise global accesses.
+// `tile` selects the tile. With parts > 1, k is split into parts of split_k (a multiple of
+// the tile's kBlockK; the last may be shorter) and part p's product goes to c + p * m * n, a
+// workspace of partials for launch_add_partials; with one part, c is C and split_k at least k.
 template <class T>
-void launch_gemm(int m, int n, int k, const T* a, const T* b, T* c, bool vectorized, bool small_tile, int parts,
-                 int split_k, cudaStream_t stream);
+void launch_gemm(int m, int n, int k, int lda, int ldb, const T* a, const T* b, T* c, bool vectorized, SimtTile tile,
+                 int parts, int split_k, cudaStream_t stream);
 
 }  // namespace gpb::kernels

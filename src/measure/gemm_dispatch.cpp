@@ -32,17 +32,14 @@ std::string str(std::int64_t value) { return std::to_string(value); }
 // The matrix-vector kernels split k where fewer than `min_pieces` output pieces would leave
 // SMs without work: into as many parts as one wave of the device's blocks in flight holds (a
 // second, partial wave would take as long as the first), no part shallower than one step.
-// Their partials are a few columns or rows: next to the operand they stream, nothing. (The
-// SIMT tile choice asks the same of its large tile in parts of at least `depth`.)
-void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device,
-             std::int64_t depth = 0) {
+// Their partials are a few columns or rows: next to the operand they stream, nothing.
+void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
   const std::int64_t granule = plan.tile.k;
-  depth = std::max(depth, granule);
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
   if (plan.pieces >= min_pieces) return;
-  const std::int64_t parts = std::min(slots / plan.pieces, k / depth);
+  const std::int64_t parts = std::min(slots / plan.pieces, k / granule);
   if (parts < 2) return;
   plan.split_k = round_up(ceil_div(k, parts), granule);
   plan.splits = static_cast<int>(ceil_div(k, plan.split_k));
@@ -56,16 +53,37 @@ void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const Gemm
 // the order of the choices.
 struct SplitPrice {
   double rate_per_sm = 0;    // flop/s of one SM holding its blocks in flight
-  double solo_fraction = 1;  // of that rate, for one block on an SM that holds more
+  double solo_fraction = 1;  // of that rate, for an SM with fewer blocks (in proportion, at least this)
 };
 
 constexpr double kSplitLaunchSeconds = 2.5e-6;
 // A split must price at least this much below the whole k: the prices are estimates.
 constexpr double kSplitMinSaving = 0.1;
-// The SIMT kernel keeps its large tile where that tile, split into parts of at least this
-// depth, fills the SMs (the rule measured on an H100 before the split was priced).
-constexpr std::int64_t kSimtTileSplitDepth = 512;
 constexpr double kSplitBytesPerSecond = 3.0e12;
+
+// The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and the
+// blocks an SM needs in flight for it (16 warps for f32, 8 for f64). The large tile's rate is
+// an H100's at 4096 (f32 0.29 TFLOP/s an SM; on an H200 the cliff check's full waves ran at
+// 0.245). The small tile's fraction is the H200 cliff check's (full waves of 64 x 64 at 0.17-0.18
+// against 0.245 for 128 x 128); the slim tile's, 0.8, is estimated from its thread tile (8 x 4:
+// 32 FMAs per 3 shared loads, between the small tile's 16 per 2 and the large one's 64 per 4).
+struct SimtTileModel {
+  GemmTile tile;
+  int threads;
+  double rate_fraction;
+};
+constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0},
+                                        {kSimtSmallGemmTile, kSimtThreads, 0.72},
+                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.8}};
+
+// The element-wise variant's rate, of the 16-byte one's: on an H200 (the GEMM zoo's run), f32
+// 4097^3 ran at 27.3 TFLOP/s against 38.3 at 4096 (0.71; the element-wise variant spills under
+// the register cap of two blocks an SM).
+constexpr double kSimtScalarFraction = 0.71;
+
+int simt_blocks_per_sm(DType dtype, const SimtTileModel& model) {
+  return (dtype == DType::f32 ? 16 : 8) * 32 / model.threads;
+}
 
 SplitPrice split_price(const GemmPlan& plan, DType dtype) {
   switch (plan.kernel) {
@@ -76,21 +94,31 @@ SplitPrice split_price(const GemmPlan& plan, DType dtype) {
     case GemmKernel::dmma:
       return {0.36e12, 1};
     default:
-      return {dtype == DType::f32 ? 0.29e12 : 0.15e12, 0.6};
+      break;
   }
+  double fraction = 1;
+  for (const SimtTileModel& model : kSimtTiles)
+    if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n) fraction = model.rate_fraction;
+  return {(dtype == DType::f32 ? 0.29e12 : 0.15e12) * fraction * (plan.vectorized ? 1 : kSimtScalarFraction), 0.6};
 }
 
-// The estimated time of the kernel (and of the sum of partials) with k in parts of split_k.
+// The estimated time of the kernel (and of the sum of partials) with k in parts of split_k:
+// whole waves of blocks in flight at the SM's full rate, then the last wave's busiest SM,
+// its blocks sharing a rate in proportion to their number (at least the solo fraction).
 double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int64_t k, std::int64_t split_k,
                      const GemmDevice& device) {
   const SplitPrice price = split_price(plan, dtype);
   const std::int64_t parts = ceil_div(k, split_k);
   const std::int64_t blocks = plan.pieces * parts;
-  const std::int64_t per_sm = std::min<std::int64_t>(plan.blocks_per_sm, ceil_div(blocks, device.sm_count));
-  const double block_rate =
-      price.rate_per_sm * (per_sm >= plan.blocks_per_sm ? 1.0 : price.solo_fraction) / static_cast<double>(per_sm);
-  const double flops = 2.0 * plan.tile.m * plan.tile.n * static_cast<double>(split_k);
-  double seconds = flops / block_rate;
+  const std::int64_t wave = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const double block_seconds = 2.0 * plan.tile.m * plan.tile.n * static_cast<double>(split_k) / price.rate_per_sm;
+  const std::int64_t whole_waves = blocks / wave;
+  double seconds = static_cast<double>(whole_waves * plan.blocks_per_sm) * block_seconds;
+  if (const std::int64_t rest = blocks - whole_waves * wave; rest > 0) {
+    const std::int64_t per_sm = ceil_div(rest, device.sm_count);
+    const double share = std::max(price.solo_fraction, static_cast<double>(per_sm) / plan.blocks_per_sm);
+    seconds += static_cast<double>(per_sm) * block_seconds / share;
+  }
   if (parts > 1) {
     const double acc_bytes = dtype == DType::f64 ? 8 : 4;
     const double partials = static_cast<double>(parts) * static_cast<double>(m) * static_cast<double>(plan.n_kernel);
@@ -218,6 +246,78 @@ GemmPlan plan_narrow(std::int64_t m, std::int64_t n, std::int64_t k, const GemmD
   return plan;
 }
 
+// The SIMT kernel (f32; f64 without FP64 tensor cores): each tile priced with its best split
+// of k, waves of blocks and padded products counted (split_seconds), and the cheapest taken,
+// the earlier of kSimtTiles on a tie. Where n or k is not a multiple of 16 bytes' elements,
+// the element-wise variant (kSimtScalarFraction of the rate) is priced against padded copies
+// of A and B (their bytes read and written at the copy rate, one launch) before the 16-byte
+// variant. The rule gives the prices.
+struct SimtChoice {
+  GemmPlan plan;
+  SplitPrices prices;
+  double seconds = 0;
+  std::string text;  // "128x128 1.2 ms, 64x64 ..."
+};
+
+SimtChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
+                              const GemmDevice& device) {
+  SimtChoice best;
+  for (const SimtTileModel& model : kSimtTiles) {
+    GemmPlan candidate = base;
+    candidate.tile = model.tile;
+    candidate.blocks_per_sm = simt_blocks_per_sm(dtype, model);
+    candidate.pieces = ceil_div(m, model.tile.m) * ceil_div(n, model.tile.n);
+    const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
+    const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
+    best.text += (best.text.empty() ? "" : ", ") + str(model.tile.m) + "x" + str(model.tile.n) + " " +
+                 format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
+    if (best.seconds == 0 || seconds < best.seconds) {
+      best.plan = candidate;
+      best.prices = prices;
+      best.seconds = seconds;
+    }
+  }
+  return best;
+}
+
+GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
+                   const GemmDevice& device) {
+  plan.kernel = GemmKernel::simt;
+  if (dtype == DType::f64) plan.fallback = *device.no_dmma;
+  SimtChoice best = cheapest_simt_tile(plan, dtype, m, n, k, device);
+  std::string staging;
+  if (!plan.vectorized) {
+    const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));
+    GemmPlan padded = plan;
+    padded.vectorized = true;
+    padded.stage_a = k % lanes != 0;
+    padded.stage_b = n % lanes != 0;
+    padded.lda = round_up(k, lanes);
+    padded.ldb = round_up(n, lanes);
+    SimtChoice staged = cheapest_simt_tile(padded, dtype, m, n, k, device);
+    const double copied = static_cast<double>((padded.stage_a ? m * (k + padded.lda) : 0) +
+                                              (padded.stage_b ? k * (n + padded.ldb) : 0)) *
+                          static_cast<double>(dtype_size(dtype));
+    const double copy_seconds = kSplitLaunchSeconds + copied / kSplitBytesPerSecond;
+    const std::string prices = "16-byte rows priced " + format_seconds(staged.seconds) + " + " +
+                               format_seconds(copy_seconds) + " for the padded copies, against " +
+                               format_seconds(best.seconds) + " element-wise";
+    if (staged.seconds + copy_seconds < best.seconds) {
+      best = staged;
+      staging = std::string("; staged: ") + (padded.stage_a ? "A" : "") +
+                (padded.stage_a && padded.stage_b ? " and " : "") + (padded.stage_b ? "B" : "") +
+                " padded to 16-byte rows (k=" + str(padded.lda) + ", n=" + str(padded.ldb) +
+                ") by copies inside the timed op (" + prices + ")";
+    } else {
+      staging = "; element-wise global access (" + prices + ")";
+    }
+  }
+  best.plan.rule = "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; tiles priced (" + best.text + "): " +
+                   str(best.plan.tile.m) + "x" + str(best.plan.tile.n) + ": " +
+                   split_text(best.plan, k, "tiles", device.sm_count, "SMs", best.prices) + staging;
+  return best.plan;
+}
+
 GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
   GemmPlan plan;
   plan.lda = k;
@@ -225,8 +325,6 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   plan.n_kernel = n;
   const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));
   plan.vectorized = n % lanes == 0 && k % lanes == 0;
-  const auto tiles_of = [&](const GemmTile& tile) { return ceil_div(m, tile.m) * ceil_div(n, tile.n); };
-  std::string tile_rule;
   if (dtype == DType::f16 || dtype == DType::bf16) {
     if (!device.no_wgmma) {
       plan.kernel = GemmKernel::wgmma;
@@ -249,25 +347,9 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     plan.kernel = GemmKernel::dmma;
     plan.tile = device.dmma_m16n8k16 ? kDmmaGemmTile : kDmmaShallowGemmTile;
   } else {
-    plan.kernel = GemmKernel::simt;
-    plan.blocks_per_sm = dtype == DType::f32 ? 2 : 1;
-    if (dtype == DType::f64) plan.fallback = *device.no_dmma;
-    // The 128 x 128 tile does 2.3 times the 64 x 64 one's FMAs per shared-memory load; the small
-    // tile only where the large one, k split or not, leaves SMs without a block, or pads C
-    // more (64 x 64 products).
-    plan.tile = kSimtGemmTile;
-    plan.pieces = tiles_of(kSimtGemmTile);
-    if (plan.pieces < device.sm_count) {
-      split_k(plan, k, device.sm_count, device, kSimtTileSplitDepth);
-      const std::int64_t small = tiles_of(kSimtSmallGemmTile);
-      const auto area = [](const GemmTile& tile) { return std::int64_t{tile.m} * tile.n; };
-      if (plan.pieces * plan.splits < device.sm_count ||
-          plan.pieces * area(kSimtGemmTile) > small * area(kSimtSmallGemmTile))
-        plan.tile = kSimtSmallGemmTile;
-    }
-    tile_rule = " (64x64 tiles where 128x128 ones, k split or not, are fewer than the SMs or pad C more)";
+    return plan_simt(plan, dtype, m, n, k, device);
   }
-  plan.pieces = tiles_of(plan.tile);
+  plan.pieces = ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n);
   const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
   plan.rule = (std::min(m, n) <= kMatmulVectorMaxSide
                    ? "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
@@ -275,7 +357,7 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
                          "cores); "
                    : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ") +
               "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
-              split_text(plan, k, "tiles", device.sm_count, "SMs", prices) + tile_rule;
+              split_text(plan, k, "tiles", device.sm_count, "SMs", prices);
   if (plan.stage_a || plan.stage_b)
     plan.rule += std::string("; staged: ") + (plan.stage_a ? "A" : "") + (plan.stage_a && plan.stage_b ? " and " : "") +
                  (plan.stage_b ? "B" : "") + " padded to 16-byte rows (k=" + str(plan.lda) + ", n=" + str(plan.n_kernel) +

@@ -45,8 +45,10 @@
 //      TFLOP/s (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the
 //      matrix-vector kernels (step 4).
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
-//      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel (its 64 x 64
-//      tile where 128 x 128 tiles would number fewer than the SMs).
+//      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
+//      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured
+//      rate; each is priced with its best split of k (step 4), waves of blocks and padded
+//      products counted, and the cheapest runs (the large one on a tie).
 //   4. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
 //      kernel's row or column blocks) are fewer than the SMs (matrix-vector kernels: than their
 //      blocks in flight), k may be split: each part's blocks write a partial of C to a
@@ -136,6 +138,9 @@ struct GemmPlan {
 // for f64's 8-byte sums), the multiple k's parts are made of.
 inline constexpr GemmTile kSimtGemmTile{128, 128, 8};
 inline constexpr GemmTile kSimtSmallGemmTile{64, 64, 16};
+inline constexpr GemmTile kSimtSlimGemmTile{128, 32, 16};
+inline constexpr int kSimtThreads = 256;        // a block of the two above
+inline constexpr int kSimtSlimThreads = 128;  // of the slim tile
 inline constexpr GemmTile kDmmaGemmTile{128, 128, 32};        // m16n8k16
 inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};

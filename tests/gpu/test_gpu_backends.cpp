@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -26,6 +27,7 @@
 
 #include "measure/backend.hpp"
 #include "measure/context.hpp"
+#include "measure/gemm_dispatch.hpp"
 #include "config/plan.hpp"
 #include "model/problem.hpp"
 #include "base/random.hpp"
@@ -867,32 +869,45 @@ TEST(GpuBackends, CudaF64GemmIsVerifiedAtOddShapes) {
 // it fills the device (4096 x 2048 x 40: 512 blocks; 4097 x 1031 x 41, element-wise). k is
 // past 33 throughout: shorter ones run the short-k kernel (test_gemm_paths.cpp). The output
 // is poisoned before the run, so an entry the kernel never writes fails too.
-TEST(GpuBackends, CudaF32GemmIsVerifiedOnBothTiles) {
+// The SIMT f32 GEMM on each of its tiles, element-wise and over padded copies: the details
+// name the tile and the access the dispatch plans, and the result verifies.
+TEST(GpuBackends, CudaF32GemmIsVerifiedOnEveryTile) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   Context context;
   append_gpu_context(context);
   ASSERT_FALSE(context.gpus.empty());
   const int sm_count = context.gpus[0].sm_count;
+  std::set<std::string> tiles;
   for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 35},
                                                                         {19, 23, 37},
                                                                         {1000, 333, 77},
                                                                         {1000, 332, 76},
                                                                         {130, 260, 68},
                                                                         {4096, 2048, 40},
-                                                                        {4097, 1031, 41}}) {
+                                                                        {4097, 1031, 41},
+                                                                        {2212, 30, 964},
+                                                                        {366, 2962, 863}}) {
     const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(m, n, k), kSeed);
     SCOPED_TRACE(problem.shape.label(Op::matmul));
     auto prepared = backend.prepare(problem, BackendSettings{});
     const std::string details = prepared->details();
-    const bool small = (m + 127) / 128 * ((n + 127) / 128) < sm_count;
-    EXPECT_NE(details.find(small ? "block_tile=64x64x16 thread_tile=4x4" : "block_tile=128x128x8 thread_tile=8x8"),
-              std::string::npos)
+    GemmDevice facts;  // f32's plan asks only for the SM count
+    facts.sm_count = sm_count;
+    const GemmPlan plan = plan_gemm(DType::f32, m, n, k, facts);
+    const std::string tile = std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n) + "x" +
+                             std::to_string(plan.tile.k);
+    const std::string thread_tile = plan.tile.m == 64 ? "4x4" : plan.tile.n == 32 ? "8x4" : "8x8";
+    EXPECT_NE(details.find("block_tile=" + tile + " thread_tile=" + thread_tile), std::string::npos) << details;
+    // 16-byte loads where n and k allow them, or where A and B were padded for them.
+    EXPECT_EQ(plan.vectorized, (n % 4 == 0 && k % 4 == 0) || plan.stage_a || plan.stage_b);
+    EXPECT_NE(details.find(plan.vectorized ? "global_access=vec16" : "global_access=scalar"), std::string::npos)
         << details;
-    EXPECT_NE(details.find(n % 4 == 0 && k % 4 == 0 ? "global_access=vec16" : "global_access=scalar"),
-              std::string::npos)
-        << details;
+    tiles.insert(tile);
     expect_verified_run(problem, *prepared, details);
+  }
+  if (sm_count >= 100) {  // the shapes reach every tile on an H100-sized device
+    EXPECT_EQ(tiles, (std::set<std::string>{"128x128x8", "64x64x16", "128x32x16"}));
   }
 }
 

@@ -229,11 +229,23 @@ TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
     EXPECT_EQ(f32.tile.m, 128);
     EXPECT_EQ(f32.splits, 1);
   }
-  // 1000 x 333 x 77: 96 small tiles, too shallow to split.
+  // 1000 x 333 x 77: 88 slim tiles (333 columns pad to 352, against 384 for the others), too
+  // shallow to split, element-wise (padded copies of A and B would cost more than they save).
   const GemmPlan small = plan_gemm(DType::f32, 1000, 333, 77, hopper());
-  EXPECT_EQ(small.tile.m, 64);
+  EXPECT_EQ(small.tile.m, 128);
+  EXPECT_EQ(small.tile.n, 32);
   EXPECT_EQ(small.splits, 1);
-  EXPECT_TRUE(contains(small.rule, "96 tiles for 132 SMs: no split (priced ")) << small.rule;
+  EXPECT_FALSE(small.vectorized);
+  EXPECT_TRUE(contains(small.rule, "88 tiles for 132 SMs: no split (priced ")) << small.rule;
+  // 4097^3: the large tile over A and B padded to 4100 (copies of about 90 us against a
+  // quarter of 4.5 ms lost to element-wise access).
+  const GemmPlan odd = plan_gemm(DType::f32, 4097, 4097, 4097, hopper());
+  EXPECT_EQ(odd.tile.m, 128);
+  EXPECT_EQ(odd.tile.n, 128);
+  EXPECT_TRUE(odd.stage_a && odd.stage_b && odd.vectorized);
+  EXPECT_EQ(odd.lda, 4100);
+  EXPECT_EQ(odd.ldb, 4100);
+  EXPECT_TRUE(contains(odd.rule, "staged: A and B padded to 16-byte rows (k=4100, n=4100)")) << odd.rule;
 }
 
 TEST(GemmDispatch, DeviceFactsChooseTheFallbacks) {
@@ -270,7 +282,7 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
     // k far beyond m n: the parts stay within the blocks in flight and k.
     const GemmPlan deep = plan_gemm(dtype, 17, 17, 2147483647, hopper());
     EXPECT_GT(deep.splits, 1);
-    EXPECT_LE(deep.splits * deep.pieces, 264);
+    EXPECT_LE(deep.splits * deep.pieces, 132 * deep.blocks_per_sm);
     EXPECT_GE(deep.split_k * deep.splits, 2147483647);
     const GemmPlan dot = plan_gemm(dtype, 1, 1, 2147483647, hopper());
     EXPECT_EQ(dot.kernel, GemmKernel::matrix_vector);
@@ -290,24 +302,27 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
   EXPECT_EQ(plan_gemm(DType::bf16, 128, 257, 64, hopper()).pieces, 2);
   EXPECT_EQ(plan_gemm(DType::bf16, 128, 256, 64, hopper()).cluster_m, 1);
   EXPECT_EQ(plan_gemm(DType::bf16, 129, 256, 64, hopper()).cluster_m, 2);
-  // The SIMT tile flips at the SM count: 11 x 12 = 132 tiles of 128 is enough.
-  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128, 64, hopper()).tile.m, 128);
-  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128 - 1, 64, hopper()).tile.m, 128);
-  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 11 * 128, 64, hopper()).tile.m, 64);
-  // Unless k splits: 128 tiles of 128 in 2 parts (k = 1024) fill the SMs, as does one in 264
-  // parts; 64 x 64 keeps the small tile (the large one would pad C four times over), and so
-  // does 1024^3 (64 tiles in 2 parts leave SMs idle).
+  // The SIMT tiles are priced: 132 tiles of 128 x 128, one block an SM, against 528 of 128 x 32,
+  // four an SM; 128 tiles of 128 in 2 parts (k = 1024) fill the SMs, as does one in 263 parts;
+  // 64 x 64 over a long k keeps the small tile (the others would pad C four and two times over);
+  // 1024^3 splits 64 large tiles in 4 parts (the partials cost less than the small tile's rate).
+  EXPECT_EQ(plan_gemm(DType::f32, 11 * 128, 12 * 128, 64, hopper()).tile.n, 32);
   const GemmPlan tall = plan_gemm(DType::f32, 16384, 128, 1024, hopper());
   EXPECT_EQ(tall.tile.m, 128);
+  EXPECT_EQ(tall.tile.n, 128);
   EXPECT_EQ(tall.splits, 2);
   const GemmPlan one_tile = plan_gemm(DType::f32, 128, 128, 262144, hopper());
-  EXPECT_EQ(one_tile.tile.m, 128);
+  EXPECT_EQ(one_tile.tile.n, 128);
   EXPECT_GE(one_tile.splits, 260);  // 264 parts of 993 rounded up to 1000
   EXPECT_LE(one_tile.splits, 264);
   EXPECT_EQ(plan_gemm(DType::f32, 64, 64, 1 << 20, hopper()).tile.m, 64);
   const GemmPlan square = plan_gemm(DType::f32, 1024, 1024, 1024, hopper());
-  EXPECT_EQ(square.tile.m, 64);
-  EXPECT_EQ(square.splits, 1);
+  EXPECT_EQ(square.tile.n, 128);
+  EXPECT_EQ(square.splits, 4);
+  // n of 30 over a long k: the slim tile, k split to fill the SMs.
+  const GemmPlan slim = plan_gemm(DType::f32, 2212, 30, 9642, hopper());
+  EXPECT_EQ(slim.tile.n, 32);
+  EXPECT_GT(slim.splits, 1);
   // Enough 128 x 128 tiles keep them, even where 64 x 64 ones would pad C less (4097: 1089
   // large tiles; an H100 run that chose the small tile there ran 0.83x as fast).
   EXPECT_EQ(plan_gemm(DType::f32, 4097, 4097, 4097, hopper()).tile.m, 128);
@@ -344,6 +359,85 @@ void expect_short_k_block(DType dtype, std::int64_t m, std::int64_t n, const Gem
     if (other == area) {
       EXPECT_GE(plan.tile.n, block_n) << "a tie keeps the wider block";
     }
+  }
+}
+
+// A price as the rule prints it ("662 us", "1.24 ms"), in seconds; -1 where none is at `at`.
+double parse_seconds(const std::string& text, std::size_t at) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text.substr(at), &used);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  const std::string unit = text.substr(at + used + 1, 2);
+  if (unit == "ns") return value * 1e-9;
+  if (unit == "us") return value * 1e-6;
+  if (unit == "ms") return value * 1e-3;
+  return unit.front() == 's' ? value : -1;
+}
+
+// The price the rule gives after `label` ("64x64 "), -1 where it gives none.
+double price_after(const std::string& rule, const std::string& label) {
+  const std::size_t at = rule.find(label);
+  return at == std::string::npos ? -1 : parse_seconds(rule, at + label.size());
+}
+
+// The SIMT kernel's plan: the tile of the lowest price of the three the rule gives (the first
+// on a tie), and padded copies exactly where n or k is not a multiple of 16 bytes' elements
+// and the rule's prices favour them.
+void expect_simt_plan(DType dtype, std::int64_t n, std::int64_t k, const GemmPlan& plan) {
+  const std::string& rule = plan.rule;
+  const std::vector<std::string> tiles = {"128x128", "64x64", "128x32"};
+  const std::string chosen = std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n);
+  ASSERT_NE(std::find(tiles.begin(), tiles.end(), chosen), tiles.end()) << rule;
+  EXPECT_TRUE(contains(rule, "tiles priced (128x128 ")) << rule;
+  // Each tile's price in the list "tiles priced (128x128 P, 64x64 P, 128x32 P)".
+  const auto listed = [](const std::string& tile) { return (tile == "128x128" ? "(" : ", ") + tile + " "; };
+  const double chosen_price = price_after(rule, listed(chosen));
+  ASSERT_GT(chosen_price, 0) << rule;
+  bool before = true;  // tiles listed before the chosen one must price higher
+  for (const std::string& tile : tiles) {
+    if (tile == chosen) {
+      before = false;
+      continue;
+    }
+    const double price = price_after(rule, listed(tile));
+    ASSERT_GT(price, 0) << tile << ": " << rule;
+    if (before)
+      EXPECT_LT(chosen_price, price) << chosen << " against " << tile << ": " << rule;
+    else
+      EXPECT_LE(chosen_price, price) << chosen << " against " << tile << ": " << rule;
+  }
+  EXPECT_TRUE(contains(rule, "): " + chosen + ": " + std::to_string(plan.pieces) + " tiles")) << rule;
+  EXPECT_EQ(plan.n_kernel, n);
+  const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
+  if (n % lanes == 0 && k % lanes == 0) {
+    EXPECT_TRUE(plan.vectorized);
+    EXPECT_FALSE(plan.stage_a || plan.stage_b);
+    EXPECT_EQ(plan.lda, k);
+    EXPECT_EQ(plan.ldb, n);
+    EXPECT_FALSE(contains(rule, "16-byte rows priced")) << rule;
+    return;
+  }
+  const double staged = price_after(rule, "16-byte rows priced ");
+  const double copies = price_after(rule, " + ");
+  const double element_wise = price_after(rule, " for the padded copies, against ");
+  ASSERT_TRUE(staged > 0 && copies > 0 && element_wise > 0) << rule;
+  if (plan.vectorized) {
+    EXPECT_EQ(plan.stage_a, k % lanes != 0);
+    EXPECT_EQ(plan.stage_b, n % lanes != 0);
+    EXPECT_EQ(plan.lda, ceil_div(k, lanes) * lanes);
+    EXPECT_EQ(plan.ldb, ceil_div(n, lanes) * lanes);
+    EXPECT_TRUE(contains(rule, "; staged: ")) << rule;
+    EXPECT_LE(staged + copies, element_wise * 1.01) << rule;  // the printed prices are rounded
+  } else {
+    EXPECT_FALSE(plan.stage_a || plan.stage_b);
+    EXPECT_EQ(plan.lda, k);
+    EXPECT_EQ(plan.ldb, n);
+    EXPECT_TRUE(contains(rule, "; element-wise global access (")) << rule;
+    EXPECT_GE(staged + copies, element_wise * 0.99) << rule;
   }
 }
 
@@ -445,9 +539,6 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
       EXPECT_TRUE(contains(plan.rule, "(priced ")) << plan.rule;
     }
   }
-  if (plan.kernel == GemmKernel::simt && ceil_div(m, 128) * ceil_div(n, 128) >= device.sm_count) {
-    EXPECT_EQ(plan.tile.m, 128);  // enough large tiles: the large tile
-  }
   if (plan.splits > 1) {
     EXPECT_GE(plan.split_k, depth);
     EXPECT_LE(plan.splits * plan.pieces, slots);  // one wave
@@ -461,18 +552,22 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   }
   EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " ")) << plan.rule;
   // 5. Padding for the 16-bit tensor-core kernels only, and only where rows are misaligned.
+  //    The SIMT kernel's are priced against its element-wise variant (step 3b below).
   const bool tensor = plan.kernel == GemmKernel::wgmma || plan.kernel == GemmKernel::mma_sync;
-  EXPECT_EQ(plan.stage_a, tensor && k % 8 != 0);
-  EXPECT_EQ(plan.stage_b, tensor && n % 8 != 0);
+  if (plan.kernel != GemmKernel::simt) {
+    EXPECT_EQ(plan.stage_a, tensor && k % 8 != 0);
+    EXPECT_EQ(plan.stage_b, tensor && n % 8 != 0);
+  }
   if (tensor) {
     EXPECT_EQ(plan.lda, ceil_div(k, 8) * 8);
     EXPECT_EQ(plan.n_kernel, ceil_div(n, 8) * 8);
     EXPECT_EQ(plan.ldb, plan.n_kernel);
     EXPECT_TRUE(plan.vectorized);
-  } else {
+  } else if (plan.kernel != GemmKernel::simt) {
     EXPECT_EQ(plan.lda, k);
     EXPECT_EQ(plan.n_kernel, n);
   }
+  if (plan.kernel == GemmKernel::simt) expect_simt_plan(dtype, n, k, plan);
 }
 
 // Rule 2's thresholds: for f32 and f64 the deepest k whose FMAs an output (on the CUDA cores at
