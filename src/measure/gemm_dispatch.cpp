@@ -61,25 +61,23 @@ constexpr double kSplitLaunchSeconds = 2.5e-6;
 constexpr double kSplitMinSaving = 0.1;
 constexpr double kSplitBytesPerSecond = 3.0e12;
 
-// The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and the
-// blocks an SM needs in flight for it (16 warps for f32, 8 for f64). The large tile's rate is
-// an H100's at 4096 (f32 0.29 TFLOP/s an SM; on an H200 the cliff check's full waves ran at
-// 0.245). The small tile's fraction is the H200 cliff check's (full waves of 64 x 64 at 0.17-0.18
-// against 0.245 for 128 x 128); the slim tile's, 0.8, is estimated from its thread tile (8 x 4:
-// 32 FMAs per 3 shared loads, between the small tile's 16 per 2 and the large one's 64 per 4).
+// The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and of
+// that the element-wise variant's; the blocks an SM needs in flight for a tile are 16 warps' for
+// f32, 8 warps' for f64. The large tile's rate is an H100's at 4096 (f32 0.29 TFLOP/s an SM).
+// The fractions were measured on an H200 (kernel-notes.md, GEMM version 8), each tile alone
+// with its best split: at 4096^3 the small tile ran at 0.78 of the large one's rate and the
+// slim one at 0.87; at 4097^3, element-wise against padded copies of A and B (the copies' time
+// included), the large tile at 0.92, the small one at 0.83 and the slim one at 0.68 (its
+// element-wise variant spills under the register cap of four blocks an SM).
 struct SimtTileModel {
   GemmTile tile;
   int threads;
   double rate_fraction;
+  double element_wise_fraction;
 };
-constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0},
-                                        {kSimtSmallGemmTile, kSimtThreads, 0.72},
-                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.8}};
-
-// The element-wise variant's rate, of the 16-byte one's: on an H200 (the GEMM zoo's run), f32
-// 4097^3 ran at 27.3 TFLOP/s against 38.3 at 4096 (0.71; the element-wise variant spills under
-// the register cap of two blocks an SM).
-constexpr double kSimtScalarFraction = 0.71;
+constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.92},
+                                        {kSimtSmallGemmTile, kSimtThreads, 0.78, 0.83},
+                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.87, 0.68}};
 
 int simt_blocks_per_sm(DType dtype, const SimtTileModel& model) {
   return (dtype == DType::f32 ? 16 : 8) * 32 / model.threads;
@@ -98,8 +96,9 @@ SplitPrice split_price(const GemmPlan& plan, DType dtype) {
   }
   double fraction = 1;
   for (const SimtTileModel& model : kSimtTiles)
-    if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n) fraction = model.rate_fraction;
-  return {(dtype == DType::f32 ? 0.29e12 : 0.15e12) * fraction * (plan.vectorized ? 1 : kSimtScalarFraction), 0.6};
+    if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n)
+      fraction = model.rate_fraction * (plan.vectorized ? 1 : model.element_wise_fraction);
+  return {(dtype == DType::f32 ? 0.29e12 : 0.15e12) * fraction, 0.6};
 }
 
 // The estimated time of the kernel (and of the sum of partials) with k in parts of split_k:
@@ -128,12 +127,14 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
 }
 
 // Splits the tiled kernels' k where fewer tiles than SMs leave SMs idle, into the number of
-// parts (one wave of blocks in flight at most, parts of whole steps) of the lowest priced
-// time; fewer parts on a tie. The rule text gives the two prices.
+// parts (kSplitMaxWaves waves of blocks in flight at most, parts of whole steps) of the lowest
+// priced time; fewer parts on a tie. Whole waves are what the count buys: 72 tiles of a kernel
+// of one block an SM fill no wave in 1 part and 6 waves of 132 in 11. The rule text gives the
+// two prices.
 struct SplitPrices {
   double unsplit_s = 0;  // 0: not priced (tiles enough for the SMs)
   double split_s = 0;    // the best split's, 0 where none was priced
-  bool parts_fit = false;  // whether two parts of each tile fit one wave
+  bool parts_fit = false;  // whether two parts of each tile fit the waves allowed
 };
 
 SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int64_t k, const GemmDevice& device) {
@@ -142,9 +143,9 @@ SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
   if (plan.pieces >= device.sm_count) return {};
-  const std::int64_t max_parts = std::min(slots / plan.pieces, ceil_div(k, granule));
+  const std::int64_t max_parts = std::min(kSplitMaxWaves * slots / plan.pieces, ceil_div(k, granule));
   SplitPrices prices;
-  prices.parts_fit = slots / plan.pieces >= 2;
+  prices.parts_fit = kSplitMaxWaves * slots / plan.pieces >= 2;
   prices.unsplit_s = split_seconds(plan, dtype, m, k, plan.split_k, device);
   double best = prices.unsplit_s * (1 - kSplitMinSaving);
   double best_split = 0;
@@ -184,7 +185,7 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
                                        str(static_cast<std::int64_t>(kSplitMinSaving * 100)) +
                                        " % saving a split must price at)"
             : prices.parts_fit ? ": k=" + str(k) + " is one step of " + str(plan.tile.k) + ")"
-                               : ": two parts of each tile would not fit one wave)");
+                               : ": two parts of each tile would not fit " + str(kSplitMaxWaves) + " waves)");
   return why + ": no split (k=" + str(k) + " under 2 steps of " + str(plan.tile.k) +
          ", or pieces over half the blocks in flight)";
 }
@@ -249,7 +250,7 @@ GemmPlan plan_narrow(std::int64_t m, std::int64_t n, std::int64_t k, const GemmD
 // The SIMT kernel (f32; f64 without FP64 tensor cores): each tile priced with its best split
 // of k, waves of blocks and padded products counted (split_seconds), and the cheapest taken,
 // the earlier of kSimtTiles on a tie. Where n or k is not a multiple of 16 bytes' elements,
-// the element-wise variant (kSimtScalarFraction of the rate) is priced against padded copies
+// the element-wise variant (SimtTileModel::element_wise_fraction) is priced against padded copies
 // of A and B (their bytes read and written at the copy rate, one launch) before the 16-byte
 // variant. The rule gives the prices.
 struct SimtChoice {

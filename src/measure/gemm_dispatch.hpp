@@ -54,14 +54,17 @@
 //      blocks in flight), k may be split: each part's blocks write a partial of C to a
 //      workspace, and a second kernel adds the partials in part order (the same bits on every
 //      run). The matrix-vector kernels split into as many parts as fit one wave of blocks in
-//      flight. The tiled kernels price each count of parts up to one wave (the steps of k a
-//      block walks at its kernel's rate per SM, against a second launch and the partials
-//      written and read) and take the cheapest, unsplit on a tie: a long k splits into many
-//      parts, a short k over a few dozen tiles stays whole (its partials would cost more than
-//      the steps they save).
+//      flight. The tiled kernels price each count of parts up to kSplitMaxWaves waves (the
+//      steps of k a block walks at its kernel's rate per SM, waves of blocks counted, against a
+//      second launch and the partials written and read) and take the cheapest, unsplit on a
+//      tie: a long k splits into many parts, a short k over a few dozen tiles stays whole (its
+//      partials would cost more than the steps they save), and tiles too many for two parts
+//      in one wave split into parts that fill whole waves.
 //   5. The 16-bit tensor-core kernels read whole 16-byte chunks of rows: where k or n is not a
 //      multiple of 8, A (k) or B (n) goes through a copy padded to a multiple of 8 (with zeros),
-//      made inside the timed op; C is then stored element by element.
+//      made inside the timed op; C is then stored element by element. The SIMT kernel does
+//      the same for f32 and f64 (multiples of 4 and 2) where the copies price below its
+//      element-wise variant (rule 3b).
 #pragma once
 
 #include <cstddef>
@@ -150,6 +153,8 @@ inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
+// The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.
+inline constexpr int kSplitMaxWaves = 4;
 inline constexpr int kGemvWarps = 8;
 inline constexpr int kVectorMatrixMaxRows = 16;
 // The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).
