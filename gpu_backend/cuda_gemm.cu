@@ -42,6 +42,13 @@ static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
               kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n &&
               kernels::NarrowGemmTile::kBlocksPerSm == kNarrowBlocksPerSm);
+static_assert(kernels::NarrowF64GemmTile::kRows == kNarrowF64GemmTile.m &&
+              kernels::NarrowF64GemmTile::kMaxColumns == kNarrowF64GemmTile.n &&
+              kernels::NarrowF64GemmTile::kStageK == kNarrowF64GemmTile.k &&
+              kernels::narrow_f64_blocks_per_sm(8) == narrow_f64_blocks_per_sm(8) &&
+              kernels::narrow_f64_blocks_per_sm(16) == narrow_f64_blocks_per_sm(16) &&
+              kernels::narrow_f64_blocks_per_sm(32) == narrow_f64_blocks_per_sm(32) &&
+              kernels::narrow_f64_blocks_per_sm(64) == narrow_f64_blocks_per_sm(64));
 // The short-k kernel's block as the dispatch plans it, and k up to the dispatch's threshold.
 template <class D>
 constexpr bool same_short_k_tile() {
@@ -215,6 +222,11 @@ class GemmCase final : public GpuPrepared {
       // f32 and f64 sum in their own type: the partials are a workspace of C's type.
       D* out = partials ? partials : c;
       if constexpr (std::is_same_v<T, double>) {
+        if (plan_.kernel == GemmKernel::narrow) {
+          kernels::launch_gemm_narrow_f64(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, out,
+                                          plan_.splits, split_k(), stream());
+          return;
+        }
         if (plan_.kernel == GemmKernel::dmma) {
           kernels::launch_gemm_dmma(dmma_shape(), dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized, plan_.splits,
                                     split_k(), stream());
@@ -243,7 +255,8 @@ class GemmCase final : public GpuPrepared {
       case GemmKernel::mma_sync:
         return "tensor cores, mma.sync m16n8k16, f32 accumulation";
       case GemmKernel::narrow:
-        return "bound by reading A, tensor cores, mma.sync m16n8k16, f32 accumulation";
+        return std::is_same_v<T, double> ? "bound by reading A, FP64 tensor cores, mma.sync m16n8k16"
+                                         : "bound by reading A, tensor cores, mma.sync m16n8k16, f32 accumulation";
     }
     return "";
   }

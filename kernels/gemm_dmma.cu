@@ -55,6 +55,7 @@
 
 #include "kernels/cp_async.cuh"
 #include "kernels/launch_check.cuh"
+#include "kernels/mma_f64.cuh"
 
 namespace gpb::kernels {
 namespace {
@@ -104,15 +105,7 @@ template <>
 struct Mma<DmmaShape::m16n8k16> {
   static constexpr int kM = 16, kN = 8, kK = 16;
   __device__ __forceinline__ static void run(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-    __trap();  // sm_90 and newer only; dmma_shape_for_current_device never picks it here
-#else
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, "
-        "{%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
-          "d"(b[1]), "d"(b[2]), "d"(b[3]));
-#endif
+    mma_m16n8k16_f64(d, a, b);  // sm_90 and newer; dmma_shape_for_current_device never picks it below
   }
 };
 

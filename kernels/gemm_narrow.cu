@@ -34,6 +34,7 @@
 #include <string>
 
 #include "kernels/launch_check.cuh"
+#include "kernels/mma_f64.cuh"
 #include "kernels/mma_sync.cuh"
 #include "kernels/numeric.cuh"
 
@@ -168,24 +169,36 @@ void launch_width(bool vectorized, int m, int n, int k, const T* a, const T* b, 
 
 }  // namespace
 
+namespace {
+
+// The checks both launches make: dimensions, parts of whole stages covering k, 16-byte loads
+// only where allowed, B aligned.
+void check_narrow_launch(const char* what, int columns, bool vectorized, int m, int n, int k, const void* a,
+                         const void* b, int parts, int split_k, int stage_k, int vector_elements, bool has_partials) {
+  const std::string name = std::string("narrow ") + what + " GEMM";
+  if (m < 1 || n < 1 || k < 1 || n > columns)
+    throw std::invalid_argument(name + " of " + std::to_string(m) + " x " + std::to_string(n) + " x " +
+                                std::to_string(k) + " on " + std::to_string(columns) +
+                                " columns: m, n and k must be positive and n at most the columns");
+  if (parts < 1 || (parts > 1 && (!has_partials || split_k % stage_k != 0)) ||
+      (parts == 1 ? split_k < k : static_cast<std::int64_t>(parts - 1) * split_k >= k ||
+                                      static_cast<std::int64_t>(parts) * split_k < k))
+    throw std::invalid_argument(name + ": " + std::to_string(parts) + " parts of " + std::to_string(split_k) +
+                                " do not cover k = " + std::to_string(k) + " in whole stages of " +
+                                std::to_string(stage_k) + (parts > 1 && !has_partials ? " (no partials)" : ""));
+  if (vectorized && (k % vector_elements != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0))
+    throw std::invalid_argument(name + " asked for 16-byte loads of A, but k = " + std::to_string(k) +
+                                " or A's start does not allow them");
+  if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) throw std::invalid_argument(name + ": B must start 16-byte aligned");
+}
+
+}  // namespace
+
 template <class T>
 void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
                         float* partials, int parts, int split_k, cudaStream_t stream) {
-  if (m < 1 || n < 1 || k < 1 || n > columns)
-    throw std::invalid_argument("narrow GEMM of " + std::to_string(m) + " x " + std::to_string(n) + " x " +
-                                std::to_string(k) + " on " + std::to_string(columns) +
-                                " columns: m, n and k must be positive and n at most the columns");
-  if (parts < 1 || (parts > 1 && (!partials || split_k % Tile::kStageK != 0)) ||
-      (parts == 1 ? split_k < k : static_cast<std::int64_t>(parts - 1) * split_k >= k ||
-                                      static_cast<std::int64_t>(parts) * split_k < k))
-    throw std::invalid_argument("narrow GEMM: " + std::to_string(parts) + " parts of " + std::to_string(split_k) +
-                                " do not cover k = " + std::to_string(k) + " in whole stages of " +
-                                std::to_string(Tile::kStageK) + (parts > 1 && !partials ? " (no partials)" : ""));
-  if (vectorized && (k % 8 != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0))
-    throw std::invalid_argument("narrow GEMM asked for 16-byte loads of A, but k = " + std::to_string(k) +
-                                " or A's start does not allow them");
-  if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
-    throw std::invalid_argument("narrow GEMM: B must start 16-byte aligned");
+  check_narrow_launch("16-bit", columns, vectorized, m, n, k, a, b, parts, split_k, Tile::kStageK, 8,
+                      partials != nullptr);
   switch (columns) {
     case 8: launch_width<T, 8>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
     case 16: launch_width<T, 16>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
@@ -201,5 +214,150 @@ template void launch_gemm_narrow<__half>(int, bool, int, int, int, const __half*
                                          int, cudaStream_t);
 template void launch_gemm_narrow<__nv_bfloat16>(int, bool, int, int, int, const __nv_bfloat16*, const __nv_bfloat16*,
                                                 __nv_bfloat16*, float*, int, int, cudaStream_t);
+
+namespace {
+
+// The f64 kernel. Per 16-deep step a lane loads 4 doubles of each of its two rows (g and
+// g + 8), depths 4 t .. 4 t + 3 of the step, as two 16-byte loads a row. The MMA's depths are a
+// permutation of the step's (any fixed order of k gives the product): the fragment's depth
+// t + 4 q is the step's 4 t + q, so the lane's A registers a_i = A[g + 8 (i % 2)][t + 4 (i / 2)]
+// are its own loads as they lie, and its B registers b_q = B[t + 4 q][g] are the staged
+// column g's depths 4 t .. 4 t + 3, two 16-byte shared loads. B is staged per kStageK rows
+// transposed (b_tile[column][depth]), rows padded to 66 doubles: a quarter warp's 16-byte reads
+// (two columns g, four lanes t) then cover all 32 banks once.
+using F64Tile = NarrowF64GemmTile;
+constexpr int kF64StageRow = F64Tile::kStageK + 2;
+// Steps of A a warp loads before their MMAs: 2 with two blocks an SM, 4 with one (the same
+// bytes in flight an SM, 32 KiB).
+template <int kColumns>
+constexpr int kF64StepsInFlight = 4 / narrow_f64_blocks_per_sm(kColumns);
+static_assert(F64Tile::kStageK % (F64Tile::kStep * 4) == 0, "whole groups of steps per stage");
+static_assert(kF64StageRow % 16 == 2, "the padding keeps the fragment reads free of bank conflicts");
+
+// Doubles k0 and k0 + 1 of a row of A: one 16-byte load where both lie before k_end and the row
+// is 16-byte aligned (kVectorized: k even), else element by element, zeros from k_end.
+template <bool kVectorized>
+__device__ __forceinline__ double2 load_a_pair(const double* __restrict__ row, int k0, int k_end) {
+  if (kVectorized && k0 + 2 <= k_end) return __ldcs(reinterpret_cast<const double2*>(row + k0));
+  return make_double2(k0 < k_end ? row[k0] : 0.0, k0 + 1 < k_end ? row[k0 + 1] : 0.0);
+}
+
+template <int kColumns, bool kVectorized>
+__global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kColumns))
+    gemm_narrow_f64_kernel(int m, int n, int k, int split_k, const double* __restrict__ a,
+                           const double* __restrict__ b, double* __restrict__ c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // no f64 m16n8k16 before sm_90; launch_gemm_narrow_f64's callers check the device
+#else
+  constexpr int kTiles = kColumns / 8;
+  constexpr int kStepsInFlight = kF64StepsInFlight<kColumns>;
+  __shared__ __align__(16) double b_tile[kColumns][kF64StageRow];
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int row0 = static_cast<int>(blockIdx.x) * F64Tile::kRows + warp * F64Tile::kRowsPerWarp;
+  const bool has_rows = row0 < m;  // the same across the warp
+  const int part = static_cast<int>(blockIdx.y);
+  const int k_begin = part * split_k, k_end = min(k, k_begin + split_k);
+  c += static_cast<std::int64_t>(part) * m * n;
+  const bool b_aligned = n % 2 == 0;  // B's rows start 16-byte aligned (its start is: the caller checks)
+  // Rows past m read row m - 1 (their sums are never stored).
+  const double* a_low = a + static_cast<std::int64_t>(min(row0 + g, m - 1)) * k;
+  const double* a_high = a + static_cast<std::int64_t>(min(row0 + g + 8, m - 1)) * k;
+
+  double sums[kTiles][4] = {};
+  for (int stage = k_begin; stage < k_end; stage += F64Tile::kStageK) {
+    __syncthreads();  // the previous stage's reads are done
+    // Stage B's rows stage .. stage + kStageK, transposed: item i is 2 columns of one row,
+    // neighbouring lanes on neighbouring rows (their shared stores on neighbouring banks).
+    for (int item = static_cast<int>(threadIdx.x); item < F64Tile::kStageK * (kColumns / 2);
+         item += F64Tile::kThreads) {
+      const int depth = item % F64Tile::kStageK, column0 = item / F64Tile::kStageK * 2;
+      const int row = stage + depth;
+      const double* source = b + static_cast<std::int64_t>(row) * n + column0;
+      double2 values = make_double2(0.0, 0.0);
+      if (row < k_end) {
+        if (b_aligned && column0 + 2 <= n)
+          values = __ldg(reinterpret_cast<const double2*>(source));
+        else
+          values = make_double2(column0 < n ? source[0] : 0.0, column0 + 1 < n ? source[1] : 0.0);
+      }
+      b_tile[column0][depth] = values.x;
+      b_tile[column0 + 1][depth] = values.y;
+    }
+    __syncthreads();
+    if (!has_rows) continue;
+    const int stage_depth = min(F64Tile::kStageK, k_end - stage);
+    for (int step0 = 0; step0 < stage_depth; step0 += F64Tile::kStep * kStepsInFlight) {
+      double2 low[kStepsInFlight][2], high[kStepsInFlight][2];
+#pragma unroll
+      for (int s = 0; s < kStepsInFlight; ++s) {
+        const int k0 = stage + step0 + s * F64Tile::kStep + 4 * t;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          low[s][half] = load_a_pair<kVectorized>(a_low, k0 + 2 * half, k_end);
+          high[s][half] = load_a_pair<kVectorized>(a_high, k0 + 2 * half, k_end);
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < kStepsInFlight; ++s) {
+        if (step0 + s * F64Tile::kStep >= stage_depth) break;
+        // a_i: rows g (i even) and g + 8 (i odd), the step's depth 4 t + i / 2.
+        const double fragment[8] = {low[s][0].x, high[s][0].x, low[s][0].y, high[s][0].y,
+                                    low[s][1].x, high[s][1].x, low[s][1].y, high[s][1].y};
+#pragma unroll
+        for (int tile = 0; tile < kTiles; ++tile) {
+          const double* depths = &b_tile[tile * 8 + g][step0 + s * F64Tile::kStep + 4 * t];
+          const double2 first = *reinterpret_cast<const double2*>(depths);
+          const double2 second = *reinterpret_cast<const double2*>(depths + 2);
+          const double b_fragment[4] = {first.x, first.y, second.x, second.y};
+          mma_m16n8k16_f64(sums[tile], fragment, b_fragment);
+        }
+      }
+    }
+  }
+  if (!has_rows) return;
+  // Fragment rows g and g + 8, columns 2 t and 2 t + 1 of each n8 tile.
+#pragma unroll
+  for (int tile = 0; tile < kTiles; ++tile) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row0 + g + 8 * half;
+      if (row >= m) continue;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int column = tile * 8 + 2 * t + e;
+        if (column < n) c[static_cast<std::int64_t>(row) * n + column] = sums[tile][2 * half + e];
+      }
+    }
+  }
+#endif
+}
+
+template <int kColumns>
+void launch_f64_width(bool vectorized, int m, int n, int k, const double* a, const double* b, double* c, int parts,
+                      int split_k, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((m + F64Tile::kRows - 1) / F64Tile::kRows), static_cast<unsigned>(parts));
+  if (vectorized)
+    gemm_narrow_f64_kernel<kColumns, true><<<grid, F64Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c);
+  else
+    gemm_narrow_f64_kernel<kColumns, false><<<grid, F64Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c);
+}
+
+}  // namespace
+
+void launch_gemm_narrow_f64(int columns, bool vectorized, int m, int n, int k, const double* a, const double* b,
+                            double* c, int parts, int split_k, cudaStream_t stream) {
+  check_narrow_launch("f64", columns, vectorized, m, n, k, a, b, parts, split_k, F64Tile::kStageK, 2, true);
+  switch (columns) {
+    case 8: launch_f64_width<8>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
+    case 16: launch_f64_width<16>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
+    case 32: launch_f64_width<32>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
+    case 64: launch_f64_width<64>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
+    default:
+      throw std::invalid_argument("narrow f64 GEMM of " + std::to_string(columns) + " columns: 8, 16, 32 or 64");
+  }
+  GPB_CHECK_LAUNCH();
+}
 
 }  // namespace gpb::kernels

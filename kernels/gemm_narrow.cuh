@@ -1,6 +1,6 @@
-// The narrow GEMM for 16-bit elements: C (m x n) = A (m x k) B (k x n), row-major, n of at
-// most 64, on tensor cores (mma.sync m16n8k16, f32 sums). With n that narrow the product is
-// bound by streaming A once; design notes in gemm_narrow.cu.
+// The narrow GEMMs: C (m x n) = A (m x k) B (k x n), row-major, n of at most 64, on tensor
+// cores (mma.sync m16n8k16: 16-bit elements with f32 sums, or f64). With n that narrow the
+// product is bound by streaming A once; design notes in gemm_narrow.cu.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -28,5 +28,30 @@ struct NarrowGemmTile {
 template <class T>
 void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
                         float* partials, int parts, int split_k, cudaStream_t stream);
+
+// The narrow GEMM for f64 on the FP64 tensor cores (mma.sync m16n8k16 .f64, sm_90 and newer):
+// the same streaming of A into registers, B staged transposed per kStageK rows.
+struct NarrowF64GemmTile {
+  static constexpr int kWarps = 8;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kRowsPerWarp = 16;
+  static constexpr int kRows = kRowsPerWarp * kWarps;
+  static constexpr int kStep = 16;     // depth of one MMA: a lane loads 4 doubles of each of its two rows
+  static constexpr int kStageK = 64;   // rows of B a shared-memory stage holds
+  static constexpr int kMaxColumns = 64;
+};
+
+// The f64 narrow kernel's blocks per SM (its launch bounds): two up to 16 columns; one from 32,
+// whose accumulators (64 or 128 registers a lane) spill under the 128-register cap of two.
+__host__ __device__ constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 16 ? 2 : 1; }
+
+// C (m x n) = A (m x k) B (k x n) in f64, n at most `columns` (8, 16, 32 or 64). `vectorized`:
+// k even and A 16-byte aligned, so that A's rows are read 16 bytes at a time (element by element
+// otherwise). With parts > 1, k is split into parts of split_k (a multiple of kStageK; the last
+// may be shorter) and part p writes its product to c + p * m * n, a workspace of partials for
+// launch_add_partials; with one part c is C. Needs compute capability 9.0 or newer and code
+// compiled for it (below, the kernel traps): the caller checks.
+void launch_gemm_narrow_f64(int columns, bool vectorized, int m, int n, int k, const double* a, const double* b,
+                            double* c, int parts, int split_k, cudaStream_t stream);
 
 }  // namespace gpb::kernels

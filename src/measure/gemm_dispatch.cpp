@@ -226,23 +226,28 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
 }
 
 // Rule 3: the narrow kernel, as wide as n needs; k split as the matrix-vector kernels split it.
-GemmPlan plan_narrow(std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
   GemmPlan plan;
+  const bool f64 = dtype == DType::f64;
+  const GemmTile& block = f64 ? kNarrowF64GemmTile : kNarrowGemmTile;
   plan.kernel = GemmKernel::narrow;
   plan.vector_width = std::max(8, power_of_two_at_least(n, kNarrowMaxColumns));
-  plan.tile = {kNarrowGemmTile.m, plan.vector_width, kNarrowGemmTile.k};
-  plan.blocks_per_sm = kNarrowBlocksPerSm;
+  plan.tile = {block.m, plan.vector_width, block.k};
+  plan.blocks_per_sm = f64 ? narrow_f64_blocks_per_sm(plan.vector_width) : kNarrowBlocksPerSm;
   plan.lda = k;
   plan.ldb = n;
   plan.n_kernel = n;
-  plan.vectorized = k % kTensorChunk == 0;
-  plan.pieces = ceil_div(m, kNarrowGemmTile.m);
+  plan.vectorized = k % static_cast<std::int64_t>(16 / dtype_size(dtype)) == 0;
+  plan.pieces = ceil_div(m, block.m);
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   split_k(plan, k, slots, device);
-  plan.rule = "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync, A streamed once, " +
-              "bound by reading it; the 256-column tiles would multiply " +
-              str(kWgmmaGemmTile.n / plan.vector_width) + "x the products needed): n=" + str(n) + " on " +
-              str(plan.vector_width) + " columns, blocks of " + str(kNarrowGemmTile.m) + " rows; " +
+  const GemmTile& tiles = f64 ? kDmmaGemmTile : kWgmmaGemmTile;
+  plan.rule = (f64 ? "f64 n of " + str(kMatmulVectorMaxSide + 1) + " to " + str(kNarrowMaxColumns) +
+                         " runs the narrow kernel (DMMA m16n8k16"
+                   : "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync") +
+              ", A streamed once, bound by reading it; the " + str(tiles.n) + "-column tiles would multiply " +
+              str(tiles.n / plan.vector_width) + "x the products needed): n=" + str(n) + " on " +
+              str(plan.vector_width) + " columns, blocks of " + str(block.m) + " rows; " +
               split_text(plan, k, "row blocks", slots, "blocks in flight");
   return plan;
 }
@@ -446,7 +451,9 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   const std::int64_t vector_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
   if (std::min(m, n) <= vector_side) return plan_matrix_vector(dtype, m, n, k, vector_side, device);
   if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);
-  if (sixteen_bit && n <= kNarrowMaxColumns && !device.no_mma) return plan_narrow(m, n, k, device);
+  if (sixteen_bit && n <= kNarrowMaxColumns && !device.no_mma) return plan_narrow(dtype, m, n, k, device);
+  if (dtype == DType::f64 && n <= kNarrowMaxColumns && !device.no_dmma && device.dmma_m16n8k16)
+    return plan_narrow(dtype, m, n, k, device);
   return plan_tiled(dtype, m, n, k, device);
 }
 

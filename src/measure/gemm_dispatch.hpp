@@ -36,14 +36,18 @@
 //      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
 //      a time where n is a multiple of 16 bytes' elements, else element by element.
-//   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns) run the narrow
+//   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns), and f64 with n of 17
+//      to 64 where the device has DMMA m16n8k16 (sm_90 on), run the narrow
 //      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
 //      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
 //      memory, f32 sums; bound by reading A (2 n flops per 2-byte element, 32 a byte at n =
 //      16, which the tensor cores hide under the copy rate). The tiles of step 3b are 256
 //      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290
 //      TFLOP/s (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the
-//      matrix-vector kernels (step 4).
+//      matrix-vector kernels (step 4). The f64 kernel is the same design on DMMA m16n8k16
+//      (kernels/gemm_narrow.cu; n/4 flops a byte of A, 16 at 64 columns, under the 67 TFLOP/s of
+//      an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles computed
+//      4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200).
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
 //      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured
@@ -84,7 +88,7 @@ enum class GemmKernel {
   wgmma,          // f16, bf16 on sm_90a: TMA and wgmma
   mma_sync,       // f16, bf16 on sm_80 and newer
   short_k,        // k at most short_k_max_depth: CUDA-core FMA, bound by writing C
-  narrow,         // f16, bf16 with n at most kNarrowMaxColumns: mma.sync, bound by reading A
+  narrow,         // f16, bf16 (and f64 from 17) with n at most kNarrowMaxColumns: mma.sync, bound by reading A
 };
 
 // The kernel's name as details give it: "vector_matrix_gemv", "dmma_gemm", ...
@@ -153,6 +157,10 @@ inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
+// The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B; two
+// blocks an SM up to 16 columns, one from 32 (its launch bounds).
+inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
+constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 16 ? 2 : 1; }
 // The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.
 inline constexpr int kSplitMaxWaves = 4;
 inline constexpr int kGemvWarps = 8;

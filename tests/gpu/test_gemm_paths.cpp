@@ -89,7 +89,7 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
 // matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns and the
-// tensor-core tiles above.
+// tensor-core tiles above; f64 the narrow kernel from 17 to 64 columns.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
@@ -198,7 +198,7 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     const GemmKernel tiled = sixteen_bit ? (device.compute_capability == 90 ? GemmKernel::wgmma : GemmKernel::mma_sync)
                                          : (dtype == DType::f64 ? GemmKernel::dmma : GemmKernel::simt);
     std::set<GemmKernel> every = {GemmKernel::matrix_vector, GemmKernel::vector_matrix, tiled};
-    if (sixteen_bit) every.insert(GemmKernel::narrow);
+    if (sixteen_bit || (dtype == DType::f64 && device.compute_capability >= 90)) every.insert(GemmKernel::narrow);
     std::set<GemmKernel> every_and_short_k = every;
     every_and_short_k.insert(GemmKernel::short_k);
     EXPECT_EQ(kernels, every_and_short_k) << to_string(dtype);

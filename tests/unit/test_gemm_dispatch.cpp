@@ -488,18 +488,23 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
     return;
   }
-  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), at least 8 columns
-  //    wide and at most twice n, A read in place (16-byte loads where k allows them).
-  const bool narrow = sixteen_bit && !matrix_vector && n <= kNarrowMaxColumns && !device.no_mma;
+  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 17 to 64
+  //    where the device has DMMA m16n8k16; at least 8 columns wide and at most twice n, A read
+  //    in place (16-byte loads where k allows them).
+  const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
+  const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector && n <= kNarrowMaxColumns;
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
   if (narrow) {
     EXPECT_TRUE(is_power_of_two(plan.vector_width));
     EXPECT_GE(plan.vector_width, std::max<std::int64_t>(n, 8));
     EXPECT_LT(plan.vector_width, std::max<std::int64_t>(2 * n, 16));
     EXPECT_EQ(plan.tile.n, plan.vector_width);
-    EXPECT_EQ(plan.vectorized, k % 8 == 0);
+    EXPECT_EQ(plan.vectorized, k % lanes == 0);
     EXPECT_EQ(plan.pieces, ceil_div(m, kNarrowGemmTile.m));
-    EXPECT_TRUE(contains(plan.rule, "16-bit n <= 64 runs the narrow kernel")) << plan.rule;
+    EXPECT_EQ(plan.blocks_per_sm, sixteen_bit ? kNarrowBlocksPerSm : narrow_f64_blocks_per_sm(plan.vector_width));
+    EXPECT_TRUE(contains(plan.rule, sixteen_bit ? "16-bit n <= 64 runs the narrow kernel (mma.sync"
+                                                : "f64 n of 17 to 64 runs the narrow kernel (DMMA m16n8k16"))
+        << plan.rule;
   }
   // 3b. The dtype's tiled kernel, as the device allows.
   if (!matrix_vector && !narrow) {
