@@ -202,6 +202,7 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
   plan.n_kernel = n;
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   const std::string shape = "m or n <= " + str(kMatmulVectorMaxSide) + " (16-bit: " + str(kSixteenBitVectorMaxSide) +
+                            "; f64 with DMMA m16n8k16: n <= " + str(kSixteenBitVectorMaxSide) +
                             ") runs a matrix-vector kernel; ";
   if (n <= side) {
     plan.kernel = GemmKernel::matrix_vector;
@@ -242,7 +243,7 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   split_k(plan, k, slots, device);
   const GemmTile& tiles = f64 ? kDmmaGemmTile : kWgmmaGemmTile;
-  plan.rule = (f64 ? "f64 n of " + str(kMatmulVectorMaxSide + 1) + " to " + str(kNarrowMaxColumns) +
+  plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowMaxColumns) +
                          " runs the narrow kernel (DMMA m16n8k16"
                    : "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync") +
               ", A streamed once, bound by reading it; the " + str(tiles.n) + "-column tiles would multiply " +
@@ -448,12 +449,15 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
                                 std::to_string(n) + " x " + std::to_string(k));
   if (device.sm_count < 1) throw std::invalid_argument("plan_gemm: the device has no SMs");
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
-  const std::int64_t vector_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-  if (std::min(m, n) <= vector_side) return plan_matrix_vector(dtype, m, n, k, vector_side, device);
+  const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
+  // The widest m (vector_matrix) and n (matrix_vector) the matrix-vector kernels take.
+  const std::int64_t row_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const std::int64_t column_side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  if (n <= column_side || m <= row_side) return plan_matrix_vector(dtype, m, n, k, column_side, device);
   if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);
-  if (sixteen_bit && n <= kNarrowMaxColumns && !device.no_mma) return plan_narrow(dtype, m, n, k, device);
-  if (dtype == DType::f64 && n <= kNarrowMaxColumns && !device.no_dmma && device.dmma_m16n8k16)
-    return plan_narrow(dtype, m, n, k, device);
+  if ((sixteen_bit && !device.no_mma) || f64_narrow) {
+    if (n <= kNarrowMaxColumns) return plan_narrow(dtype, m, n, k, device);
+  }
   return plan_tiled(dtype, m, n, k, device);
 }
 

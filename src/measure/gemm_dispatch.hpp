@@ -7,7 +7,8 @@
 //
 // The rule, in order:
 //   1. Matrix-vector shapes (matmul_is_matrix_vector: m or n at most 16) are memory-bound:
-//      n <= 16 streams A's rows (matrix_vector), else m <= 16 streams B's rows (vector_matrix).
+//      n <= 16 streams A's rows (matrix_vector), else m <= 16 streams B's rows (vector_matrix);
+//      f64 on a device with DMMA m16n8k16 takes matrix_vector only up to n = 4 (rule 3).
 //      f16 and bf16 only up to 4: the kernels sum in f32 on the CUDA cores, and an H100
 //      streaming 2-byte elements at its copy rate brings each SM 5.7 of them per clock, so 16
 //      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
@@ -36,7 +37,7 @@
 //      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
 //      a time where n is a multiple of 16 bytes' elements, else element by element.
-//   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns), and f64 with n of 17
+//   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns), and f64 with n of 5
 //      to 64 where the device has DMMA m16n8k16 (sm_90 on), run the narrow
 //      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
 //      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
@@ -47,7 +48,9 @@
 //      matrix-vector kernels (step 4). The f64 kernel is the same design on DMMA m16n8k16
 //      (kernels/gemm_narrow.cu; n/4 flops a byte of A, 16 at 64 columns, under the 67 TFLOP/s of
 //      an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles computed
-//      4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200).
+//      4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200) and the
+//      matrix_vector kernel streamed 8192 x 16 x 8192 at 38 % of the copy rate (its 4 x 16 f64
+//      sums a thread), so f64 there takes matrix_vector only up to 4 columns.
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
 //      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured
@@ -158,9 +161,9 @@ inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 // The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B; two
-// blocks an SM up to 16 columns, one from 32 (its launch bounds).
+// blocks an SM at 8 columns, one from 16 (its launch bounds).
 inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
-constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 16 ? 2 : 1; }
+constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 8 ? 2 : 1; }
 // The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.
 inline constexpr int kSplitMaxWaves = 4;
 inline constexpr int kGemvWarps = 8;

@@ -118,7 +118,9 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
     {1025, 1031, 1027}, // several waves of tiles, odd (16-bit: padded; f32: A and B padded, k split)
     {4097, 1031, 41},   // odd, many tiles (f32: the 128 x 32 tile over A and B padded, whole k)
-    {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split)
+    {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: narrow)
+    {520, 301, 2000},   // f32: B padded for 16-byte rows, k split
+    {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
 };
 
 std::vector<GemmPathCase> all_cases() {
@@ -213,9 +215,9 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
 // 7, 8, 9, 15, 16, 17 and the dtype's threshold and one past it at 830 x 383 (odd n: element
 // stores; the cliff check's shape), C one row or column off a block's edge (outputs of at most
 // kVerifyAllUpTo: every entry checked), the narrowest C each dtype sends it (n or m of 5 for
-// 16-bit, 17 otherwise), and large C (4096 x 4096 x 3, 1024 x 1000 at the threshold). Each
-// case checks that the short-k kernel ran exactly where the rule says (min(m, n) past the
-// matrix-vector side and k at most the threshold, on any device: it needs no tensor cores),
+// 16-bit, n of 5 for f64 on sm_90, 17 otherwise), and large C (4096 x 4096 x 3, 1024 x 1000 at
+// the threshold). Each case checks that the short-k kernel ran exactly where the rule says (m
+// and n past the matrix-vector sides and k at most the threshold; it needs no tensor cores),
 // with the planned block, 16-byte stores where n allows, no split and no padded copies;
 // verifies against the fp64 reference; and runs twice more for the same bits.
 std::vector<GemmPathCase> short_k_cases() {
@@ -230,9 +232,9 @@ std::vector<GemmPathCase> short_k_cases() {
              {31, 257, 11},     // a row short of 32, a column past 256
              {257, 255, 7},     // both, odd n
              {255, 256, 16},    // 16-byte stores on partial blocks
-             {513, 17, 3},      // f32, f64: the narrowest C of the kernel
+             {513, 17, 3},      // f32 (f64 below sm_90): the narrowest C of the kernel
              {17, 4097, 2},     // f32, f64: the fewest rows
-             {1000, 5, 3},      // 16-bit: the narrowest C of the kernel (f32, f64: matrix_vector)
+             {1000, 5, 3},      // 16-bit and f64 on sm_90: the narrowest C of the kernel (f32: matrix_vector)
              {5, 1000, 3},      // 16-bit: the fewest rows (f32, f64: vector_matrix)
              {4096, 4096, 3}}) {
       cases.push_back({dtype, m, n, k});
@@ -249,7 +251,11 @@ TEST_P(CudaGemmShortK, RunsWhereTheRuleSaysAndVerifies) {
   const GemmPathCase& c = GetParam();
   const bool sixteen_bit = c.dtype == DType::f16 || c.dtype == DType::bf16;
   const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-  const bool short_k = std::min(c.m, c.n) > side && c.k <= short_k_max_depth(c.dtype);
+  // f64 takes matrix_vector up to 4 columns where the narrow DMMA kernel runs (sm_90 on).
+  const std::int64_t columns =
+      sixteen_bit || (c.dtype == DType::f64 && this_device().compute_capability >= 90) ? kSixteenBitVectorMaxSide
+                                                                                         : side;
+  const bool short_k = c.m > side && c.n > columns && c.k <= short_k_max_depth(c.dtype);
   const Problem problem = make_problem(Op::matmul, c.dtype, matmul_shape(c.m, c.n, c.k), kSeed);
   auto prepared = cuda_backend().prepare(problem, BackendSettings{});
   const std::string details = prepared->details();

@@ -212,6 +212,31 @@ TEST(GemmDispatch, SplitsArePricedAgainstThePartialsTraffic) {
   }
 }
 
+// f64 from 5 to 64 columns on the narrow DMMA kernel where the device has m16n8k16: 8192 x 16 x
+// 8192 left matrix_vector (38 % of the copy rate), 1730 x 25 x 8081 the 128-column DMMA tiles.
+TEST(GemmDispatch, F64NarrowShapesRunTheNarrowKernel) {
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 4, 8192, hopper()).kernel, GemmKernel::matrix_vector);
+  const GemmPlan five = plan_gemm(DType::f64, 8192, 5, 8192, hopper());
+  EXPECT_EQ(five.kernel, GemmKernel::narrow);
+  EXPECT_EQ(five.vector_width, 8);
+  EXPECT_EQ(five.blocks_per_sm, 2);
+  const GemmPlan sixteen = plan_gemm(DType::f64, 8192, 16, 8192, hopper());
+  EXPECT_EQ(sixteen.kernel, GemmKernel::narrow);
+  EXPECT_EQ(sixteen.blocks_per_sm, 1);
+  EXPECT_EQ(sixteen.splits, 2);  // 64 row blocks, 132 in flight
+  const GemmPlan odd = plan_gemm(DType::f64, 1730, 25, 8081, hopper());
+  EXPECT_EQ(odd.kernel, GemmKernel::narrow);
+  EXPECT_EQ(odd.vector_width, 32);
+  EXPECT_FALSE(odd.vectorized);  // k odd
+  EXPECT_EQ(odd.splits, 9);      // 14 row blocks, 132 in flight
+  EXPECT_TRUE(contains(odd.rule, "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16")) << odd.rule;
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 65, 8192, hopper()).kernel, GemmKernel::dmma);
+  // 16 rows or fewer stay on vector_matrix; without m16n8k16 (an A100) matrix_vector keeps 16 columns.
+  EXPECT_EQ(plan_gemm(DType::f64, 16, 32, 8192, hopper()).kernel, GemmKernel::vector_matrix);
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 16, 8192, ampere()).kernel, GemmKernel::matrix_vector);
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 32, 8192, ampere()).kernel, GemmKernel::dmma);
+}
+
 TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
   for (std::int64_t size : {4096, 8192}) {
     const GemmPlan bf16 = plan_gemm(DType::bf16, size, size, size, hopper());
@@ -445,14 +470,17 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
                                   const GemmPlan& plan) {
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
-  // 1. Matrix-vector shapes (16-bit: up to 4) and only they run the matrix-vector kernels.
-  const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-  const bool matrix_vector = std::min(m, n) <= side;
-  EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= side);
-  EXPECT_EQ(plan.kernel == GemmKernel::vector_matrix, matrix_vector && n > side);
+  // 1. Matrix-vector shapes (16-bit: up to 4; f64 with DMMA m16n8k16: n up to 4) and only
+  //    they run the matrix-vector kernels.
+  const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
+  const std::int64_t row_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const std::int64_t column_side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const bool matrix_vector = n <= column_side || m <= row_side;
+  EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= column_side);
+  EXPECT_EQ(plan.kernel == GemmKernel::vector_matrix, matrix_vector && n > column_side);
   if (matrix_vector) {
     EXPECT_TRUE(is_power_of_two(plan.vector_width));
-    EXPECT_LE(plan.vector_width, side);
+    EXPECT_LE(plan.vector_width, n <= column_side ? column_side : row_side);
   }
   if (plan.kernel == GemmKernel::matrix_vector) {
     EXPECT_GE(plan.vector_width, n);
@@ -488,10 +516,9 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
     return;
   }
-  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 17 to 64
+  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 5 to 64
   //    where the device has DMMA m16n8k16; at least 8 columns wide and at most twice n, A read
   //    in place (16-byte loads where k allows them).
-  const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector && n <= kNarrowMaxColumns;
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
   if (narrow) {
@@ -503,7 +530,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.pieces, ceil_div(m, kNarrowGemmTile.m));
     EXPECT_EQ(plan.blocks_per_sm, sixteen_bit ? kNarrowBlocksPerSm : narrow_f64_blocks_per_sm(plan.vector_width));
     EXPECT_TRUE(contains(plan.rule, sixteen_bit ? "16-bit n <= 64 runs the narrow kernel (mma.sync"
-                                                : "f64 n of 17 to 64 runs the narrow kernel (DMMA m16n8k16"))
+                                                : "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16"))
         << plan.rule;
   }
   // 3b. The dtype's tiled kernel, as the device allows.
@@ -616,9 +643,11 @@ TEST(GemmDispatch, ShortKRunsUpToTheThresholdAndNoFurther) {
       EXPECT_EQ(past.kernel, tiled);
       // The matrix-vector shapes keep their kernels at any k; one wider runs the short-k kernel.
       const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-      EXPECT_EQ(plan_gemm(dtype, 4096, side, 1, device).kernel, GemmKernel::matrix_vector);
+      const std::int64_t columns =
+          sixteen_bit || (dtype == DType::f64 && device.dmma_m16n8k16) ? kSixteenBitVectorMaxSide : side;
+      EXPECT_EQ(plan_gemm(dtype, 4096, columns, 1, device).kernel, GemmKernel::matrix_vector);
       EXPECT_EQ(plan_gemm(dtype, side, 4096, 1, device).kernel, GemmKernel::vector_matrix);
-      EXPECT_EQ(plan_gemm(dtype, 4096, side + 1, 1, device).kernel, GemmKernel::short_k);
+      EXPECT_EQ(plan_gemm(dtype, 4096, columns + 1, 1, device).kernel, GemmKernel::short_k);
       EXPECT_EQ(plan_gemm(dtype, side + 1, 4096, depth, device).kernel, GemmKernel::short_k);
     }
   }
