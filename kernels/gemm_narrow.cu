@@ -237,26 +237,29 @@ __device__ __forceinline__ double2 load_a_pair(const double* __restrict__ row, i
   return make_double2(k0 < k_end ? row[k0] : 0.0, k0 + 1 < k_end ? row[k0 + 1] : 0.0);
 }
 
-// A warp loads A in groups of two steps (4 KiB), the next group while it multiplies the
-// current one (the registers hold both), so its loads stay in flight across its MMAs and the
-// staging of B: up to 8 KiB a warp, 64 KiB an SM of one block. (Without the overlap, one block
-// of 8 warps loading four steps at a time streamed 8192 x 32 x 8192 at 47 % of an H200's copy
-// rate.)
-constexpr int kF64GroupSteps = 2;
-static_assert(F64Tile::kStageK % (F64Tile::kStep * kF64GroupSteps) == 0, "whole groups of steps per stage");
+// A warp loads A in groups of steps, the next group while it multiplies the current one (the
+// registers hold both), so its loads stay in flight across its MMAs and the staging of B. Groups
+// of two steps (4 KiB) at 8 columns and at 64 (one block an SM), of one step at 16 and 32, whose
+// accumulators leave room for no more under the 128-register cap of two blocks an SM. (On an
+// H200, one block of 8 warps loading four steps at a time, without the overlap, streamed 8192 x
+// 32 x 8192 at 47 % of the copy rate, with it 57 %; two blocks at 8 columns 97 %.)
+template <int kColumns>
+constexpr int kF64GroupSteps = kColumns <= 8 || narrow_f64_blocks_per_sm(kColumns) == 1 ? 2 : 1;
+static_assert(F64Tile::kStageK % (F64Tile::kStep * 2) == 0, "whole groups of steps per stage");
 
 // A group of steps of A at depth k0 (its first step's): lane (g, t) takes depths 4 t .. 4 t + 3
 // of each step, of rows g (low) and g + 8 (high), as pairs.
+template <int kSteps>
 struct F64Group {
-  double2 low[kF64GroupSteps][2], high[kF64GroupSteps][2];
+  double2 low[kSteps][2], high[kSteps][2];
 };
 
-template <bool kVectorized>
-__device__ __forceinline__ F64Group load_f64_group(const double* __restrict__ a_low, const double* __restrict__ a_high,
-                                                   int k0, int k_end) {
-  F64Group group;
+template <int kSteps, bool kVectorized>
+__device__ __forceinline__ F64Group<kSteps> load_f64_group(const double* __restrict__ a_low,
+                                                           const double* __restrict__ a_high, int k0, int k_end) {
+  F64Group<kSteps> group;
 #pragma unroll
-  for (int s = 0; s < kF64GroupSteps; ++s)
+  for (int s = 0; s < kSteps; ++s)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int depth = k0 + s * F64Tile::kStep + 2 * half;
@@ -289,7 +292,8 @@ __global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kC
   const double* a_high = a + static_cast<std::int64_t>(min(row0 + g + 8, m - 1)) * k;
 
   double sums[kTiles][4] = {};
-  F64Group group = load_f64_group<kVectorized>(a_low, a_high, k_begin + 4 * t, k_end);  // the part's first group
+  constexpr int kSteps = kF64GroupSteps<kColumns>;
+  F64Group<kSteps> group = load_f64_group<kSteps, kVectorized>(a_low, a_high, k_begin + 4 * t, k_end);  // the first
   for (int stage = k_begin; stage < k_end; stage += F64Tile::kStageK) {
     __syncthreads();  // the previous stage's reads are done
     // Stage B's rows stage .. stage + kStageK, transposed: item i is 2 columns of one row,
@@ -312,12 +316,12 @@ __global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kC
     __syncthreads();
     if (!has_rows) continue;
     const int stage_depth = min(F64Tile::kStageK, k_end - stage);
-    for (int step0 = 0; step0 < stage_depth; step0 += F64Tile::kStep * kF64GroupSteps) {
+    for (int step0 = 0; step0 < stage_depth; step0 += F64Tile::kStep * kSteps) {
       // The next group's loads (past k_end: zeros, no memory touched) before this group's MMAs.
-      const F64Group next =
-          load_f64_group<kVectorized>(a_low, a_high, stage + step0 + F64Tile::kStep * kF64GroupSteps + 4 * t, k_end);
+      const F64Group<kSteps> next =
+          load_f64_group<kSteps, kVectorized>(a_low, a_high, stage + step0 + F64Tile::kStep * kSteps + 4 * t, k_end);
 #pragma unroll
-      for (int s = 0; s < kF64GroupSteps; ++s) {
+      for (int s = 0; s < kSteps; ++s) {
         if (step0 + s * F64Tile::kStep >= stage_depth) break;
         // a_i: rows g (i even) and g + 8 (i odd), the step's depth 4 t + i / 2.
         const double fragment[8] = {group.low[s][0].x, group.high[s][0].x, group.low[s][0].y, group.high[s][0].y,

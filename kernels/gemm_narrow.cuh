@@ -41,9 +41,9 @@ struct NarrowF64GemmTile {
   static constexpr int kMaxColumns = 64;
 };
 
-// The f64 narrow kernel's blocks per SM (its launch bounds): two at 8 columns; one from 16,
-// whose accumulators beside two groups of A spill under the 128-register cap of two.
-__host__ __device__ constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 8 ? 2 : 1; }
+// The f64 narrow kernel's blocks per SM (its launch bounds): two up to 32 columns, one at 64,
+// whose accumulators (64 registers a lane) spill under the 128-register cap of two.
+__host__ __device__ constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 32 ? 2 : 1; }
 
 // C (m x n) = A (m x k) B (k x n) in f64, n at most `columns` (8, 16, 32 or 64). `vectorized`:
 // k even and A 16-byte aligned, so that A's rows are read 16 bytes at a time (element by element

@@ -161,9 +161,9 @@ inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 // The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B; two
-// blocks an SM at 8 columns, one from 16 (its launch bounds).
+// blocks an SM up to 32 columns, one at 64 (its launch bounds).
 inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
-constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 8 ? 2 : 1; }
+constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 32 ? 2 : 1; }
 // The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.
 inline constexpr int kSplitMaxWaves = 4;
 inline constexpr int kGemvWarps = 8;

@@ -222,13 +222,14 @@ TEST(GemmDispatch, F64NarrowShapesRunTheNarrowKernel) {
   EXPECT_EQ(five.blocks_per_sm, 2);
   const GemmPlan sixteen = plan_gemm(DType::f64, 8192, 16, 8192, hopper());
   EXPECT_EQ(sixteen.kernel, GemmKernel::narrow);
-  EXPECT_EQ(sixteen.blocks_per_sm, 1);
-  EXPECT_EQ(sixteen.splits, 2);  // 64 row blocks, 132 in flight
+  EXPECT_EQ(sixteen.blocks_per_sm, 2);
+  EXPECT_EQ(sixteen.splits, 4);  // 64 row blocks, 264 in flight
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 64, 8192, hopper()).blocks_per_sm, 1);
   const GemmPlan odd = plan_gemm(DType::f64, 1730, 25, 8081, hopper());
   EXPECT_EQ(odd.kernel, GemmKernel::narrow);
   EXPECT_EQ(odd.vector_width, 32);
   EXPECT_FALSE(odd.vectorized);  // k odd
-  EXPECT_EQ(odd.splits, 9);      // 14 row blocks, 132 in flight
+  EXPECT_EQ(odd.splits, 16);  // 14 row blocks, 264 in flight: 18 parts, in whole stages of 64 rows 16 of 512
   EXPECT_TRUE(contains(odd.rule, "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16")) << odd.rule;
   EXPECT_EQ(plan_gemm(DType::f64, 8192, 65, 8192, hopper()).kernel, GemmKernel::dmma);
   // 16 rows or fewer stay on vector_matrix; without m16n8k16 (an A100) matrix_vector keeps 16 columns.
