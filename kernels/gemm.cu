@@ -35,7 +35,7 @@
 namespace gpb::kernels {
 namespace {
 
-template <class T, bool kVectorized, class Tile>
+template <class T, bool kVectorized, bool kStoreVectors, class Tile>
 __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Tile>()))
     gemm_kernel(int m, int n, int k, int lda, int ldb, int split_k, const T* __restrict__ a, const T* __restrict__ b,
                 T* __restrict__ c) {
@@ -157,9 +157,9 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
     __syncthreads();
   }
 
-  // 16-byte stores where C's rows are whole 16-byte chunks (A and B may be padded copies of
-  // operands whose are not).
-  const bool store_vectors = kVectorized && n % Vec::kLanes == 0;
+  // 16-byte stores where C's rows are whole 16-byte chunks (kStoreVectors; with 16-byte loads
+  // from padded copies of A and B, C's rows may not be).
+  static_assert(kVectorized || !kStoreVectors, "16-byte stores come with 16-byte loads");
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
     const int row = m0 + (i / kHalfM) * (kBM / kGroups) + ty * kHalfM + i % kHalfM;
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
         const int col = n0 + half * kBN / kGroups + tx * kHalfN + v * kGlobalLanes;
         const int j = half * kHalfN + v * kGlobalLanes;
         if (col >= n) continue;
-        if (store_vectors) {
+        if constexpr (kStoreVectors) {
           Vec out;
 #pragma unroll
           for (int l = 0; l < kGlobalLanes; ++l) out.lane[l] = acc[i][j + l];
@@ -192,10 +192,12 @@ void launch_tiled(int m, int n, int k, int lda, int ldb, const T* a, const T* b,
                   int split_k, cudaStream_t stream) {
   const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
                   static_cast<unsigned>(parts));
-  if (vectorized)
-    gemm_kernel<T, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
+  if (vectorized && n % Vec16<T>::kLanes == 0)
+    gemm_kernel<T, true, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
+  else if (vectorized)
+    gemm_kernel<T, true, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
   else
-    gemm_kernel<T, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
+    gemm_kernel<T, false, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
   GPB_CHECK_LAUNCH();
 }
 

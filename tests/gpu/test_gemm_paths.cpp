@@ -252,17 +252,17 @@ TEST_P(CudaGemmShortK, RunsWhereTheRuleSaysAndVerifies) {
   const bool sixteen_bit = c.dtype == DType::f16 || c.dtype == DType::bf16;
   const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
   // f64 takes matrix_vector up to 4 columns where the narrow DMMA kernel runs (sm_90 on).
-  const std::int64_t columns =
-      sixteen_bit || (c.dtype == DType::f64 && this_device().compute_capability >= 90) ? kSixteenBitVectorMaxSide
-                                                                                         : side;
+  const bool f64_narrow = c.dtype == DType::f64 && this_device().compute_capability >= 90;
+  const std::int64_t columns = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : side;
   const bool short_k = c.m > side && c.n > columns && c.k <= short_k_max_depth(c.dtype);
   const Problem problem = make_problem(Op::matmul, c.dtype, matmul_shape(c.m, c.n, c.k), kSeed);
   auto prepared = cuda_backend().prepare(problem, BackendSettings{});
   const std::string details = prepared->details();
   EXPECT_EQ(details.rfind("kernel=short_k_gemm (", 0) == 0, short_k) << details;
   if (short_k) {
-    GemmDevice facts;  // the short-k plan asks nothing of the device but that it has SMs
+    GemmDevice facts;  // the short-k plan asks nothing of the device but its SMs (and the f64 side above)
     facts.sm_count = this_device().sm_count;
+    facts.dmma_m16n8k16 = f64_narrow;
     const GemmPlan plan = plan_gemm(c.dtype, c.m, c.n, c.k, facts);
     ASSERT_EQ(plan.kernel, GemmKernel::short_k);
     EXPECT_NE(details.find("block_tile=" + std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n) + "x" +
