@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/launch_check.cuh"
 #include "kernels/mma_f64.cuh"
@@ -56,6 +57,26 @@ __device__ __forceinline__ uint4 load_a(const unsigned short* __restrict__ row, 
   for (int j = 0; j < 8; ++j) values[j] = k0 + j < k_end ? row[k0 + j] : static_cast<unsigned short>(0);
   return make_uint4(values[0] | static_cast<unsigned>(values[1]) << 16, values[2] | static_cast<unsigned>(values[3]) << 16,
                     values[4] | static_cast<unsigned>(values[5]) << 16, values[6] | static_cast<unsigned>(values[7]) << 16);
+}
+
+// Calls store(tile, i, at) for each accumulator i of each n8 tile a lane holds that lies in C:
+// the m16n8 fragment's rows g and g + 8 (i / 2) and columns 2 t and 2 t + 1 (i % 2), of the
+// warp's rows from row0; at is the entry's index in an m x n row-major matrix.
+template <int kTiles, class Store>
+__device__ __forceinline__ void for_each_output(int row0, int g, int t, int m, int n, Store store) {
+#pragma unroll
+  for (int tile = 0; tile < kTiles; ++tile) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row0 + g + 8 * half;
+      if (row >= m) continue;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int column = tile * 8 + 2 * t + e;
+        if (column < n) store(tile, 2 * half + e, static_cast<std::int64_t>(row) * n + column);
+      }
+    }
+  }
 }
 
 template <class T, int kColumns, bool kVectorized>
@@ -134,26 +155,12 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
     }
   }
   if (!has_rows) return;
-  // Fragment rows g and g + 8, columns 2 t and 2 t + 1 of each n8 tile.
-#pragma unroll
-  for (int tile = 0; tile < kTiles; ++tile) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + g + 8 * half;
-      if (row >= m) continue;
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int column = tile * 8 + 2 * t + e;
-        if (column >= n) continue;
-        const float sum = sums[tile][2 * half + e];
-        const std::int64_t at = static_cast<std::int64_t>(row) * n + column;
-        if (partials)
-          partials[static_cast<std::int64_t>(part) * m * n + at] = sum;
-        else
-          c[at] = Arithmetic<T>::store(sum);
-      }
-    }
-  }
+  for_each_output<kTiles>(row0, g, t, m, n, [&](int tile, int i, std::int64_t at) {
+    if (partials)
+      partials[static_cast<std::int64_t>(part) * m * n + at] = sums[tile][i];
+    else
+      c[at] = Arithmetic<T>::store(sums[tile][i]);
+  });
 #endif
 }
 
@@ -166,10 +173,6 @@ void launch_width(bool vectorized, int m, int n, int k, const T* a, const T* b, 
   else
     gemm_narrow_kernel<T, kColumns, false><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
 }
-
-}  // namespace
-
-namespace {
 
 // The checks both launches make: dimensions, parts of whole stages covering k, 16-byte loads
 // only where allowed, B aligned.
@@ -192,6 +195,21 @@ void check_narrow_launch(const char* what, int columns, bool vectorized, int m, 
   if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) throw std::invalid_argument(name + ": B must start 16-byte aligned");
 }
 
+// Calls launch(std::integral_constant<int, columns>) for the widths the kernels are compiled for.
+template <class Launch>
+void with_columns(int columns, const char* what, Launch launch) {
+  switch (columns) {
+    case 8: launch(std::integral_constant<int, 8>{}); break;
+    case 16: launch(std::integral_constant<int, 16>{}); break;
+    case 32: launch(std::integral_constant<int, 32>{}); break;
+    case 64: launch(std::integral_constant<int, 64>{}); break;
+    default:
+      throw std::invalid_argument(std::string("narrow ") + what + " GEMM of " + std::to_string(columns) +
+                                  " columns: 8, 16, 32 or 64");
+  }
+  GPB_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 template <class T>
@@ -199,15 +217,9 @@ void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const
                         float* partials, int parts, int split_k, cudaStream_t stream) {
   check_narrow_launch("16-bit", columns, vectorized, m, n, k, a, b, parts, split_k, Tile::kStageK, 8,
                       partials != nullptr);
-  switch (columns) {
-    case 8: launch_width<T, 8>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
-    case 16: launch_width<T, 16>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
-    case 32: launch_width<T, 32>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
-    case 64: launch_width<T, 64>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream); break;
-    default:
-      throw std::invalid_argument("narrow GEMM of " + std::to_string(columns) + " columns: 8, 16, 32 or 64");
-  }
-  GPB_CHECK_LAUNCH();
+  with_columns(columns, "16-bit", [&](auto width) {
+    launch_width<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream);
+  });
 }
 
 template void launch_gemm_narrow<__half>(int, bool, int, int, int, const __half*, const __half*, __half*, float*, int,
@@ -339,20 +351,7 @@ __global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kC
     }
   }
   if (!has_rows) return;
-  // Fragment rows g and g + 8, columns 2 t and 2 t + 1 of each n8 tile.
-#pragma unroll
-  for (int tile = 0; tile < kTiles; ++tile) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + g + 8 * half;
-      if (row >= m) continue;
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int column = tile * 8 + 2 * t + e;
-        if (column < n) c[static_cast<std::int64_t>(row) * n + column] = sums[tile][2 * half + e];
-      }
-    }
-  }
+  for_each_output<kTiles>(row0, g, t, m, n, [&](int tile, int i, std::int64_t at) { c[at] = sums[tile][i]; });
 #endif
 }
 
@@ -371,15 +370,9 @@ void launch_f64_width(bool vectorized, int m, int n, int k, const double* a, con
 void launch_gemm_narrow_f64(int columns, bool vectorized, int m, int n, int k, const double* a, const double* b,
                             double* c, int parts, int split_k, cudaStream_t stream) {
   check_narrow_launch("f64", columns, vectorized, m, n, k, a, b, parts, split_k, F64Tile::kStageK, 2, true);
-  switch (columns) {
-    case 8: launch_f64_width<8>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
-    case 16: launch_f64_width<16>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
-    case 32: launch_f64_width<32>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
-    case 64: launch_f64_width<64>(vectorized, m, n, k, a, b, c, parts, split_k, stream); break;
-    default:
-      throw std::invalid_argument("narrow f64 GEMM of " + std::to_string(columns) + " columns: 8, 16, 32 or 64");
-  }
-  GPB_CHECK_LAUNCH();
+  with_columns(columns, "f64", [&](auto width) {
+    launch_f64_width<decltype(width)::value>(vectorized, m, n, k, a, b, c, parts, split_k, stream);
+  });
 }
 
 }  // namespace gpb::kernels
