@@ -27,9 +27,16 @@ template <class Tile>
 constexpr bool same_tile(const GemmTile& planned) {
   return planned.m == Tile::kBlockM && planned.n == Tile::kBlockN && planned.k == Tile::kBlockK;
 }
-static_assert(same_tile<kernels::GemmTile>(kSimtGemmTile) && same_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile) &&
-              same_tile<kernels::SlimGemmTile>(kSimtSlimGemmTile) && kernels::GemmTile::kThreads == kSimtThreads &&
-              kernels::SmallGemmTile::kThreads == kSimtThreads && kernels::SlimGemmTile::kThreads == kSimtSlimThreads);
+// A SIMT tile as the dispatch plans it: its shape, threads and blocks an SM (for f32 and f64).
+template <class Tile>
+constexpr bool same_simt_tile(const GemmTile& planned, int threads) {
+  return same_tile<Tile>(planned) && Tile::kThreads == threads &&
+         kernels::simt_min_blocks_per_sm<float, Tile>() == simt_blocks_per_sm(sizeof(float), threads) &&
+         kernels::simt_min_blocks_per_sm<double, Tile>() == simt_blocks_per_sm(sizeof(double), threads);
+}
+static_assert(same_simt_tile<kernels::GemmTile>(kSimtGemmTile, kSimtThreads) &&
+              same_simt_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile, kSimtThreads) &&
+              same_simt_tile<kernels::SlimGemmTile>(kSimtSlimGemmTile, kSimtSlimThreads));
 static_assert(same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDmmaGemmTile) &&
               same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>>(kDmmaShallowGemmTile));
 static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
@@ -44,11 +51,14 @@ static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kBlocksPerSm == kNarrowBlocksPerSm);
 static_assert(kernels::NarrowF64GemmTile::kRows == kNarrowF64GemmTile.m &&
               kernels::NarrowF64GemmTile::kMaxColumns == kNarrowF64GemmTile.n &&
-              kernels::NarrowF64GemmTile::kStageK == kNarrowF64GemmTile.k &&
-              kernels::narrow_f64_blocks_per_sm(8) == narrow_f64_blocks_per_sm(8) &&
-              kernels::narrow_f64_blocks_per_sm(16) == narrow_f64_blocks_per_sm(16) &&
-              kernels::narrow_f64_blocks_per_sm(32) == narrow_f64_blocks_per_sm(32) &&
-              kernels::narrow_f64_blocks_per_sm(64) == narrow_f64_blocks_per_sm(64));
+              kernels::NarrowF64GemmTile::kStageK == kNarrowF64GemmTile.k);
+// The f64 narrow kernel's blocks an SM at each of its widths, as the dispatch plans them.
+constexpr bool same_narrow_f64_blocks() {
+  for (int columns = 8; columns <= kNarrowMaxColumns; columns *= 2)
+    if (kernels::narrow_f64_blocks_per_sm(columns) != narrow_f64_blocks_per_sm(columns)) return false;
+  return true;
+}
+static_assert(same_narrow_f64_blocks());
 // The short-k kernel's block as the dispatch plans it, and k up to the dispatch's threshold.
 template <class D>
 constexpr bool same_short_k_tile() {
@@ -117,6 +127,12 @@ GemmDevice gemm_device(const DeviceLimits& limits) {
 
 std::string tile_text(const GemmTile& tile) {
   return std::to_string(tile.m) + "x" + std::to_string(tile.n) + "x" + std::to_string(tile.k);
+}
+
+// A SIMT tile's outputs a thread: "8x8".
+template <class Tile>
+std::string thread_tile_text() {
+  return std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN);
 }
 
 template <class T>
@@ -276,9 +292,9 @@ class GemmCase final : public GpuPrepared {
                " (A and B tiles in shared memory, all of k)";
       case GemmKernel::simt:
         return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" +
-               (simt_tile() == kernels::SimtTile::small    ? "4x4"
-                : simt_tile() == kernels::SimtTile::slim ? "8x4"
-                                                           : "8x8");
+               (simt_tile() == kernels::SimtTile::small  ? thread_tile_text<kernels::SmallGemmTile>()
+                : simt_tile() == kernels::SimtTile::slim ? thread_tile_text<kernels::SlimGemmTile>()
+                                                         : thread_tile_text<kernels::GemmTile>());
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
       case GemmKernel::wgmma:

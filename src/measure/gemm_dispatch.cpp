@@ -62,8 +62,8 @@ constexpr double kSplitMinSaving = 0.1;
 constexpr double kSplitBytesPerSecond = 3.0e12;
 
 // The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and of
-// that the element-wise variant's; the blocks an SM needs in flight for a tile are 16 warps' for
-// f32, 8 warps' for f64. The large tile's rate is an H100's at 4096 (f32 0.29 TFLOP/s an SM).
+// that the element-wise variant's (the blocks an SM needs in flight for a tile:
+// simt_blocks_per_sm). The large tile's rate is an H100's at 4096 (f32 0.29 TFLOP/s an SM).
 // The fractions were measured on an H200 (kernel-notes.md, GEMM version 8), each tile alone
 // with its best split: at 4096^3 the small tile ran at 0.78 of the large one's rate and the
 // slim one at 0.87; at 4097^3, element-wise against padded copies of A and B (the copies' time
@@ -79,9 +79,6 @@ constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.92}
                                         {kSimtSmallGemmTile, kSimtThreads, 0.78, 0.83},
                                         {kSimtSlimGemmTile, kSimtSlimThreads, 0.87, 0.68}};
 
-int simt_blocks_per_sm(DType dtype, const SimtTileModel& model) {
-  return (dtype == DType::f32 ? 16 : 8) * 32 / model.threads;
-}
 
 SplitPrice split_price(const GemmPlan& plan, DType dtype) {
   switch (plan.kernel) {
@@ -253,6 +250,13 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   return plan;
 }
 
+// "; staged: A and B padded to 16-byte rows (k=4100, n=4100) by copies inside the timed op".
+std::string staged_text(const GemmPlan& plan) {
+  return std::string("; staged: ") + (plan.stage_a ? "A" : "") + (plan.stage_a && plan.stage_b ? " and " : "") +
+         (plan.stage_b ? "B" : "") + " padded to 16-byte rows (k=" + str(plan.lda) + ", n=" + str(plan.ldb) +
+         ") by copies inside the timed op";
+}
+
 // The SIMT kernel (f32; f64 without FP64 tensor cores): each tile priced with its best split
 // of k, waves of blocks and padded products counted (split_seconds), and the cheapest taken,
 // the earlier of kSimtTiles on a tie. Where n or k is not a multiple of 16 bytes' elements,
@@ -272,7 +276,7 @@ SimtChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m,
   for (const SimtTileModel& model : kSimtTiles) {
     GemmPlan candidate = base;
     candidate.tile = model.tile;
-    candidate.blocks_per_sm = simt_blocks_per_sm(dtype, model);
+    candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
     candidate.pieces = ceil_div(m, model.tile.m) * ceil_div(n, model.tile.n);
     const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
     const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
@@ -311,10 +315,7 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
                                format_seconds(best.seconds) + " element-wise";
     if (staged.seconds + copy_seconds < best.seconds) {
       best = staged;
-      staging = std::string("; staged: ") + (padded.stage_a ? "A" : "") +
-                (padded.stage_a && padded.stage_b ? " and " : "") + (padded.stage_b ? "B" : "") +
-                " padded to 16-byte rows (k=" + str(padded.lda) + ", n=" + str(padded.ldb) +
-                ") by copies inside the timed op (" + prices + ")";
+      staging = staged_text(staged.plan) + " (" + prices + ")";
     } else {
       staging = "; element-wise global access (" + prices + ")";
     }
@@ -366,9 +367,7 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
               "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
               split_text(plan, k, "tiles", device.sm_count, "SMs", prices);
   if (plan.stage_a || plan.stage_b)
-    plan.rule += std::string("; staged: ") + (plan.stage_a ? "A" : "") + (plan.stage_a && plan.stage_b ? " and " : "") +
-                 (plan.stage_b ? "B" : "") + " padded to 16-byte rows (k=" + str(plan.lda) + ", n=" + str(plan.n_kernel) +
-                 ") by copies inside the timed op" + (plan.stage_b ? ", C stored element by element" : "");
+    plan.rule += staged_text(plan) + (plan.stage_b ? ", C stored element by element" : "");
   return plan;
 }
 

@@ -151,6 +151,11 @@ inline constexpr GemmTile kSimtSmallGemmTile{64, 64, 16};
 inline constexpr GemmTile kSimtSlimGemmTile{128, 32, 16};
 inline constexpr int kSimtThreads = 256;        // a block of the two above
 inline constexpr int kSimtSlimThreads = 128;  // of the slim tile
+// The SIMT kernel's blocks an SM needs in flight for a tile of `threads` (its launch bounds'
+// minimum): 16 warps for f32, 8 for f64, whose register tile takes about twice the registers.
+constexpr int simt_blocks_per_sm(std::size_t element_bytes, int threads) {
+  return (element_bytes == 4 ? 16 : 8) * 32 / threads;
+}
 inline constexpr GemmTile kDmmaGemmTile{128, 128, 32};        // m16n8k16
 inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
