@@ -294,7 +294,11 @@ class GemmCase final : public GpuPrepared {
         return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" +
                (simt_tile() == kernels::SimtTile::small  ? thread_tile_text<kernels::SmallGemmTile>()
                 : simt_tile() == kernels::SimtTile::slim ? thread_tile_text<kernels::SlimGemmTile>()
-                                                         : thread_tile_text<kernels::GemmTile>());
+                                                         : thread_tile_text<kernels::GemmTile>()) +
+               " stage_depth=" +
+               std::to_string(simt_tile() == kernels::SimtTile::small  ? kernels::simt_stage_depth<D, kernels::SmallGemmTile>()
+                              : simt_tile() == kernels::SimtTile::slim ? kernels::simt_stage_depth<D, kernels::SlimGemmTile>()
+                                                                       : kernels::simt_stage_depth<D, kernels::GemmTile>());
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
       case GemmKernel::wgmma:

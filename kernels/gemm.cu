@@ -1,12 +1,12 @@
 // Tiled GEMM with register blocking.
 //
 // Each block of 256 threads computes a 128 x 128 tile of C (GemmTile), walking k in
-// stages of 8; products too small to fill the device with those may take 64 x 64 tiles
+// stages of 16 (f64: 8, simt_stage_depth); products too small to fill the device with those may take 64 x 64 tiles
 // (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), and C of at most 32 columns
 // 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16); the dispatch prices
 // the three. The same code otherwise:
-//   - A's 128 x 8 slice and B's 8 x 128 slice are loaded from global memory with 16-byte
-//     loads (one per thread per matrix for f32), coalesced along rows.
+//   - A's 128 x 16 slice and B's 16 x 128 slice are loaded from global memory with 16-byte
+//     loads (two per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
 //     thread's 8 A values for one kk as two 16-byte shared loads, like B's; the row is
 //     padded by one 16-byte vector so the transposing stores do not collide in one bank.
@@ -16,7 +16,9 @@
 //     a contiguous 256-byte span (no bank conflicts) and its C stores are coalesced.
 //   - Two shared-memory stages: the next slice is fetched into registers before the
 //     current one is multiplied and stored to the other stage afterwards, so global
-//     latency hides behind the FMAs and one barrier per stage suffices.
+//     latency hides behind the FMAs and one barrier per stage suffices. The fetch is
+//     unconditional (zeros past the end): a conditional one compiled to a block after the
+//     FMAs (kernel-notes.md, GEMM version 10).
 //   - Edges: loads outside A or B read as zero and stores outside C are skipped, so any
 //     m, n, k work. A's and B's rows are lda and ldb apart: where they are not whole 16-byte
 //     chunks the same kernel runs with element-wise global accesses (template parameter
@@ -39,7 +41,7 @@ template <class T, bool kVectorized, bool kStoreVectors, class Tile>
 __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Tile>()))
     gemm_kernel(int m, int n, int k, int lda, int ldb, int split_k, const T* __restrict__ a, const T* __restrict__ b,
                 T* __restrict__ c) {
-  constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = Tile::kBlockK;
+  constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = simt_stage_depth<T, Tile>();
   constexpr int kTM = Tile::kThreadM, kTN = Tile::kThreadN, kThreads = Tile::kThreads;
   using Vec = Vec16<T>;
   constexpr int kGlobalLanes = kVectorized ? Vec::kLanes : 1;  // elements per global access
@@ -150,10 +152,12 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
   __syncthreads();
   for (int s = 0; s < k_stages; ++s) {
     const int stage = s & 1;
-    const bool has_next = s + 1 < k_stages;
-    if (has_next) load_stage(k_begin + (s + 1) * kBK);
+    // Unconditional: past the last stage every load reads as zero (k0 >= k_end) and the store
+    // goes to the buffer nobody reads again. Behind `if (s + 1 < k_stages)` the loads sat in a
+    // block of their own after the FMAs, their latency exposed at every stage.
+    load_stage(k_begin + (s + 1) * kBK);
     multiply_stage(stage);
-    if (has_next) store_stage(stage ^ 1);
+    store_stage(stage ^ 1);
     __syncthreads();
   }
 

@@ -9,7 +9,7 @@ namespace gpb::kernels {
 struct GemmTile {
   static constexpr int kBlockM = 128;  // rows of C per block
   static constexpr int kBlockN = 128;  // columns of C per block
-  static constexpr int kBlockK = 8;    // depth of one shared-memory stage
+  static constexpr int kBlockK = 16;   // depth of one shared-memory stage (f64: simt_stage_depth)
   static constexpr int kThreadM = 8;   // rows of C per thread
   static constexpr int kThreadN = 8;   // columns of C per thread
   static constexpr int kGroups = 2;    // a thread's rows (and columns): groups of kThreadM / kGroups, kBlockM / kGroups apart
@@ -51,6 +51,19 @@ enum class SimtTile { large, small, slim };
 template <class T, class Tile>
 constexpr int simt_min_blocks_per_sm() {
   return (sizeof(T) == 4 ? 16 : 8) * 32 / Tile::kThreads;
+}
+
+// The depth of k a stage of a tile's kernel holds: the tile's kBlockK, halved until the two
+// stages (A transposed with a row padded by one 16-byte vector, and B) fit in 48 KiB of static
+// shared memory -- f64's large tile walks k in stages of 8. A divisor of kBlockK, so a split
+// of k into multiples of kBlockK is whole stages for every element type.
+template <class T, class Tile>
+__host__ __device__ constexpr int simt_stage_depth() {
+  int depth = Tile::kBlockK;
+  while (2 * depth * (Tile::kBlockM + 16 / static_cast<int>(sizeof(T)) + Tile::kBlockN) * static_cast<int>(sizeof(T)) >
+         48 * 1024)
+    depth /= 2;
+  return depth;
 }
 
 // C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1; A's rows lda apart

@@ -63,21 +63,21 @@ constexpr double kSplitBytesPerSecond = 3.0e12;
 
 // The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and of
 // that the element-wise variant's (the blocks an SM needs in flight for a tile:
-// simt_blocks_per_sm). The large tile's rate is an H100's at 4096 (f32 0.29 TFLOP/s an SM).
-// The fractions were measured on an H200 (kernel-notes.md, GEMM version 8), each tile alone
-// with its best split: at 4096^3 the small tile ran at 0.78 of the large one's rate and the
-// slim one at 0.87; at 4097^3, element-wise against padded copies of A and B (the copies' time
-// included), the large tile at 0.92, the small one at 0.83 and the slim one at 0.68 (its
-// element-wise variant spills under the register cap of four blocks an SM).
+// simt_blocks_per_sm). Measured on an H200 (kernel-notes.md, GEMM version 10), each tile alone
+// with its best split: the large tile's rate at 4096^3 (f32 44.6 TFLOP/s, 0.33 an SM); there the
+// small tile ran at 0.73 of the large one's rate and the slim one at 0.85; at 4097^3,
+// element-wise against padded copies of A and B (the copies' time included), the large tile at
+// 0.70, the small one at 0.93 and the slim one at 0.62 (the element-wise variants of the large
+// and slim tiles spill under the register cap of their blocks an SM).
 struct SimtTileModel {
   GemmTile tile;
   int threads;
   double rate_fraction;
   double element_wise_fraction;
 };
-constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.92},
-                                        {kSimtSmallGemmTile, kSimtThreads, 0.78, 0.83},
-                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.87, 0.68}};
+constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.70},
+                                        {kSimtSmallGemmTile, kSimtThreads, 0.73, 0.93},
+                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.62}};
 
 
 SplitPrice split_price(const GemmPlan& plan, DType dtype) {
@@ -95,7 +95,7 @@ SplitPrice split_price(const GemmPlan& plan, DType dtype) {
   for (const SimtTileModel& model : kSimtTiles)
     if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n)
       fraction = model.rate_fraction * (plan.vectorized ? 1 : model.element_wise_fraction);
-  return {(dtype == DType::f32 ? 0.29e12 : 0.15e12) * fraction, 0.6};
+  return {(dtype == DType::f32 ? 0.33e12 : 0.15e12) * fraction, 0.6};
 }
 
 // The estimated time of the kernel (and of the sum of partials) with k in parts of split_k:

@@ -146,7 +146,7 @@ struct GemmPlan {
 // of columns, all m (up to 16) rows of A, and k's parts in multiples of 8 rows per warp;
 // matrix_vector takes 32 rows of A (4 a warp) and walks k in tiles of B of 512 rows (256
 // for f64's 8-byte sums), the multiple k's parts are made of.
-inline constexpr GemmTile kSimtGemmTile{128, 128, 8};
+inline constexpr GemmTile kSimtGemmTile{128, 128, 16};
 inline constexpr GemmTile kSimtSmallGemmTile{64, 64, 16};
 inline constexpr GemmTile kSimtSlimGemmTile{128, 32, 16};
 inline constexpr int kSimtThreads = 256;        // a block of the two above
