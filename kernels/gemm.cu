@@ -9,7 +9,8 @@
 //     loads (two per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
 //     thread's 8 A values for one kk as two 16-byte shared loads, like B's; the row is
-//     padded by one 16-byte vector so the transposing stores do not collide in one bank.
+//     padded by one 16-byte vector, and f32 steps 8 to 15 swap rows in blocks of 8, so the
+//     transposing stores do not collide in one bank.
 //   - Each thread owns an 8 x 8 register tile of C: per kk it reads 8 A and 8 B values
 //     (4 shared loads) and issues 64 FMAs, so arithmetic, not shared memory, bounds it.
 //     The 8 rows (and columns) are two groups of 4, 64 apart: a warp's B reads then cover
@@ -63,6 +64,11 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
   const int k_begin = static_cast<int>(blockIdx.z) * split_k, k_end = min(k, k_begin + split_k);
   c += static_cast<std::int64_t>(blockIdx.z) * m * n;
 
+  // Where row `row` of A's transposed slice sits at step kk: f32 steps 8 to 15 swap rows in
+  // blocks of 8 (whole 16-byte vectors), so a warp's transposing stores of steps kk and kk + 8
+  // land in different banks.
+  auto a_position = [](int row, int kk) { return sizeof(T) == 4 && kBK > 8 ? row ^ (((kk >> 3) & 1) << 3) : row; };
+
   T a_stage[kALoads][kGlobalLanes];
   T b_stage[kBLoads][kGlobalLanes];
   T acc[kTM][kTN] = {};
@@ -107,7 +113,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
       const int row = v / (kBK / kGlobalLanes);
       const int col = (v % (kBK / kGlobalLanes)) * kGlobalLanes;
 #pragma unroll
-      for (int l = 0; l < kGlobalLanes; ++l) a_tile[stage][col + l][row] = a_stage[i][l];
+      for (int l = 0; l < kGlobalLanes; ++l) a_tile[stage][col + l][a_position(row, col + l)] = a_stage[i][l];
     }
 #pragma unroll
     for (int i = 0; i < kBLoads; ++i) {
@@ -128,7 +134,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
       for (int half = 0; half < kGroups; ++half) {
 #pragma unroll
         for (int v = 0; v < kHalfM / Vec::kLanes; ++v) {
-          const Vec loaded = *reinterpret_cast<const Vec*>(&a_tile[stage][kk][half * kBM / kGroups + ty * kHalfM + v * Vec::kLanes]);
+          const Vec loaded = *reinterpret_cast<const Vec*>(&a_tile[stage][kk][a_position(half * kBM / kGroups + ty * kHalfM + v * Vec::kLanes, kk)]);
 #pragma unroll
           for (int l = 0; l < Vec::kLanes; ++l) a_frag[half * kHalfM + v * Vec::kLanes + l] = loaded.lane[l];
         }

@@ -64,20 +64,23 @@ constexpr double kSplitBytesPerSecond = 3.0e12;
 // The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and of
 // that the element-wise variant's (the blocks an SM needs in flight for a tile:
 // simt_blocks_per_sm). Measured on an H200 (kernel-notes.md, GEMM version 10), each tile alone
-// with its best split: the large tile's rate at 4096^3 (f32 44.6 TFLOP/s, 0.33 an SM); there the
-// small tile ran at 0.73 of the large one's rate and the slim one at 0.85; at 4097^3,
+// with its best split: the large tile's rate at 4096^3 (f32 45.2 TFLOP/s, 0.34 an SM); there the
+// small tile ran at 0.74 of the large one's rate and the slim one at 0.85; at 4097^3,
 // element-wise against padded copies of A and B (the copies' time included), the large tile at
-// 0.70, the small one at 0.93 and the slim one at 0.62 (the element-wise variants of the large
-// and slim tiles spill under the register cap of their blocks an SM).
+// 0.73, the small one at 0.88 and the slim one at 0.80 (the element-wise variants of the large
+// and slim tiles spill under the register cap of their blocks an SM). A lone block runs at the
+// solo fraction of its SM's rate: 0.6 for the 8-warp tiles, 0.41 for the slim tile's 4 warps
+// (1000 x 333 x 77, a block an SM, the same work a block: slim 14.5 us against small 10.4).
 struct SimtTileModel {
   GemmTile tile;
   int threads;
   double rate_fraction;
   double element_wise_fraction;
+  double solo_fraction;
 };
-constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.70},
-                                        {kSimtSmallGemmTile, kSimtThreads, 0.73, 0.93},
-                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.62}};
+constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.73, 0.6},
+                                        {kSimtSmallGemmTile, kSimtThreads, 0.74, 0.88, 0.6},
+                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.80, 0.41}};
 
 
 SplitPrice split_price(const GemmPlan& plan, DType dtype) {
@@ -91,11 +94,13 @@ SplitPrice split_price(const GemmPlan& plan, DType dtype) {
     default:
       break;
   }
-  double fraction = 1;
+  double fraction = 1, solo = 0.6;
   for (const SimtTileModel& model : kSimtTiles)
-    if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n)
+    if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n) {
       fraction = model.rate_fraction * (plan.vectorized ? 1 : model.element_wise_fraction);
-  return {(dtype == DType::f32 ? 0.33e12 : 0.15e12) * fraction, 0.6};
+      solo = model.solo_fraction;
+    }
+  return {(dtype == DType::f32 ? 0.34e12 : 0.15e12) * fraction, solo};
 }
 
 // The estimated time of the kernel (and of the sum of partials) with k in parts of split_k:
