@@ -117,9 +117,10 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials)
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
     {1025, 1031, 1027}, // several waves of tiles, odd (16-bit: padded; f32: A and B padded, k split)
-    {4097, 1031, 41},   // odd, many tiles (f32: the 128 x 32 tile over A and B padded, whole k)
+    {4097, 1031, 41},   // odd, many tiles (f32: the 64 x 64 tile, element-wise, whole k)
+    {1537, 2047, 41},   // odd, many tiles (f32: the 128 x 128 tile over A and B padded, whole k)
     {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: narrow)
-    {520, 301, 2000},   // f32: B padded for 16-byte rows, k split
+    {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)
     {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
 };
 
