@@ -54,7 +54,7 @@ static_assert(kernels::NarrowF64GemmTile::kRows == kNarrowF64GemmTile.m &&
               kernels::NarrowF64GemmTile::kStageK == kNarrowF64GemmTile.k);
 // The f64 narrow kernel's blocks an SM at each of its widths, as the dispatch plans them.
 constexpr bool same_narrow_f64_blocks() {
-  for (int columns = 8; columns <= kNarrowMaxColumns; columns *= 2)
+  for (int columns = 8; columns <= kNarrowF64GemmTile.n; columns *= 2)
     if (kernels::narrow_f64_blocks_per_sm(columns) != narrow_f64_blocks_per_sm(columns)) return false;
   return true;
 }

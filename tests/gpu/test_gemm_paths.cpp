@@ -89,7 +89,7 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
 // matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns and the
-// tensor-core tiles above; f64 the narrow kernel from 17 to 64 columns.
+// tensor-core tiles above; f64 the narrow kernel from 5 to 32 columns (48 from 512 rows).
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
@@ -122,6 +122,7 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: narrow)
     {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)
     {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
+    {600, 45, 3001},    // f64: narrow at 64 columns (33 to 48 from 512 rows), one block an SM, odd k
 };
 
 std::vector<GemmPathCase> all_cases() {
