@@ -200,6 +200,18 @@ class GemmCase final : public GpuPrepared {
     if (same_tile<kernels::SlimGemmTile>(plan_.tile)) return kernels::SimtTile::slim;
     return kernels::SimtTile::large;
   }
+  // The depth of k a shared-memory stage of the SIMT kernel holds for this element type.
+  int simt_stage_depth() const {
+    switch (simt_tile()) {
+      case kernels::SimtTile::small:
+        return kernels::simt_stage_depth<D, kernels::SmallGemmTile>();
+      case kernels::SimtTile::slim:
+        return kernels::simt_stage_depth<D, kernels::SlimGemmTile>();
+      case kernels::SimtTile::large:
+        break;
+    }
+    return kernels::simt_stage_depth<D, kernels::GemmTile>();
+  }
   // The DMMA kernel's instruction shape, which its planned tile's depth follows.
   kernels::DmmaShape dmma_shape() const {
     return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
@@ -295,10 +307,7 @@ class GemmCase final : public GpuPrepared {
                (simt_tile() == kernels::SimtTile::small  ? thread_tile_text<kernels::SmallGemmTile>()
                 : simt_tile() == kernels::SimtTile::slim ? thread_tile_text<kernels::SlimGemmTile>()
                                                          : thread_tile_text<kernels::GemmTile>()) +
-               " stage_depth=" +
-               std::to_string(simt_tile() == kernels::SimtTile::small  ? kernels::simt_stage_depth<D, kernels::SmallGemmTile>()
-                              : simt_tile() == kernels::SimtTile::slim ? kernels::simt_stage_depth<D, kernels::SlimGemmTile>()
-                                                                       : kernels::simt_stage_depth<D, kernels::GemmTile>());
+               " stage_depth=" + std::to_string(simt_stage_depth());
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
       case GemmKernel::wgmma:

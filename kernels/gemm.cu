@@ -1,10 +1,10 @@
 // Tiled GEMM with register blocking.
 //
 // Each block of 256 threads computes a 128 x 128 tile of C (GemmTile), walking k in
-// stages of 16 (f64: 8, simt_stage_depth); products too small to fill the device with those may take 64 x 64 tiles
-// (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), and C of at most 32 columns
-// 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16); the dispatch prices
-// the three. The same code otherwise:
+// stages of 16 (f64: 8, simt_stage_depth); products too small to fill the device with those
+// may take 64 x 64 tiles (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), and C
+// of at most 32 columns 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16); the
+// dispatch prices the three. The same code otherwise:
 //   - A's 128 x 16 slice and B's 16 x 128 slice are loaded from global memory with 16-byte
 //     loads (two per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
@@ -134,7 +134,8 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
       for (int half = 0; half < kGroups; ++half) {
 #pragma unroll
         for (int v = 0; v < kHalfM / Vec::kLanes; ++v) {
-          const Vec loaded = *reinterpret_cast<const Vec*>(&a_tile[stage][kk][a_position(half * kBM / kGroups + ty * kHalfM + v * Vec::kLanes, kk)]);
+          const int row = half * kBM / kGroups + ty * kHalfM + v * Vec::kLanes;
+          const Vec loaded = *reinterpret_cast<const Vec*>(&a_tile[stage][kk][a_position(row, kk)]);
 #pragma unroll
           for (int l = 0; l < Vec::kLanes; ++l) a_frag[half * kHalfM + v * Vec::kLanes + l] = loaded.lane[l];
         }
