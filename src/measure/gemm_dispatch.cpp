@@ -128,7 +128,9 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
   return seconds;
 }
 
-// Splits the tiled kernels' k where fewer tiles than SMs leave SMs idle, into the number of
+// Splits the tiled kernels' k where fewer tiles than the blocks in flight leave block slots idle
+// (SMs, where a kernel holds one block an SM; 143 tiles of a kernel of two blocks an SM leave
+// most SMs one block, below their rate), into the number of
 // parts (kSplitMaxWaves waves of blocks in flight at most, parts of whole steps) of the lowest
 // priced time; fewer parts on a tie. Whole waves are what the count buys: 72 tiles of a kernel
 // of one block an SM fill no wave in 1 part and 6 waves of 132 in 11. The rule text gives the
@@ -144,7 +146,7 @@ SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
-  if (plan.pieces >= device.sm_count) return {};
+  if (plan.pieces >= slots) return {};
   const std::int64_t max_parts = std::min(kSplitMaxWaves * slots / plan.pieces, ceil_div(k, granule));
   SplitPrices prices;
   prices.parts_fit = kSplitMaxWaves * slots / plan.pieces >= 2;
@@ -190,6 +192,14 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
                                : ": two parts of each tile would not fit " + str(kSplitMaxWaves) + " waves)");
   return why + ": no split (k=" + str(k) + " under 2 steps of " + str(plan.tile.k) +
          ", or pieces over half the blocks in flight)";
+}
+
+// The tiled kernels' split text: "143 tiles for 264 blocks in flight: ..." (for "132 SMs" where
+// the kernel holds one block an SM).
+std::string tiles_split_text(const GemmPlan& plan, std::int64_t k, const GemmDevice& device, const SplitPrices& prices) {
+  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  return plan.blocks_per_sm == 1 ? split_text(plan, k, "tiles", slots, "SMs", prices)
+                                 : split_text(plan, k, "tiles", slots, "blocks in flight", prices);
 }
 
 // m or n at most `side`.
@@ -328,7 +338,7 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
   }
   best.plan.rule = "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; tiles priced (" + best.text + "): " +
                    str(best.plan.tile.m) + "x" + str(best.plan.tile.n) + ": " +
-                   split_text(best.plan, k, "tiles", device.sm_count, "SMs", best.prices) + staging;
+                   tiles_split_text(best.plan, k, device, best.prices) + staging;
   return best.plan;
 }
 
@@ -371,7 +381,7 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
                          "cores); "
                    : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ") +
               "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
-              split_text(plan, k, "tiles", device.sm_count, "SMs", prices);
+              tiles_split_text(plan, k, device, prices);
   if (plan.stage_a || plan.stage_b)
     plan.rule += staged_text(plan) + (plan.stage_b ? ", C stored element by element" : "");
   return plan;

@@ -272,7 +272,7 @@ TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
   EXPECT_EQ(small.tile.m, 64);
   EXPECT_EQ(small.splits, 1);
   EXPECT_FALSE(small.vectorized);
-  EXPECT_TRUE(contains(small.rule, "96 tiles for 132 SMs: no split (priced ")) << small.rule;
+  EXPECT_TRUE(contains(small.rule, "96 tiles for 264 blocks in flight: no split (priced ")) << small.rule;
   // 4097^3: the large tile over A and B padded to 4100 (copies of about 90 us against a
   // quarter of 4.5 ms lost to element-wise access).
   const GemmPlan odd = plan_gemm(DType::f32, 4097, 4097, 4097, hopper());
@@ -556,7 +556,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   //    split depth, no more than the blocks in flight need.
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   const bool split_per_wave = matrix_vector || narrow;  // split to fill a wave, not priced
-  const std::int64_t min_pieces = split_per_wave ? slots : device.sm_count;
+  const std::int64_t min_pieces = slots;  // the tiled kernels' splits are priced below it
   const std::int64_t depth = plan.tile.k;
   EXPECT_GE(plan.splits, 1);
   EXPECT_EQ(plan.split_k % plan.tile.k, 0);
