@@ -137,7 +137,11 @@ double sample_run_queue_wait(const std::vector<ThreadSchedule>& before, const st
     // A thread unread at either end (its wait NaN) fails the comparison: it is left out.
     if ((i == measuring || ran >= kBusyThreadShare * wall_s) && waited > longest) longest = waited;
   }
-  return std::max(0.0, longest - std::max(0.0, window_s - wall_s));
+  // At most the sample's wall: the kernel adds a wait to a thread's counter when the thread is
+  // next switched in, so a thread that had waited since before the window (a busy second
+  // thread sharing the core) may show more wait inside it than the window lasted.
+  const double waited = std::max(0.0, longest - std::max(0.0, window_s - wall_s));
+  return wall_s > 0 ? std::min(waited, wall_s) : waited;
 }
 
 HostInterference::CounterFile::~CounterFile() {

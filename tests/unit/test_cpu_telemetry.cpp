@@ -176,6 +176,11 @@ TEST(HostInterference, ASamplesWaitIsTheLongestOfTheThreadsThatRan) {
   const std::vector<ThreadSchedule> short_after{reading(1.00001, 0.504), reading(2.0, 0.25)};
   EXPECT_NEAR(sample_run_queue_wait(short_before, short_after, 0, 0.00404, 0.00404), 0.004, 1e-9);
   EXPECT_EQ(sample_run_queue_wait(short_before, short_after, 1, 0.00404, 0.00404), 0.0);  // were it another's
+  // A busy thread switched in during the sample is credited its whole wait then, some of it
+  // from before the window: 41 ms in a 35 ms sample counts as the sample's 35 ms.
+  const std::vector<ThreadSchedule> late_before{reading(1.0, 0.5), reading(2.0, 0.25)};
+  const std::vector<ThreadSchedule> late_after{reading(1.018, 0.51), reading(2.017, 0.291)};
+  EXPECT_NEAR(sample_run_queue_wait(late_before, late_after, 0, 0.035, 0.035), 0.035, 1e-9);
 }
 
 TEST(HostInterference, AnInactiveCaseReadsNothing) {
