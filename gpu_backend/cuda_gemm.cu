@@ -129,10 +129,12 @@ std::string tile_text(const GemmTile& tile) {
   return std::to_string(tile.m) + "x" + std::to_string(tile.n) + "x" + std::to_string(tile.k);
 }
 
-// A SIMT tile's outputs a thread: "8x8".
-template <class Tile>
-std::string thread_tile_text() {
-  return std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN);
+// A SIMT tile's outputs a thread and depth of k a stage for element type D:
+// "thread_tile=8x8 stage_depth=16".
+template <class Tile, class D>
+std::string simt_thread_text() {
+  return "thread_tile=" + std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN) +
+         " stage_depth=" + std::to_string(kernels::simt_stage_depth<D, Tile>());
 }
 
 template <class T>
@@ -199,18 +201,6 @@ class GemmCase final : public GpuPrepared {
     if (same_tile<kernels::SmallGemmTile>(plan_.tile)) return kernels::SimtTile::small;
     if (same_tile<kernels::SlimGemmTile>(plan_.tile)) return kernels::SimtTile::slim;
     return kernels::SimtTile::large;
-  }
-  // The depth of k a shared-memory stage of the SIMT kernel holds for this element type.
-  int simt_stage_depth() const {
-    switch (simt_tile()) {
-      case kernels::SimtTile::small:
-        return kernels::simt_stage_depth<D, kernels::SmallGemmTile>();
-      case kernels::SimtTile::slim:
-        return kernels::simt_stage_depth<D, kernels::SlimGemmTile>();
-      case kernels::SimtTile::large:
-        break;
-    }
-    return kernels::simt_stage_depth<D, kernels::GemmTile>();
   }
   // The DMMA kernel's instruction shape, which its planned tile's depth follows.
   kernels::DmmaShape dmma_shape() const {
@@ -303,11 +293,10 @@ class GemmCase final : public GpuPrepared {
                std::to_string(kernels::ShortKTile<D>::kRows) + "x" + std::to_string(kernels::ShortKTile<D>::kVector) +
                " (A and B tiles in shared memory, all of k)";
       case GemmKernel::simt:
-        return "block_tile=" + tile_text(plan_.tile) + " thread_tile=" +
-               (simt_tile() == kernels::SimtTile::small  ? thread_tile_text<kernels::SmallGemmTile>()
-                : simt_tile() == kernels::SimtTile::slim ? thread_tile_text<kernels::SlimGemmTile>()
-                                                         : thread_tile_text<kernels::GemmTile>()) +
-               " stage_depth=" + std::to_string(simt_stage_depth());
+        return "block_tile=" + tile_text(plan_.tile) + " " +
+               (simt_tile() == kernels::SimtTile::small  ? simt_thread_text<kernels::SmallGemmTile, D>()
+                : simt_tile() == kernels::SimtTile::slim ? simt_thread_text<kernels::SlimGemmTile, D>()
+                                                         : simt_thread_text<kernels::GemmTile, D>());
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
       case GemmKernel::wgmma:

@@ -130,9 +130,8 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
 
 // Splits the tiled kernels' k where fewer tiles than the blocks in flight leave block slots idle
 // (SMs, where a kernel holds one block an SM; 143 tiles of a kernel of two blocks an SM leave
-// most SMs one block, below their rate), into the number of
-// parts (kSplitMaxWaves waves of blocks in flight at most, parts of whole steps) of the lowest
-// priced time; fewer parts on a tie. Whole waves are what the count buys: 72 tiles of a kernel
+// most SMs one block, below their rate), into the number of parts (kSplitMaxWaves waves of
+// blocks in flight at most, parts of whole steps) of the lowest priced time; fewer parts on a tie. Whole waves are what the count buys: 72 tiles of a kernel
 // of one block an SM fill no wave in 1 part and 6 waves of 132 in 11. The rule text gives the
 // two prices.
 struct SplitPrices {
@@ -198,8 +197,7 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
 // the kernel holds one block an SM).
 std::string tiles_split_text(const GemmPlan& plan, std::int64_t k, const GemmDevice& device, const SplitPrices& prices) {
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
-  return plan.blocks_per_sm == 1 ? split_text(plan, k, "tiles", slots, "SMs", prices)
-                                 : split_text(plan, k, "tiles", slots, "blocks in flight", prices);
+  return split_text(plan, k, "tiles", slots, plan.blocks_per_sm == 1 ? "SMs" : "blocks in flight", prices);
 }
 
 // m or n at most `side`.
@@ -255,7 +253,8 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   split_k(plan, k, slots, device);
   const GemmTile& tiles = f64 ? kDmmaGemmTile : kWgmmaGemmTile;
-  plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to 32, or to " + str(kNarrowF64MaxColumns) +
+  plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64AnyRowsMaxColumns) +
+                         ", or to " + str(kNarrowF64MaxColumns) +
                          " with m of " + str(kNarrowF64WideMinRows) +
                          " or more, runs the narrow kernel (DMMA m16n8k16"
                    : "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync") +

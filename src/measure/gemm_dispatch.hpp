@@ -175,10 +175,11 @@ inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
 // rows enough for its blocks (8192 x 33 x 8192 317 against 469 us, 1000 x 40 x 5000 38 against
 // 43); behind with few rows, whose blocks leave warps idle (64 x 48 x 500000 748 against 241 us,
 // 64 x 64 x 1048576 943 against 481), and from 49 columns (3000 x 60 x 5000 123 against 102 us).
+inline constexpr int kNarrowF64AnyRowsMaxColumns = 32;
 inline constexpr int kNarrowF64MaxColumns = 48;
 inline constexpr int kNarrowF64WideMinRows = 512;
 constexpr bool narrow_f64_takes(std::int64_t m, std::int64_t n) {
-  return n <= 32 || (n <= kNarrowF64MaxColumns && m >= kNarrowF64WideMinRows);
+  return n <= kNarrowF64AnyRowsMaxColumns || (n <= kNarrowF64MaxColumns && m >= kNarrowF64WideMinRows);
 }
 constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 32 ? 2 : 1; }
 // The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.

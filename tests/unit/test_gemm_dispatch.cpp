@@ -420,8 +420,9 @@ double price_after(const std::string& rule, const std::string& label) {
   return at == std::string::npos ? -1 : parse_seconds(rule, at + label.size());
 }
 
-// The SIMT kernel's plan: the tile of the lowest price of the three the rule gives, and padded copies exactly where n or k is not a multiple of 16 bytes' elements
-// and the rule's prices favour them.
+// The SIMT kernel's plan: the tile of the lowest price of the three the rule gives, and padded
+// copies exactly where n or k is not a multiple of 16 bytes' elements and the rule's prices
+// favour them.
 void expect_simt_plan(DType dtype, std::int64_t n, std::int64_t k, const GemmPlan& plan) {
   const std::string& rule = plan.rule;
   const std::vector<std::string> tiles = {"128x128", "64x64", "128x32"};
@@ -523,8 +524,8 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
     return;
   }
-  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 5 to 32 (48 from 512 rows)
-  //    where the device has DMMA m16n8k16; at least 8 columns wide and at most twice n, A read
+  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 5 to 32
+  //    (48 from 512 rows) where the device has DMMA m16n8k16; at least 8 columns wide and at most twice n, A read
   //    in place (16-byte loads where k allows them).
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector &&
                       (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(m, n));
@@ -556,14 +557,13 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   //    split depth, no more than the blocks in flight need.
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   const bool split_per_wave = matrix_vector || narrow;  // split to fill a wave, not priced
-  const std::int64_t min_pieces = slots;  // the tiled kernels' splits are priced below it
   const std::int64_t depth = plan.tile.k;
   EXPECT_GE(plan.splits, 1);
   EXPECT_EQ(plan.split_k % plan.tile.k, 0);
   EXPECT_GE(plan.split_k * plan.splits, k);
   EXPECT_LT(plan.split_k * (plan.splits - 1), k);
   const std::int64_t waves = split_per_wave ? 1 : kSplitMaxWaves;  // the priced splits may fill several
-  const bool may_split = plan.pieces < min_pieces && k >= 2 * depth && waves * slots / plan.pieces >= 2;
+  const bool may_split = plan.pieces < slots && k >= 2 * depth && waves * slots / plan.pieces >= 2;
   if (split_per_wave) {
     EXPECT_EQ(plan.splits > 1, may_split);  // every wave filled
   } else {
@@ -576,7 +576,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     if (may_split && slots / plan.pieces >= 2 && k >= 512 * depth) {
       EXPECT_GT(plan.splits, 1);
     }
-    if (plan.pieces < min_pieces) {
+    if (plan.pieces < slots) {
       EXPECT_TRUE(contains(plan.rule, "(priced ")) << plan.rule;
     }
   }
