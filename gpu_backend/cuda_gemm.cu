@@ -43,8 +43,14 @@ static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<ker
 static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
               kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
               kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide &&
-              kernels::GemvTile::kTileK<float> == kMatrixVectorTileK &&
-              kernels::GemvTile::kTileK<double> == kMatrixVectorWideTileK);
+              kernels::GemvTile::kTileK<float, true> == kMatrixVectorTileK &&
+              kernels::GemvTile::kTileK<float, false> == kMatrixVectorTileK &&
+              kernels::GemvTile::kTileK<double, true> == kMatrixVectorWideTileK &&
+              kernels::GemvTile::kTileK<double, false> == kMatrixVectorWideTileK &&
+              kernels::GemvTile::kTileK<__half, true> == kMatrixVectorSixteenBitTileK &&
+              kernels::GemvTile::kTileK<__half, false> == kMatrixVectorTileK &&
+              kernels::GemvTile::kTileK<__nv_bfloat16, true> == kMatrixVectorSixteenBitTileK &&
+              kernels::GemvTile::kTileK<__nv_bfloat16, false> == kMatrixVectorTileK);
 static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
               kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n &&

@@ -5,8 +5,8 @@
 // vector_matrix (m <= 16): C's rows are sums of B's rows, weighted by A's entries. A block
 // takes all of A's kRows rows and 32 lanes x 16 bytes of columns of B, over one part of k;
 // its 8 warps each walk a contiguous run of the part's rows of B, a lane loading its 16-byte
-// piece of each row (4 or 8 rows in flight) and the warp reading the kRows weights A[r][p] at
-// one address each (a broadcast). Per lane kRows x 16 bytes' elements of sums. At the end the
+// piece of each row (8 rows in flight; 4 element by element at two blocks an SM) and the
+// warp reading the kRows weights A[r][p] at one address each (a broadcast). Per lane kRows x 16 bytes' elements of sums. At the end the
 // warps' sums meet in shared memory, one row of C at a time, and are added in warp order.
 // Each row of B is read once: two groups of 8 rows of A reading it side by side (the first
 // version, for m of 9 to 16) fetched it from DRAM twice (f64 16 x 8192 x 8192: 333 us, at
@@ -95,8 +95,8 @@ __device__ __forceinline__ void store_entry(Accumulate<T> sum, std::int64_t at, 
 }
 
 // Blocks per SM the kernels are compiled for: two where a thread's sums and operands fit in
-// 128 registers, else one (the 16-bit kernels at 8 rows, the wide matrix_vector ones), which
-// then keeps twice the rows of B in flight.
+// 128 registers, else one (vector_matrix at 16 rows of f32 or f64 sums, the wide
+// matrix_vector ones).
 template <class T, int kRows>
 constexpr int kVectorMatrixBlocksPerSm = kRows * kLanes<T> * sizeof(Accumulate<T>) / 4 > 48 ? 1 : 2;
 template <class T, int kColumns>
@@ -109,7 +109,10 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
                          Accumulate<T>* __restrict__ partials, int split_k) {
   using Acc = Accumulate<T>;
   constexpr int kColumns = 32 * kLanes<T>;  // a block's columns
-  constexpr int kInFlight = 8 / kVectorMatrixBlocksPerSm<T, kRows>;  // rows of B loaded before the first is used
+  // Rows of B loaded before the first is used: with 16-byte loads 8, 128 bytes a lane, at one
+  // block an SM or two (at 4 with two blocks, 16-bit 1 x 8192 x 8192 ran at 74 % of the copy
+  // rate on an H200); element by element 8 over the blocks an SM holds (8 would spill).
+  constexpr int kInFlight = kVectorized ? 8 : 8 / kVectorMatrixBlocksPerSm<T, kRows>;
   __shared__ Acc sums[Tile::kWarps][kColumns];
 
   const int column_blocks = (n + kColumns - 1) / kColumns;
@@ -164,7 +167,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (kMatrixVectorBlocksPerSm<T, k
                          Accumulate<T>* __restrict__ partials, int split_k) {
   using Acc = Accumulate<T>;
   constexpr int kStep = 32 * kLanes<T>;  // k a warp covers per step
-  constexpr int kTileK = Tile::kTileK<Acc>;
+  constexpr int kTileK = Tile::kTileK<T, kVectorized>;
   constexpr int kSteps = kTileK / kStep;
   constexpr int kRowVectors = kLanes<T> * sizeof(Acc) / 16;  // 16-byte shared reads of a lane's tile entries
   static_assert(kTileK % kStep == 0 && kRowVectors >= 1, "whole steps per tile, whole 16-byte shared reads");

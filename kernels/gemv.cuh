@@ -19,12 +19,15 @@ struct GemvTile {
   template <class T>
   static constexpr int kMaxWidth = sizeof(T) == 2 ? 4 : 16;
   // matrix_vector: rows of A per warp and per block, the most columns of B, and the rows of B
-  // one shared-memory tile holds (32 KiB of sums at 16 columns): k's parts are multiples of it.
+  // one shared-memory tile holds (32 KiB of sums at the widest kernel: 16 columns, or 4 for
+  // 16-bit elements, whose tiles with 16-byte loads are 4 times deeper, so that a tile's A is
+  // as many bytes; element by element the deeper tile ran 1.2x slower, 12345 x 3 x 7777 on an
+  // H200): k's parts are multiples of it.
   static constexpr int kRowsPerWarp = 4;
   static constexpr int kRowsPerBlock = kRowsPerWarp * kWarps;
   static constexpr int kMaxColumns = 16;
-  template <class Acc>
-  static constexpr int kTileK = sizeof(Acc) == 8 ? 256 : 512;
+  template <class T, bool kVectorized>
+  static constexpr int kTileK = sizeof(T) == 8 ? 256 : sizeof(T) == 4 || !kVectorized ? 512 : 2048;
 };
 
 // m <= 16 (rows of A times B): kernels for 1, 2, 4, 8 and 16 `rows` of A (at least m; 16-bit:

@@ -191,6 +191,7 @@ inline constexpr int kSixteenBitVectorMaxSide = 4;
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 inline constexpr int kMatrixVectorTileK = 512;
 inline constexpr int kMatrixVectorWideTileK = 256;
+inline constexpr int kMatrixVectorSixteenBitTileK = 2048;  // with 16-byte loads
 
 // The short-k threshold's figures (rule 2): an H100's measured copy bandwidth (2.98 TB/s), its
 // CUDA-core FMA rate (132 SMs x 128 f32 FMAs a clock x 1.98 GHz; f64 half of it) and the

@@ -96,9 +96,11 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1000, 3, 777},     // matrix_vector at 4 columns, odd k
     {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split (16-bit: narrow, k split)
     {33, 3, 200003},    // matrix_vector, k far beyond m n: split, element-wise
+    {100, 2, 5000},     // matrix_vector, 16-byte loads, tiles of B and a partial last one
     {33, 9, 200003},    // the same at 16 columns (16-bit: narrow, A element by element, k split)
     {1, 17, 1},         // vector_matrix: k = 1, a partial column block
     {1, 8192, 256},     // vector_matrix, 16-byte loads
+    {2, 4096, 1001},    // vector_matrix, 16-byte loads, warps' runs off the 8 rows in flight
     {3, 1001, 777},     // vector_matrix at 4 rows, one past m, element-wise
     {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
