@@ -35,18 +35,21 @@
 //     (A at row g (+ 8r), column t (+ 4q): (g * 20 + t) mod 16 = (g * 36 + t) mod 16 = 4g + t; B at row t (+ 4q),
 //     column g: (t * 132 + g) mod 16 = 4t + g; the offsets 8r * 20 = 160 and 4q * 132 move
 //     all lanes alike), and every row still starts 16-byte aligned for the copies.
-//   - Element-wise copies (n or k odd) are issued four at a time in a loop: unrolled whole,
+//   - Each thread's copies are set up once (StageCopier) and moved along k per stage.
+//     Element-wise copies (n or k odd) are issued four at a time in a loop: unrolled whole,
 //     the 32 of a 32-deep stage kept their addresses live across the MMAs and the m16n8k16
-//     kernel spilled (255 registers and 284 bytes of spill stores, against 207 registers and
-//     none now; CUDA 13.0, sm_90a).
+//     kernel spilled (255 registers and 284 bytes of spill stores, against 182 registers and
+//     none now; 236 with 16-byte copies; CUDA 13.0, sm_90a).
 //   - Edges: stores outside C are skipped; with n even the two accumulators of a pair go
 //     out as one 16-byte store. A warp whose 64 x 32 of C lies wholly outside C (m or n not
 //     above 64, as in long-k products with a small C) skips its MMAs.
 //   - Split k (blockIdx.z: part z of k, split_k deep): each part's blocks write their product
 //     over that part to the z-th m x n slab of the output, a workspace of partials that
 //     gemm_split_k.cuh adds; with one part the slab is C.
-// Correct for any m, n, k >= 1. What it leaves out: swizzled instead of padded layouts,
-// wider (16-byte) fragment loads, a deeper pipeline; docs/kernel-notes.md has the design's
+// Correct for any m, n, k >= 1. What it leaves out: swizzled instead of padded layouts, a
+// deeper pipeline, a schedule that keeps the DMMA pipe busier than 75 % at 4096^3 (cuBLAS's
+// 97 %). 16-byte fragment loads were tried (kernel-notes.md, GEMM version 13): the SASS
+// DMMA takes A in consecutive registers, so the loaded pairs were moved, 1.19x slower; docs/kernel-notes.md has the design's
 // floor and prediction.
 #include "kernels/gemm_dmma.cuh"
 
