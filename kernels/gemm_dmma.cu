@@ -48,9 +48,9 @@
 //     gemm_split_k.cuh adds; with one part the slab is C.
 // Correct for any m, n, k >= 1. What it leaves out: swizzled instead of padded layouts, a
 // deeper pipeline, a schedule that keeps the DMMA pipe busier than 75 % at 4096^3 (cuBLAS's
-// 97 %). 16-byte fragment loads were tried (kernel-notes.md, GEMM version 13): the SASS
-// DMMA takes A in consecutive registers, so the loaded pairs were moved, 1.19x slower; docs/kernel-notes.md has the design's
-// floor and prediction.
+// 97 %). 16-byte fragment loads were tried (docs/kernel-notes.md, GEMM version 13: the SASS
+// DMMA takes A in consecutive registers, so the loaded pairs were moved, 1.19x slower);
+// kernel-notes.md also has the design's floor and prediction.
 #include "kernels/gemm_dmma.cuh"
 
 #include <cstddef>
