@@ -6,8 +6,9 @@
 // takes all of A's kRows rows and 32 lanes x 16 bytes of columns of B, over one part of k;
 // its 8 warps each walk a contiguous run of the part's rows of B, a lane loading its 16-byte
 // piece of each row (8 rows in flight; 4 element by element at two blocks an SM) and the
-// warp reading the kRows weights A[r][p] at one address each (a broadcast). Per lane kRows x 16 bytes' elements of sums. At the end the
-// warps' sums meet in shared memory, one row of C at a time, and are added in warp order.
+// warp reading the kRows weights A[r][p] at one address each (a broadcast). Per lane kRows x
+// 16 bytes' elements of sums. At the end the warps' sums meet in shared memory, one row of C
+// at a time, and are added in warp order.
 // Each row of B is read once: two groups of 8 rows of A reading it side by side (the first
 // version, for m of 9 to 16) fetched it from DRAM twice (f64 16 x 8192 x 8192: 333 us, at
 // the DRAM peak for 1.07 GB, against 186 us for one row).

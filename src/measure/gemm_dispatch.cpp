@@ -218,10 +218,9 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
     plan.kernel = GemmKernel::matrix_vector;
     plan.vector_width = power_of_two_at_least(n, kMatmulVectorMaxSide);
     plan.vectorized = k % lanes == 0;
+    const bool sixteen_bit_deep = dtype_size(dtype) == 2 && plan.vectorized;  // GemvTile::kTileK
     plan.tile = {kMatrixVectorRows, plan.vector_width,
-                 wide_sums                                        ? kMatrixVectorWideTileK
-                 : dtype_size(dtype) == 2 && plan.vectorized ? kMatrixVectorSixteenBitTileK
-                                                                  : kMatrixVectorTileK};
+                 wide_sums ? kMatrixVectorWideTileK : sixteen_bit_deep ? kMatrixVectorSixteenBitTileK : kMatrixVectorTileK};
     plan.pieces = ceil_div(m, kMatrixVectorRows);
     split_k(plan, k, slots, device);
     plan.rule = shape + "n=" + str(n) + ": A streamed by rows, blocks of " + str(kMatrixVectorRows) + " rows; " +

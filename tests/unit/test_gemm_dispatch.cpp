@@ -102,6 +102,18 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
   const GemmPlan fewer_rows = plan_gemm(DType::f32, 4096, 1, 8192, hopper());
   EXPECT_EQ(fewer_rows.splits, 2);
   EXPECT_EQ(fewer_rows.split_k % 512, 0);
+  // Tiles of B: 256 rows for f64, 512 for f32, 2048 for 16-bit with 16-byte loads (512 element
+  // by element), and k's parts are whole tiles.
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 1, 8192, hopper()).tile.k, 256);
+  EXPECT_EQ(column.tile.k, 512);
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    EXPECT_EQ(plan_gemm(dtype, 8192, 1, 8192, hopper()).tile.k, 2048) << to_string(dtype);
+    EXPECT_EQ(plan_gemm(dtype, 8192, 1, 8191, hopper()).tile.k, 512) << to_string(dtype);
+    const GemmPlan split = plan_gemm(dtype, 64, 3, 1 << 20, hopper());
+    EXPECT_EQ(split.kernel, GemmKernel::matrix_vector);
+    EXPECT_GT(split.splits, 1);
+    EXPECT_EQ(split.split_k % 2048, 0) << split.split_k;
+  }
 
   // All of m's rows in one block: B is read once.
   const GemmPlan sixteen_rows = plan_gemm(DType::f64, 16, 8192, 8192, hopper());
