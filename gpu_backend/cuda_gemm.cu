@@ -42,15 +42,15 @@ static_assert(same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDm
 static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
 static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
               kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
-              kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide &&
-              kernels::GemvTile::kTileK<float, true> == kMatrixVectorTileK &&
-              kernels::GemvTile::kTileK<float, false> == kMatrixVectorTileK &&
-              kernels::GemvTile::kTileK<double, true> == kMatrixVectorWideTileK &&
-              kernels::GemvTile::kTileK<double, false> == kMatrixVectorWideTileK &&
-              kernels::GemvTile::kTileK<__half, true> == kMatrixVectorSixteenBitTileK &&
-              kernels::GemvTile::kTileK<__half, false> == kMatrixVectorTileK &&
-              kernels::GemvTile::kTileK<__nv_bfloat16, true> == kMatrixVectorSixteenBitTileK &&
-              kernels::GemvTile::kTileK<__nv_bfloat16, false> == kMatrixVectorTileK);
+              kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide);
+// The matrix_vector tile depths, kernel and dispatch alike, for each element type and load width.
+template <class T>
+constexpr bool same_matrix_vector_tile_k() {
+  return kernels::GemvTile::kTileK<T, true> == matrix_vector_tile_k(sizeof(T), true) &&
+         kernels::GemvTile::kTileK<T, false> == matrix_vector_tile_k(sizeof(T), false);
+}
+static_assert(same_matrix_vector_tile_k<float>() && same_matrix_vector_tile_k<double>() &&
+              same_matrix_vector_tile_k<__half>() && same_matrix_vector_tile_k<__nv_bfloat16>());
 static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
               kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n &&

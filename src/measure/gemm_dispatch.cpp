@@ -29,13 +29,18 @@ int power_of_two_at_least(std::int64_t value, int cap) {
 
 std::string str(std::int64_t value) { return std::to_string(value); }
 
+// The blocks the device holds at once of the plan's kernel.
+std::int64_t blocks_in_flight(const GemmPlan& plan, const GemmDevice& device) {
+  return static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+}
+
 // The matrix-vector kernels split k where fewer than `min_pieces` output pieces would leave
 // SMs without work: into as many parts as one wave of the device's blocks in flight holds (a
 // second, partial wave would take as long as the first), no part shallower than one step.
 // Their partials are a few columns or rows: next to the operand they stream, nothing.
 void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
   const std::int64_t granule = plan.tile.k;
-  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t slots = blocks_in_flight(plan, device);
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
   if (plan.pieces >= min_pieces) return;
@@ -111,7 +116,7 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
   const SplitPrice price = split_price(plan, dtype);
   const std::int64_t parts = ceil_div(k, split_k);
   const std::int64_t blocks = plan.pieces * parts;
-  const std::int64_t wave = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t wave = blocks_in_flight(plan, device);
   const double block_seconds = 2.0 * plan.tile.m * plan.tile.n * static_cast<double>(split_k) / price.rate_per_sm;
   const std::int64_t whole_waves = blocks / wave;
   double seconds = static_cast<double>(whole_waves * plan.blocks_per_sm) * block_seconds;
@@ -131,9 +136,9 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
 // Splits the tiled kernels' k where fewer tiles than the blocks in flight leave block slots idle
 // (SMs, where a kernel holds one block an SM; 143 tiles of a kernel of two blocks an SM leave
 // most SMs one block, below their rate), into the number of parts (kSplitMaxWaves waves of
-// blocks in flight at most, parts of whole steps) of the lowest priced time; fewer parts on a tie. Whole waves are what the count buys: 72 tiles of a kernel
-// of one block an SM fill no wave in 1 part and 6 waves of 132 in 11. The rule text gives the
-// two prices.
+// blocks in flight at most, parts of whole steps) of the lowest priced time; fewer parts on a
+// tie. Whole waves are what the count buys: 72 tiles of a kernel of one block an SM fill no
+// wave in 1 part and 6 waves of 132 in 11. The rule text gives the two prices.
 struct SplitPrices {
   double unsplit_s = 0;  // 0: not priced (tiles enough for the SMs)
   double split_s = 0;    // the best split's, 0 where none was priced
@@ -142,7 +147,7 @@ struct SplitPrices {
 
 SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int64_t k, const GemmDevice& device) {
   const std::int64_t granule = plan.tile.k;
-  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t slots = blocks_in_flight(plan, device);
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
   if (plan.pieces >= slots) return {};
@@ -196,7 +201,7 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
 // The tiled kernels' split text: "143 tiles for 264 blocks in flight: ..." (for "132 SMs" where
 // the kernel holds one block an SM).
 std::string tiles_split_text(const GemmPlan& plan, std::int64_t k, const GemmDevice& device, const SplitPrices& prices) {
-  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t slots = blocks_in_flight(plan, device);
   return split_text(plan, k, "tiles", slots, plan.blocks_per_sm == 1 ? "SMs" : "blocks in flight", prices);
 }
 
@@ -205,12 +210,11 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
                             const GemmDevice& device) {
   GemmPlan plan;
   const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));  // elements in 16 bytes
-  const bool wide_sums = dtype == DType::f64;
   plan.blocks_per_sm = kGemvBlocksPerSm;
   plan.lda = k;
   plan.ldb = n;
   plan.n_kernel = n;
-  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t slots = blocks_in_flight(plan, device);
   const std::string shape = "m or n <= " + str(kMatmulVectorMaxSide) + " (16-bit: " + str(kSixteenBitVectorMaxSide) +
                             "; f64 with DMMA m16n8k16: n <= " + str(kSixteenBitVectorMaxSide) +
                             ") runs a matrix-vector kernel; ";
@@ -218,9 +222,7 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
     plan.kernel = GemmKernel::matrix_vector;
     plan.vector_width = power_of_two_at_least(n, kMatmulVectorMaxSide);
     plan.vectorized = k % lanes == 0;
-    const bool sixteen_bit_deep = dtype_size(dtype) == 2 && plan.vectorized;  // GemvTile::kTileK
-    plan.tile = {kMatrixVectorRows, plan.vector_width,
-                 wide_sums ? kMatrixVectorWideTileK : sixteen_bit_deep ? kMatrixVectorSixteenBitTileK : kMatrixVectorTileK};
+    plan.tile = {kMatrixVectorRows, plan.vector_width, matrix_vector_tile_k(dtype_size(dtype), plan.vectorized)};
     plan.pieces = ceil_div(m, kMatrixVectorRows);
     split_k(plan, k, slots, device);
     plan.rule = shape + "n=" + str(n) + ": A streamed by rows, blocks of " + str(kMatrixVectorRows) + " rows; " +
@@ -252,7 +254,7 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   plan.n_kernel = n;
   plan.vectorized = k % static_cast<std::int64_t>(16 / dtype_size(dtype)) == 0;
   plan.pieces = ceil_div(m, block.m);
-  const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
+  const std::int64_t slots = blocks_in_flight(plan, device);
   split_k(plan, k, slots, device);
   const GemmTile& tiles = f64 ? kDmmaGemmTile : kWgmmaGemmTile;
   plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64AnyRowsMaxColumns) +

@@ -189,9 +189,11 @@ inline constexpr int kVectorMatrixMaxRows = 16;
 // The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).
 inline constexpr int kSixteenBitVectorMaxSide = 4;
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
-inline constexpr int kMatrixVectorTileK = 512;
-inline constexpr int kMatrixVectorWideTileK = 256;
-inline constexpr int kMatrixVectorSixteenBitTileK = 2048;  // with 16-byte loads
+// The rows of B a matrix_vector tile holds (kernels/gemv.cuh, GemvTile::kTileK): 256 for f64,
+// 512 for f32 and for 16-bit loaded element by element, 2048 for 16-bit with 16-byte loads.
+constexpr int matrix_vector_tile_k(std::size_t element_bytes, bool vectorized) {
+  return element_bytes == 8 ? 256 : element_bytes == 4 || !vectorized ? 512 : 2048;
+}
 
 // The short-k threshold's figures (rule 2): an H100's measured copy bandwidth (2.98 TB/s), its
 // CUDA-core FMA rate (132 SMs x 128 f32 FMAs a clock x 1.98 GHz; f64 half of it) and the

@@ -55,8 +55,8 @@ void fill_thread_deltas(const std::map<int, ThreadSchedule>& before, const std::
 // beyond the sample, where part of that wait may have fallen (the scheduler often preempts
 // at the readings' own system calls), and at most wall_s (the kernel credits a wait when the
 // thread is switched back in, so a reading may hold wait from before the window). So it never
-// counts more than the sample waited. The
-// threads are the same, in the same order, in both readings; 0 where none waited.
+// counts more than the sample waited. The threads are the same, in the same order, in both
+// readings; 0 where none waited.
 double sample_run_queue_wait(const std::vector<ThreadSchedule>& before, const std::vector<ThreadSchedule>& after,
                              std::size_t measuring, double wall_s, double window_s);
 

@@ -537,8 +537,8 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     return;
   }
   // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 5 to 32
-  //    (48 from 512 rows) where the device has DMMA m16n8k16; at least 8 columns wide and at most twice n, A read
-  //    in place (16-byte loads where k allows them).
+  //    (48 from 512 rows) where the device has DMMA m16n8k16; at least 8 columns wide and at
+  //    most twice n, A read in place (16-byte loads where k allows them).
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector &&
                       (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(m, n));
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
