@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "gpu_backend/cuda_check.cuh"
 #include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
 #include "kernels/gemm.cuh"
@@ -49,8 +50,20 @@ constexpr bool same_matrix_vector_tile_k() {
   return kernels::GemvTile::kTileK<T, true> == matrix_vector_tile_k(sizeof(T), true) &&
          kernels::GemvTile::kTileK<T, false> == matrix_vector_tile_k(sizeof(T), false);
 }
+// ... and where matrix_vector reads B without its tile.
+template <class T>
+constexpr bool same_direct_b() {
+  for (int n = 1; n <= kernels::GemvTile::kMaxWidth<T>; ++n)
+    for (bool vectorized : {false, true})
+      if (kernels::GemvTile::reads_b_directly<T>(vectorized, n) !=
+          matrix_vector_reads_b_directly(sizeof(T), vectorized, n))
+        return false;
+  return true;
+}
 static_assert(same_matrix_vector_tile_k<float>() && same_matrix_vector_tile_k<double>() &&
               same_matrix_vector_tile_k<__half>() && same_matrix_vector_tile_k<__nv_bfloat16>());
+static_assert(same_direct_b<float>() && same_direct_b<double>() && same_direct_b<__half>() &&
+              same_direct_b<__nv_bfloat16>());
 static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
               kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n &&
@@ -161,14 +174,22 @@ class GemmCase final : public GpuPrepared {
         partials_(buffer_if<Acc>(plan_.splits > 1, std::int64_t{plan_.splits} * dims_.m * plan_.n_kernel,
                                  "matmul split-k partials")),
         padded_a_(buffer_if<D>(plan_.stage_a, std::int64_t{dims_.m} * plan_.lda, "matmul A padded to 16-byte rows")),
-        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{dims_.k} * plan_.ldb, "matmul B padded to 16-byte rows")) {
+        padded_b_(buffer_if<D>(plan_.stage_b, std::int64_t{dims_.k} * plan_.ldb, "matmul B padded to 16-byte rows")),
+        arrivals_(buffer_if<unsigned>(plan_.splits > 1 && sums_own_partials(),
+                                      kernels::GemvTile::arrival_counters<D>(plan_.kernel == GemmKernel::vector_matrix,
+                                                                             static_cast<int>(dims_.m),
+                                                                             static_cast<int>(dims_.n)),
+                                      "matmul split-k arrival counters")) {
+    // Zero once; each launch leaves its counters at zero again.
+    if (arrivals_.size() > 0) GPB_CUDA_CHECK(cudaMemsetAsync(arrivals_.data(), 0, arrivals_.bytes(), stream()));
     if (plan_.kernel == GemmKernel::dmma) kernels::configure_gemm_dmma(dmma_shape());
     if (plan_.kernel == GemmKernel::mma_sync) kernels::configure_gemm_mma();
     if (plan_.kernel == GemmKernel::wgmma) wgmma_grid_ = kernels::configure_gemm_wgmma();
   }
 
   // The padded copies (operands whose rows are not whole 16-byte chunks, for the kernels that
-  // read whole chunks), the kernel, then the sum of split k's partials: all of it is the timed op.
+  // read whole chunks), the kernel, then the sum of split k's partials (the matrix-vector
+  // kernels add their own, in the last block of each piece to finish): all of it is the timed op.
   void run() override {
     const D* a = device_a<D>();
     const D* b = device_b<D>();
@@ -185,7 +206,7 @@ class GemmCase final : public GpuPrepared {
     if (count > 0) kernels::launch_padded_copies(copies, count, stream());
     Acc* partials = plan_.splits > 1 ? partials_.data() : nullptr;
     multiply(a, b, device_output<D>(), partials);
-    if (partials)
+    if (partials && !sums_own_partials())
       kernels::launch_add_partials(partials, plan_.splits, dims_.m, dims_.n, plan_.n_kernel, device_output<D>(), dims_.n,
                                    stream());
   }
@@ -198,6 +219,10 @@ class GemmCase final : public GpuPrepared {
   }
 
  private:
+  // The matrix-vector kernels add their split k's partials themselves.
+  bool sums_own_partials() const {
+    return plan_.kernel == GemmKernel::vector_matrix || plan_.kernel == GemmKernel::matrix_vector;
+  }
   int int_lda() const { return static_cast<int>(plan_.lda); }
   int int_ldb() const { return static_cast<int>(plan_.ldb); }
   int n_kernel() const { return static_cast<int>(plan_.n_kernel); }
@@ -220,11 +245,11 @@ class GemmCase final : public GpuPrepared {
         return;
       case GemmKernel::vector_matrix:
         kernels::launch_vector_matrix<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
-                                         partials, plan_.splits, split_k(), stream());
+                                         partials, plan_.splits, split_k(), arrivals_.data(), stream());
         return;
       case GemmKernel::matrix_vector:
         kernels::launch_matrix_vector<D>(plan_.vector_width, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c,
-                                         partials, plan_.splits, split_k(), stream());
+                                         partials, plan_.splits, split_k(), arrivals_.data(), stream());
         return;
       default:
         break;
@@ -326,6 +351,7 @@ class GemmCase final : public GpuPrepared {
   GemmPlan plan_;
   DeviceBuffer<Acc> partials_;
   DeviceBuffer<D> padded_a_, padded_b_;
+  DeviceBuffer<unsigned> arrivals_;
   kernels::WgmmaGrid wgmma_grid_;
 };
 

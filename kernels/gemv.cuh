@@ -28,17 +28,35 @@ struct GemvTile {
   static constexpr int kMaxColumns = 16;
   template <class T, bool kVectorized>
   static constexpr int kTileK = sizeof(T) == 8 ? 256 : sizeof(T) == 4 || !kVectorized ? 512 : 2048;
+  // matrix_vector with 16-bit elements, 16-byte loads and n of 1 or 2 reads B straight from
+  // global memory (L1), with no shared tile; src/gemm_dispatch.hpp says so in the rule.
+  template <class T>
+  static constexpr bool reads_b_directly(bool vectorized, int n) {
+    return sizeof(T) == 2 && vectorized && (n == 1 || n == 2);
+  }
+  // vector_matrix: columns of B per block, 16 bytes a lane.
+  template <class T>
+  static constexpr int kColumnsPerBlock = 32 * 16 / static_cast<int>(sizeof(T));
+  // The counters a launch with k split needs (`arrivals`): one a block of columns
+  // (vector_matrix) or of rows (matrix_vector).
+  template <class T>
+  static constexpr int arrival_counters(bool vector_matrix, int m, int n) {
+    return vector_matrix ? (n + kColumnsPerBlock<T> - 1) / kColumnsPerBlock<T> : (m + kRowsPerBlock - 1) / kRowsPerBlock;
+  }
 };
 
 // m <= 16 (rows of A times B): kernels for 1, 2, 4, 8 and 16 `rows` of A (at least m; 16-bit:
 // up to kMaxWidth); each block takes all m rows, 32 lanes x 16 bytes of columns of B and the
 // rows of B of one part of k. `vectorized`: n a multiple of 16 bytes' elements, so B's and C's rows are aligned.
 // With parts > 1, part p writes its sums to partials + p * m * n (m x n, in the accumulation
-// type) for launch_add_partials; with one part C is written directly. Each part spans
-// split_k rows of B (the last may be shorter).
+// type), and the last of a column block's parts to finish adds them into C in part order
+// (launch_add_partials's sum, the same bits on every run), counting the parts in
+// `arrivals`: one counter a block of columns (GemvTile::arrival_counters), zero before the
+// first launch and left at zero by each. With one part C is written directly and
+// arrivals is not read. Each part spans split_k rows of B (the last may be shorter).
 template <class T>
 void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
-                          Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream);
+                          Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals, cudaStream_t stream);
 
 // n <= 16 (A times columns of B): kernels for 1, 2, 4, 8 and 16 `columns` (at least n;
 // 16-bit: up to kMaxWidth);
@@ -47,6 +65,6 @@ void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const 
 // GemvTile::kTileK<Accumulate<T>>.
 template <class T>
 void launch_matrix_vector(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
-                          Accumulate<T>* partials, int parts, int split_k, cudaStream_t stream);
+                          Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals, cudaStream_t stream);
 
 }  // namespace gpb::kernels

@@ -225,7 +225,11 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
     plan.tile = {kMatrixVectorRows, plan.vector_width, matrix_vector_tile_k(dtype_size(dtype), plan.vectorized)};
     plan.pieces = ceil_div(m, kMatrixVectorRows);
     split_k(plan, k, slots, device);
-    plan.rule = shape + "n=" + str(n) + ": A streamed by rows, blocks of " + str(kMatrixVectorRows) + " rows; " +
+    plan.rule = shape + "n=" + str(n) + ": A streamed by rows, blocks of " + str(kMatrixVectorRows) + " rows, " +
+                (matrix_vector_reads_b_directly(dtype_size(dtype), plan.vectorized, n)
+                     ? "B read by each lane from L1"
+                     : "B through shared tiles of " + str(plan.tile.k) + " rows") +
+                "; " +
                 split_text(plan, k, "row blocks", slots, "blocks in flight");
   } else {
     plan.kernel = GemmKernel::vector_matrix;

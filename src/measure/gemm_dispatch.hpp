@@ -13,7 +13,10 @@
 //      streaming 2-byte elements at its copy rate brings each SM 5.7 of them per clock, so 16
 //      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
 //      wider 16-bit ones run the short-k kernel (step 2) or the tensor-core tiles of step 3,
-//      padding rows of C with zeros.
+//      padding rows of C with zeros. matrix_vector reads B through shared tiles, except for
+//      16-bit at n of 1 or 2 with 16-byte loads, where each lane reads its rows of B from L1
+//      (matrix_vector_reads_b_directly). Split k's partials are added by the last block of
+//      each piece to finish, in part order, not by a second kernel.
 //   2. Otherwise a short k, at most short_k_max_depth(dtype) (15 for f16 and bf16, 33 for
 //      f32 and f64), runs the short-k kernel (kernels/gemm_short_k.cu): CUDA-core FMAs over
 //      A and B tiles held whole in shared memory, one launch, no split, no padded copies.
@@ -193,6 +196,11 @@ inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 // 512 for f32 and for 16-bit loaded element by element, 2048 for 16-bit with 16-byte loads.
 constexpr int matrix_vector_tile_k(std::size_t element_bytes, bool vectorized) {
   return element_bytes == 8 ? 256 : element_bytes == 4 || !vectorized ? 512 : 2048;
+}
+// Where matrix_vector reads B itself rather than through the shared tile (GemvTile::reads_b_directly):
+// 16-bit elements with 16-byte loads and n of 1 or 2.
+constexpr bool matrix_vector_reads_b_directly(std::size_t element_bytes, bool vectorized, std::int64_t n) {
+  return element_bytes == 2 && vectorized && (n == 1 || n == 2);
 }
 
 // The short-k threshold's figures (rule 2): an H100's measured copy bandwidth (2.98 TB/s), its

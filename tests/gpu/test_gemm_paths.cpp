@@ -97,6 +97,9 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {4096, 16, 4096},   // matrix_vector at 16 columns, 16-byte loads, k split (16-bit: narrow, k split)
     {33, 3, 200003},    // matrix_vector, k far beyond m n: split, element-wise
     {100, 2, 5000},     // matrix_vector, 16-byte loads, tiles of B and a partial last one
+    {14693, 4, 24},     // matrix_vector, 16-byte loads, k within one step of the tile
+    {300, 1, 8200},     // 16-bit: matrix_vector reading B from L1, k split, a last part of 8
+    {8192, 2, 520},     // 16-bit: the same at 2 columns, k past whole groups of steps
     {33, 9, 200003},    // the same at 16 columns (16-bit: narrow, A element by element, k split)
     {1, 17, 1},         // vector_matrix: k = 1, a partial column block
     {1, 8192, 256},     // vector_matrix, 16-byte loads
@@ -295,7 +298,10 @@ INSTANTIATE_TEST_SUITE_P(AllDtypes, CudaGemmShortK, ::testing::ValuesIn(short_k_
 TEST(CudaGemmPaths, SplitResultsAreDeterministic) {
   SKIP_WITHOUT_DEVICE();
   for (DType dtype : all_dtypes()) {
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}, {129, 257, 20001}}) {
+    // The tiled kernels' splits (their partials added by a second kernel) and the
+    // matrix-vector kernels' (added by the last block of each piece).
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+             {64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}, {129, 257, 20001}, {3, 64, 300007}, {33, 3, 200003}}) {
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
       auto prepared = cuda_backend().prepare(problem, BackendSettings{});
       SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul) + ": " + prepared->details());

@@ -113,7 +113,16 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
     EXPECT_EQ(split.kernel, GemmKernel::matrix_vector);
     EXPECT_GT(split.splits, 1);
     EXPECT_EQ(split.split_k % 2048, 0) << split.split_k;
+    // 16-byte loads at 1 or 2 columns read B from L1, without the tile; 3 and 4 columns, or
+    // loads element by element, keep it.
+    for (std::int64_t n : {1, 2}) {
+      EXPECT_TRUE(contains(plan_gemm(dtype, 8192, n, 8192, hopper()).rule, "B read by each lane from L1"));
+      EXPECT_TRUE(contains(plan_gemm(dtype, 8192, n, 8191, hopper()).rule, "B through shared tiles of 512 rows"));
+    }
+    for (std::int64_t n : {3, 4})
+      EXPECT_TRUE(contains(plan_gemm(dtype, 8192, n, 8192, hopper()).rule, "B through shared tiles of 2048 rows"));
   }
+  EXPECT_TRUE(contains(column.rule, "B through shared tiles of 512 rows")) << column.rule;
 
   // All of m's rows in one block: B is read once.
   const GemmPlan sixteen_rows = plan_gemm(DType::f64, 16, 8192, 8192, hopper());
