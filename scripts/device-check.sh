@@ -131,7 +131,7 @@ if ((${#failures[@]} > 0)) && [[ -d build/devdeps && -z ${GPUBENCH_CMAKE_ARGS:-}
   failures=()
   rm -rf "$build"
   step "configure (build/devdeps)" "$build_log" 300 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90a "${generator[@]}" -DCMAKE_PREFIX_PATH="$root/build/devdeps"
+    -DCMAKE_CUDA_ARCHITECTURES=90a "${generator[@]}" "${extra_cmake_args[@]}" -DCMAKE_PREFIX_PATH="$root/build/devdeps"
 fi
 step build "$build_log" 900 cmake --build "$build" -j "$jobs"
 
