@@ -117,12 +117,13 @@ __device__ __forceinline__ bool last_part_to_finish(unsigned* arrivals, int piec
 
 // C's entry `at` = the sum of its `parts` partials (m x n each), added in part order and
 // rounded once, as launch_add_partials adds them: the same bits. Read past L1, which may
-// hold no other block's writes.
+// hold no other block's writes; unrolled, so that 16 parts' loads are in flight at a time
+// (the adds wait on the loads, not on each other).
 template <class T>
 __device__ __forceinline__ void add_entry_partials(const Accumulate<T>* partials, int parts, std::int64_t part_stride,
                                                    std::int64_t at, T* c) {
   Accumulate<T> sum = __ldcg(partials + at);
-#pragma unroll 8
+#pragma unroll 16
   for (int part = 1; part < parts; ++part) sum += __ldcg(partials + part * part_stride + at);
   c[at] = Arithmetic<T>::store(sum);
 }
@@ -193,10 +194,12 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
     __syncthreads();  // the sums are read before the next row overwrites them
   }
   if (partials && last_part_to_finish(arrivals, column_block, parts)) {
-    for (int row = 0; row < m; ++row)
-      for (int col = static_cast<int>(threadIdx.x); col < min(kColumns, columns_inside); col += Tile::kThreads)
-        add_entry_partials(partials, parts, static_cast<std::int64_t>(m) * n, static_cast<std::int64_t>(row) * n + col0 + col,
-                           c);
+    // Every thread an entry of the block's rows and columns at a time (row by row, a narrow
+    // C left most threads idle: f32 13 x 28 x 10117 ran 2.6x slower than cuBLAS).
+    const int columns = min(kColumns, columns_inside);
+    for (int entry = static_cast<int>(threadIdx.x); entry < m * columns; entry += Tile::kThreads)
+      add_entry_partials(partials, parts, static_cast<std::int64_t>(m) * n,
+                         static_cast<std::int64_t>(entry / columns) * n + col0 + entry % columns, c);
   }
 }
 
