@@ -108,6 +108,7 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
     {9, 64, 300007},    // the same at 16 rows (16-bit: narrow, one warp's rows, k split)
+    {13, 28, 10117},    // vector_matrix at 16 rows, a narrow C, k in many parts summed by entries
     {17, 17, 17},       // 16-bit: narrow at 32 columns, k within one stage, element-wise A
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
     {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns)
