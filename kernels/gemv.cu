@@ -230,8 +230,8 @@ __device__ __forceinline__ void finish_matrix_vector(Accumulate<T> (&acc)[Tile::
     const int first_row = row_block * Tile::kRowsPerBlock;
     const int entries = min(Tile::kRowsPerBlock, m - first_row) * n;
     for (int e = static_cast<int>(threadIdx.x); e < entries; e += Tile::kThreads)
-      add_entry_partials(partials, parts, static_cast<std::int64_t>(m) * n, static_cast<std::int64_t>(first_row) * n + e,
-                         c);
+      add_entry_partials(partials, parts, static_cast<std::int64_t>(m) * n,
+                         static_cast<std::int64_t>(first_row) * n + e, c);
   }
 }
 
@@ -393,7 +393,8 @@ __global__ void __launch_bounds__(Tile::kThreads, (kMatrixVectorBlocksPerSm<T, k
       for (int e = 0; e < kLanes<T>; ++e)
 #pragma unroll
         for (int j = 0; j < kColumns; ++j) {
-          const Acc weight = Arithmetic<T>::load(weights[u][(e * kColumns + j) / kLanes<T>].lane[(e * kColumns + j) % kLanes<T>]);
+          const int at = e * kColumns + j;  // B[p + e][j] among the lane's 8 kColumns elements
+          const Acc weight = Arithmetic<T>::load(weights[u][at / kLanes<T>].lane[at % kLanes<T>]);
 #pragma unroll
           for (int i = 0; i < Tile::kRowsPerWarp; ++i) acc[i][j] += Arithmetic<T>::load(pieces[u][i].lane[e]) * weight;
         }
@@ -408,9 +409,11 @@ void launch_vector_matrix_rows(bool vectorized, int m, int n, int k, const T* a,
   constexpr int kColumns = Tile::kColumnsPerBlock<T>;
   const unsigned blocks = static_cast<unsigned>((n + kColumns - 1) / kColumns) * static_cast<unsigned>(parts);
   if (vectorized)
-    vector_matrix_kernel<T, kRows, true><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);
+    vector_matrix_kernel<T, kRows, true>
+        <<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);
   else
-    vector_matrix_kernel<T, kRows, false><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);
+    vector_matrix_kernel<T, kRows, false>
+        <<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);
 }
 
 template <class T, int kColumns>
@@ -427,7 +430,8 @@ void launch_matrix_vector_columns(bool vectorized, int m, int n, int k, const T*
     }
   }
   if (vectorized)
-    matrix_vector_kernel<T, kColumns, true><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);
+    matrix_vector_kernel<T, kColumns, true>
+        <<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);
   else
     matrix_vector_kernel<T, kColumns, false><<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts,
                                                                                     split_k, arrivals);
@@ -453,8 +457,8 @@ template <class T>
 void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
                           Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals, cudaStream_t stream) {
   with_width<T>(rows, [&](auto width) {
-    launch_vector_matrix_rows<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k, arrivals,
-                                                         stream);
+    launch_vector_matrix_rows<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k,
+                                                         arrivals, stream);
   });
   GPB_CHECK_LAUNCH();
 }

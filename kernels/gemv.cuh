@@ -41,7 +41,8 @@ struct GemvTile {
   // (vector_matrix) or of rows (matrix_vector).
   template <class T>
   static constexpr int arrival_counters(bool vector_matrix, int m, int n) {
-    return vector_matrix ? (n + kColumnsPerBlock<T> - 1) / kColumnsPerBlock<T> : (m + kRowsPerBlock - 1) / kRowsPerBlock;
+    return vector_matrix ? (n + kColumnsPerBlock<T> - 1) / kColumnsPerBlock<T>
+                         : (m + kRowsPerBlock - 1) / kRowsPerBlock;
   }
 };
 
