@@ -203,6 +203,28 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
   }
 }
 
+// A matrix_vector block's block of rows and part of k (from blockIdx.x), and its warp's first row.
+struct MatrixVectorPlace {
+  int row_block, part, row0, part_begin, part_end;
+};
+__device__ __forceinline__ MatrixVectorPlace matrix_vector_place(int m, int k, int split_k) {
+  const int row_blocks = (m + Tile::kRowsPerBlock - 1) / Tile::kRowsPerBlock;
+  MatrixVectorPlace place;
+  place.row_block = static_cast<int>(blockIdx.x) % row_blocks;
+  place.part = static_cast<int>(blockIdx.x) / row_blocks;
+  place.row0 = place.row_block * Tile::kRowsPerBlock + static_cast<int>(threadIdx.x) / 32 * Tile::kRowsPerWarp;
+  place.part_begin = place.part * split_k;
+  place.part_end = min(k, place.part_begin + split_k);
+  return place;
+}
+
+// A warp's rows of A from row0; rows past m read row m - 1 (their sums are never stored).
+template <class T>
+__device__ __forceinline__ void warp_rows(const T* (&a_rows)[Tile::kRowsPerWarp], const T* a, int row0, int m, int k) {
+#pragma unroll
+  for (int i = 0; i < Tile::kRowsPerWarp; ++i) a_rows[i] = a + static_cast<std::int64_t>(min(row0 + i, m - 1)) * k;
+}
+
 // The end of matrix_vector: each of a warp's sums through a fixed butterfly of shuffles, lane
 // 0 storing them to C or to its part's partials, and the last part of the row block to
 // finish adding the partials into C.
@@ -250,16 +272,11 @@ __global__ void __launch_bounds__(Tile::kThreads, (kMatrixVectorBlocksPerSm<T, k
   static_assert(kTileK % kStep == 0 && kRowVectors >= 1, "whole steps per tile, whole 16-byte shared reads");
   __shared__ __align__(16) Acc b_tile[kColumns][kTileK];
 
-  const int row_blocks = (m + Tile::kRowsPerBlock - 1) / Tile::kRowsPerBlock;
-  const int row_block = static_cast<int>(blockIdx.x) % row_blocks, part = static_cast<int>(blockIdx.x) / row_blocks;
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int row0 = row_block * Tile::kRowsPerBlock + warp * Tile::kRowsPerWarp;
-  const int part_begin = part * split_k, part_end = min(k, part_begin + split_k);
-
-  // Rows past m read row m - 1; their sums are never stored.
+  const MatrixVectorPlace place = matrix_vector_place(m, k, split_k);
+  const int row_block = place.row_block, part = place.part, row0 = place.row0;
+  const int part_begin = place.part_begin, part_end = place.part_end, lane = static_cast<int>(threadIdx.x) % 32;
   const T* a_rows[Tile::kRowsPerWarp];
-#pragma unroll
-  for (int i = 0; i < Tile::kRowsPerWarp; ++i) a_rows[i] = a + static_cast<std::int64_t>(min(row0 + i, m - 1)) * k;
+  warp_rows(a_rows, a, row0, m, k);
 
   Acc acc[Tile::kRowsPerWarp][kColumns] = {};
   // acc += the step's pieces of the warp's rows of A times the tile's entries from `step`.
@@ -360,15 +377,11 @@ __global__ void __launch_bounds__(Tile::kThreads, (kMatrixVectorBlocksPerSm<T, k
   static_assert(sizeof(T) == 2 && kColumns <= 2, "16-bit, 1 or 2 columns");
   // 4 steps at one column, 2 at two (16 and 8 bytes of B a lane); 6 at one column ran 1.05x slower.
   constexpr int kUnroll = 4 / kColumns;
-  const int row_blocks = (m + Tile::kRowsPerBlock - 1) / Tile::kRowsPerBlock;
-  const int row_block = static_cast<int>(blockIdx.x) % row_blocks, part = static_cast<int>(blockIdx.x) / row_blocks;
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int row0 = row_block * Tile::kRowsPerBlock + warp * Tile::kRowsPerWarp;
-  const int part_begin = part * split_k, part_end = min(k, part_begin + split_k);
-
+  const MatrixVectorPlace place = matrix_vector_place(m, k, split_k);
+  const int row_block = place.row_block, part = place.part, row0 = place.row0;
+  const int part_begin = place.part_begin, part_end = place.part_end, lane = static_cast<int>(threadIdx.x) % 32;
   const T* a_rows[Tile::kRowsPerWarp];
-#pragma unroll
-  for (int i = 0; i < Tile::kRowsPerWarp; ++i) a_rows[i] = a + static_cast<std::int64_t>(min(row0 + i, m - 1)) * k;
+  warp_rows(a_rows, a, row0, m, k);
 
   Acc acc[Tile::kRowsPerWarp][kColumns] = {};
   for (int first = part_begin; first < part_end; first += kUnroll * kStep) {
