@@ -97,23 +97,6 @@ __device__ __forceinline__ int b_slice_offset(int row, int chunk) {
   return row * Tile::kBlockN + (chunk ^ (row & 7)) * kChunk;
 }
 
-// Four 8 x 8 matrices of 16-bit elements from shared memory, row addresses from lanes 8q ..
-// 8q + 7 for matrix q; the "memory" clobber keeps the loads after the barrier that
-// publishes the stage.
-__device__ __forceinline__ void load_matrices(unsigned (&fragment)[4], unsigned address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(fragment[0]), "=r"(fragment[1]), "=r"(fragment[2]), "=r"(fragment[3])
-               : "r"(address)
-               : "memory");
-}
-__device__ __forceinline__ void load_matrices_transposed(unsigned (&fragment)[4], unsigned address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(fragment[0]), "=r"(fragment[1]), "=r"(fragment[2]), "=r"(fragment[3])
-               : "r"(address)
-               : "memory");
-}
-
-
 // Starts the copies of A's 128 x 32 slice and B's 32 x 256 slice at depth k0 into one stage
 // (A at the front, B after it); consecutive threads take consecutive chunks of a row, so
 // the global reads coalesce along rows. Depths from k_end on read as zero (a chunk that

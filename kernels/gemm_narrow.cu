@@ -19,7 +19,9 @@
 // transposed (b_tile[column][depth], 16 bytes of a column's depths a read), rows padded to
 // 288 elements (144 words, 16 banks on from the last), so the 8 columns x 4 lanes of a
 // fragment read all 32 banks once per quarter warp. Depths past k and columns past n are
-// zeros in the stage, rows of A past k zeros in the registers.
+// zeros in the stage, rows of A past k zeros in the registers. At 32 and 64 columns, where B's
+// rows are 16-byte aligned, a variant stages B by a cp.async pipeline instead
+// (gemm_narrow_pipelined_kernel, below).
 //
 // The sums of each output run over k in one fixed order, rounded once (to T, or written as
 // f32 partials added in part order by launch_add_partials): the same bits on every run. A warp
@@ -34,6 +36,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/cp_async.cuh"
 #include "kernels/launch_check.cuh"
 #include "kernels/mma_f64.cuh"
 #include "kernels/mma_sync.cuh"
@@ -104,29 +107,49 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
   const unsigned short* a_high = a_bits + static_cast<std::int64_t>(min(row0 + g + 8, m - 1)) * k;
 
   float sums[kTiles][4] = {};
+  constexpr int kGroups = kColumns / 8;
+  constexpr int kItems = Tile::kStageK * kGroups / Tile::kThreads;  // a thread's items of a stage
+  constexpr int kBatch = kItems < 4 ? kItems : 4;  // items in flight (8 spilled at 64 columns)
+  static_assert(Tile::kStageK * kGroups % Tile::kThreads == 0 && kItems % kBatch == 0, "whole items, whole batches");
   for (int stage = k_begin; stage < k_end; stage += Tile::kStageK) {
-    __syncthreads();  // the previous stage's reads are done
     // Stage B's rows stage .. stage + kStageK, transposed: item i is 8 columns of one row,
     // neighbouring lanes on neighbouring rows (so their shared stores fall in neighbouring
-    // words), one 16-byte load where B's rows are aligned and the 8 lie before n.
-    constexpr int kGroups = kColumns / 8;
-    for (int item = static_cast<int>(threadIdx.x); item < Tile::kStageK * kGroups; item += Tile::kThreads) {
-      const int depth = item % Tile::kStageK, column0 = item / Tile::kStageK * 8;
-      const int row = stage + depth;
-      const unsigned short* source = b_bits + static_cast<std::int64_t>(row) * n + column0;
-      unsigned short values[8];
-      if (row < k_end && b_aligned && column0 + 8 <= n) {
-        const uint4 loaded = __ldg(reinterpret_cast<const uint4*>(source));
-        const unsigned words[4] = {loaded.x, loaded.y, loaded.z, loaded.w};
+    // words), one 16-byte load where B's rows are aligned and the 8 lie before n. A thread's
+    // items are loaded kBatch at a time before they are stored, the first batch before the
+    // barrier, so that their trips from memory overlap each other and the wait for the other
+    // warps (one item at a time, f16 64 x 64 x 1048576 spent about a trip an item, 8 a stage).
+#pragma unroll 1
+    for (int batch = 0; batch < kItems; batch += kBatch) {
+      uint4 items[kBatch];
 #pragma unroll
-        for (int j = 0; j < 8; ++j) values[j] = static_cast<unsigned short>(words[j / 2] >> (16 * (j % 2)));
-      } else {
+      for (int i = 0; i < kBatch; ++i) {
+        const int item = static_cast<int>(threadIdx.x) + (batch + i) * Tile::kThreads;
+        const int depth = item % Tile::kStageK, column0 = item / Tile::kStageK * 8;
+        const int row = stage + depth;
+        const unsigned short* source = b_bits + static_cast<std::int64_t>(row) * n + column0;
+        if (row < k_end && b_aligned && column0 + 8 <= n) {
+          items[i] = __ldg(reinterpret_cast<const uint4*>(source));
+        } else {
+          unsigned short values[8];
+#pragma unroll
+          for (int j = 0; j < 8; ++j)
+            values[j] = row < k_end && column0 + j < n ? source[j] : static_cast<unsigned short>(0);
+          items[i] = make_uint4(values[0] | static_cast<unsigned>(values[1]) << 16,
+                                values[2] | static_cast<unsigned>(values[3]) << 16,
+                                values[4] | static_cast<unsigned>(values[5]) << 16,
+                                values[6] | static_cast<unsigned>(values[7]) << 16);
+        }
+      }
+      if (batch == 0) __syncthreads();  // the previous stage's reads are done
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const int item = static_cast<int>(threadIdx.x) + (batch + i) * Tile::kThreads;
+        const int depth = item % Tile::kStageK, column0 = item / Tile::kStageK * 8;
+        const unsigned words[4] = {items[i].x, items[i].y, items[i].z, items[i].w};
 #pragma unroll
         for (int j = 0; j < 8; ++j)
-          values[j] = row < k_end && column0 + j < n ? source[j] : static_cast<unsigned short>(0);
+          b_tile[column0 + j][depth] = static_cast<unsigned short>(words[j / 2] >> (16 * (j % 2)));
       }
-#pragma unroll
-      for (int j = 0; j < 8; ++j) b_tile[column0 + j][depth] = values[j];
     }
     __syncthreads();
     if (!has_rows) continue;
@@ -164,10 +187,134 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
 #endif
 }
 
+// The kernel at 32 and 64 columns where B's rows are 16-byte aligned (n a multiple of 8): B is
+// staged row-major, unpadded, by a cp.async pipeline of kPipeStages buffers of kPipeK rows,
+// so that its copies run under the MMAs of earlier stages, and the fragments are read with
+// ldmatrix.trans. Profiled at 64 columns (H200), the kernel above spent most of its time with
+// no warp ready: a block stages B through registers and the two barriers, then loads A, and
+// its warps stall on one and then the other (f16 8192 x 64 x 8192 at 42 % of the copy rate).
+// The MMAs' permutation of each step's 32 depths is the one above: matrix q of ldmatrix.x4
+// (MMA q / 2's fragment half q % 2) takes as its row r depth 8 (r / 2) + 4 (q / 2) + 2 (q % 2)
+// + r % 2 of the step, so that lane (g, t) receives the depths the kernel above reads from its
+// transposed stage. A row's 16-byte chunks are swizzled: chunk c of row d sits at c ^ f(d),
+// f(d) = (d / 8) % 4, plus 4 (d % 2) at 64 columns, so that the 8 rows of each matrix
+// (depths 8 a + const + e, a < 4, e < 2) fall on 8 different 16-byte bank groups.
+// H200, kernel and sum of partials (kernel-notes.md, GEMM version 17): f16 8192 x 64 x 8192 84
+// us (the staged kernel as it was) and 77 (its B loaded a batch at a time) to 65, 64 x 64 x
+// 1048576 154 and 146 to 122, 2000 x 64 x 100000 213 and 196 to 164, 8192 x 32 x 8192 60 to 53.
+constexpr int kPipeK = 128;      // rows of B a pipeline stage holds: 4 steps, one group of A's loads
+constexpr int kPipeStages = 3;   // 3 x 128 rows x 128 bytes at 64 columns: 48 KiB, static
+static_assert(Tile::kStageK % kPipeK == 0 && kPipeK == Tile::kChunk * kStepsInFlight,
+              "parts (multiples of kStageK) are whole pipeline stages of one group of steps");
+
+// Where chunk `chunk` of row `row` (of a stage) sits among the row's kColumns / 8 chunks.
+template <int kColumns>
+__device__ __forceinline__ int swizzled_chunk(int row, int chunk) {
+  static_assert(kColumns == 32 || kColumns == 64, "the swizzle spreads rows of 4 or 8 chunks");
+  return chunk ^ (((row >> 3) & 3) | (kColumns == 64 ? (row & 1) << 2 : 0));
+}
+
+template <class T, int kColumns, bool kVectorized>
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
+    gemm_narrow_pipelined_kernel(int m, int n, int k, int split_k, const T* __restrict__ a, const T* __restrict__ b,
+                                 T* __restrict__ c, float* __restrict__ partials) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();
+#else
+  constexpr int kTiles = kColumns / 8;
+  constexpr int kChunks = kColumns / 8;  // 16-byte chunks a row of B
+  constexpr int kCopies = kPipeK * kChunks / Tile::kThreads;
+  static_assert(kPipeK * kChunks % Tile::kThreads == 0, "whole copies a thread");
+  __shared__ __align__(128) unsigned short stages[kPipeStages][kPipeK * kColumns];
+
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int row0 = static_cast<int>(blockIdx.x) * Tile::kRows + warp * Tile::kRowsPerWarp;
+  const bool has_rows = row0 < m;
+  const int part = static_cast<int>(blockIdx.y);
+  const int k_begin = part * split_k, k_end = min(k, k_begin + split_k);
+  const int k_stages = (k_end - k_begin + kPipeK - 1) / kPipeK;
+  const auto* a_bits = reinterpret_cast<const unsigned short*>(a);
+  const auto* b_bits = reinterpret_cast<const unsigned short*>(b);
+  const unsigned short* a_low = a_bits + static_cast<std::int64_t>(min(row0 + g, m - 1)) * k;
+  const unsigned short* a_high = a_bits + static_cast<std::int64_t>(min(row0 + g + 8, m - 1)) * k;
+
+  // Stage s's rows of B into buffer `buffer`: chunks past n or rows past k_end are zeros.
+  const auto copy = [&](int s, int buffer) {
+    const int first_row = k_begin + s * kPipeK;
+#pragma unroll
+    for (int i = 0; i < kCopies; ++i) {
+      const int q = static_cast<int>(threadIdx.x) + i * Tile::kThreads;
+      const int row = q / kChunks, chunk = q % kChunks;
+      const bool inside = first_row + row < k_end && chunk * 8 < n;
+      const unsigned short* source =
+          inside ? b_bits + static_cast<std::int64_t>(first_row + row) * n + chunk * 8 : b_bits;
+      copy_async<16>(&stages[buffer][row * kColumns + swizzled_chunk<kColumns>(row, chunk) * 8], source, inside);
+    }
+  };
+  start_copy_pipeline<kPipeStages>(k_stages, copy);
+
+  // This lane's ldmatrix row: matrix q = lane / 8, its row r = lane % 8.
+  const int q = lane / 8, r = lane % 8;
+  const int lane_row = 8 * (r / 2) + 4 * (q / 2) + 2 * (q % 2) + r % 2;
+  float sums[kTiles][4] = {};
+  for (int s = 0; s < k_stages; ++s) {
+    const int buffer = advance_copy_pipeline<kPipeStages>(s, k_stages, copy);
+    if (!has_rows) continue;
+    const int stage = k_begin + s * kPipeK;
+    uint4 low[kStepsInFlight], high[kStepsInFlight];
+#pragma unroll
+    for (int step = 0; step < kStepsInFlight; ++step) {
+      const int k0 = stage + step * Tile::kChunk + 8 * t;
+      low[step] = load_a<kVectorized>(a_low, k0, k_end);
+      high[step] = load_a<kVectorized>(a_high, k0, k_end);
+    }
+    const unsigned base = shared_address(&stages[buffer][0]);
+#pragma unroll
+    for (int step = 0; step < kStepsInFlight; ++step) {
+      if (stage + step * Tile::kChunk >= k_end) break;
+      const unsigned first[4] = {low[step].x, high[step].x, low[step].y, high[step].y};
+      const unsigned second[4] = {low[step].z, high[step].z, low[step].w, high[step].w};
+      // The row's chunk 0, swizzled; chunk `tile` is then an XOR away (the row's start is a
+      // multiple of 64 bytes, the chunk's offset within it below 64 or 128, in other bits).
+      const int row = step * Tile::kChunk + lane_row;
+      const unsigned row_address =
+          base + 2u * static_cast<unsigned>(row * kColumns + swizzled_chunk<kColumns>(lane_row, 0) * 8);
+#pragma unroll
+      for (int tile = 0; tile < kTiles; ++tile) {
+        unsigned depths[4];
+        load_matrices_transposed(depths, row_address ^ (static_cast<unsigned>(tile) << 4));
+        MmaOps<T>::mma(sums[tile], first, depths[0], depths[1]);
+        MmaOps<T>::mma(sums[tile], second, depths[2], depths[3]);
+      }
+    }
+  }
+  wait_for_copies<0>();  // nothing left in flight when the block ends
+  if (!has_rows) return;
+  for_each_output<kTiles>(row0, g, t, m, n, [&](int tile, int i, std::int64_t at) {
+    if (partials)
+      partials[static_cast<std::int64_t>(part) * m * n + at] = sums[tile][i];
+    else
+      c[at] = Arithmetic<T>::store(sums[tile][i]);
+  });
+#endif
+}
+
 template <class T, int kColumns>
 void launch_width(bool vectorized, int m, int n, int k, const T* a, const T* b, T* c, float* partials, int parts,
                   int split_k, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((m + Tile::kRows - 1) / Tile::kRows), static_cast<unsigned>(parts));
+  if constexpr (kColumns >= 32) {
+    if (n % 8 == 0) {
+      if (vectorized)
+        gemm_narrow_pipelined_kernel<T, kColumns, true>
+            <<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
+      else
+        gemm_narrow_pipelined_kernel<T, kColumns, false>
+            <<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
+      return;
+    }
+  }
   if (vectorized)
     gemm_narrow_kernel<T, kColumns, true><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
   else
@@ -281,6 +428,11 @@ __device__ __forceinline__ F64Group<kSteps> load_f64_group(const double* __restr
   return group;
 }
 
+// Items of B's stage a thread loads before storing them: 2 at two blocks an SM (4 spilled at 32
+// columns), all 8 at one (64 columns).
+template <int kColumns>
+constexpr int kF64BatchItems = narrow_f64_blocks_per_sm(kColumns) == 1 ? 8 : 2;
+
 template <int kColumns, bool kVectorized>
 __global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kColumns))
     gemm_narrow_f64_kernel(int m, int n, int k, int split_k, const double* __restrict__ a,
@@ -306,24 +458,40 @@ __global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kC
   double sums[kTiles][4] = {};
   constexpr int kSteps = kF64GroupSteps<kColumns>;
   F64Group<kSteps> group = load_f64_group<kSteps, kVectorized>(a_low, a_high, k_begin + 4 * t, k_end);  // the first
+  constexpr int kItems = F64Tile::kStageK * (kColumns / 2) / F64Tile::kThreads;  // a thread's items of a stage
+  constexpr int kBatch = kItems < kF64BatchItems<kColumns> ? kItems : kF64BatchItems<kColumns>;
+  static_assert(F64Tile::kStageK * (kColumns / 2) % F64Tile::kThreads == 0 && kItems % kBatch == 0,
+                "whole items, whole batches");
   for (int stage = k_begin; stage < k_end; stage += F64Tile::kStageK) {
-    __syncthreads();  // the previous stage's reads are done
     // Stage B's rows stage .. stage + kStageK, transposed: item i is 2 columns of one row,
-    // neighbouring lanes on neighbouring rows (their shared stores on neighbouring banks).
-    for (int item = static_cast<int>(threadIdx.x); item < F64Tile::kStageK * (kColumns / 2);
-         item += F64Tile::kThreads) {
-      const int depth = item % F64Tile::kStageK, column0 = item / F64Tile::kStageK * 2;
-      const int row = stage + depth;
-      const double* source = b + static_cast<std::int64_t>(row) * n + column0;
-      double2 values = make_double2(0.0, 0.0);
-      if (row < k_end) {
-        if (b_aligned && column0 + 2 <= n)
-          values = __ldg(reinterpret_cast<const double2*>(source));
-        else
-          values = make_double2(column0 < n ? source[0] : 0.0, column0 + 1 < n ? source[1] : 0.0);
+    // neighbouring lanes on neighbouring rows (their shared stores on neighbouring banks);
+    // loaded a batch at a time before they are stored, the first before the barrier, as in the
+    // 16-bit kernel.
+#pragma unroll 1
+    for (int batch = 0; batch < kItems; batch += kBatch) {
+      double2 items[kBatch];
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const int item = static_cast<int>(threadIdx.x) + (batch + i) * F64Tile::kThreads;
+        const int depth = item % F64Tile::kStageK, column0 = item / F64Tile::kStageK * 2;
+        const int row = stage + depth;
+        const double* source = b + static_cast<std::int64_t>(row) * n + column0;
+        items[i] = make_double2(0.0, 0.0);
+        if (row < k_end) {
+          if (b_aligned && column0 + 2 <= n)
+            items[i] = __ldg(reinterpret_cast<const double2*>(source));
+          else
+            items[i] = make_double2(column0 < n ? source[0] : 0.0, column0 + 1 < n ? source[1] : 0.0);
+        }
       }
-      b_tile[column0][depth] = values.x;
-      b_tile[column0 + 1][depth] = values.y;
+      if (batch == 0) __syncthreads();  // the previous stage's reads are done
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const int item = static_cast<int>(threadIdx.x) + (batch + i) * F64Tile::kThreads;
+        const int depth = item % F64Tile::kStageK, column0 = item / F64Tile::kStageK * 2;
+        b_tile[column0][depth] = items[i].x;
+        b_tile[column0 + 1][depth] = items[i].y;
+      }
     }
     __syncthreads();
     if (!has_rows) continue;

@@ -1,6 +1,7 @@
 // The 16-bit mma.sync step the tensor-core kernels share (gemm_mma.cu, gemm_narrow.cu):
 // d (16 x 8, f32) += a (16 x 16) * b (16 x 8), m16n8k16, row-major A and column-major B
-// fragments as the PTX ISA lays them out (sm_80 and newer).
+// fragments as the PTX ISA lays them out (sm_80 and newer), and ldmatrix, which reads them
+// from shared memory.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -33,5 +34,22 @@ struct MmaOps<__nv_bfloat16> {
   }
   __device__ static Pair round(float low, float high) { return __floats2bfloat162_rn(low, high); }
 };
+
+// Four 8 x 8 matrices of 16-bit elements from shared memory, row addresses from lanes 8q ..
+// 8q + 7 for matrix q; the "memory" clobber keeps the loads after the barrier that
+// publishes the stage.
+__device__ __forceinline__ void load_matrices(unsigned (&fragment)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(fragment[0]), "=r"(fragment[1]), "=r"(fragment[2]), "=r"(fragment[3])
+               : "r"(address)
+               : "memory");
+}
+__device__ __forceinline__ void load_matrices_transposed(unsigned (&fragment)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(fragment[0]), "=r"(fragment[1]), "=r"(fragment[2]), "=r"(fragment[3])
+               : "r"(address)
+               : "memory");
+}
+
 
 }  // namespace gpb::kernels

@@ -261,10 +261,8 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   const std::int64_t slots = blocks_in_flight(plan, device);
   split_k(plan, k, slots, device);
   const GemmTile& tiles = f64 ? kDmmaGemmTile : kWgmmaGemmTile;
-  plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64AnyRowsMaxColumns) +
-                         ", or to " + str(kNarrowF64MaxColumns) +
-                         " with m of " + str(kNarrowF64WideMinRows) +
-                         " or more, runs the narrow kernel (DMMA m16n8k16"
+  plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64MaxColumns) +
+                         " runs the narrow kernel (DMMA m16n8k16"
                    : "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync") +
               ", A streamed once, bound by reading it; the " + str(tiles.n) + "-column tiles would multiply " +
               str(tiles.n / plan.vector_width) + "x the products needed): n=" + str(n) + " on " +
@@ -478,7 +476,7 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   if (n <= column_side || m <= row_side) return plan_matrix_vector(dtype, m, n, k, column_side, device);
   if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);
   if ((sixteen_bit && !device.no_mma) || f64_narrow) {
-    if (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(m, n)) return plan_narrow(dtype, m, n, k, device);
+    if (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(n)) return plan_narrow(dtype, m, n, k, device);
   }
   return plan_tiled(dtype, m, n, k, device);
 }

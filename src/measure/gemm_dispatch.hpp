@@ -41,12 +41,12 @@
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
 //      a time where n is a multiple of 16 bytes' elements, else element by element.
 //   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns), and f64 with n of 5
-//      to 32, or to 48 where m is at least 512 (narrow_f64_takes), where the device has DMMA
-//      m16n8k16 (sm_90 on), run the narrow
+//      to 64 (narrow_f64_takes) where the device has DMMA m16n8k16 (sm_90 on), run the narrow
 //      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
 //      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
-//      memory, f32 sums; bound by reading A (2 n flops per 2-byte element, 32 a byte at n =
-//      16, which the tensor cores hide under the copy rate). The tiles of step 3b are 256
+//      memory (at 32 and 64 columns, B's rows 16-byte aligned, by a cp.async pipeline), f32
+//      sums; bound by reading A (2 n flops per 2-byte element, 32 a byte at n = 16, which the
+//      tensor cores hide under the copy rate). The tiles of step 3b are 256
 //      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290
 //      TFLOP/s (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the
 //      matrix-vector kernels (step 4). The f64 kernel is the same design on DMMA m16n8k16
@@ -172,18 +172,15 @@ inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 // The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B; two
 // blocks an SM up to 32 columns, one at 64 (its launch bounds).
 inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
-// Where f64 takes it: n of 5 to 32, and of 33 to 48 (on 64 columns) where m is at least 512.
-// Measured on an H200 against the DMMA tiles (kernel-notes.md, GEMM version 11): the narrow
-// kernel ahead from 5 to 32 columns (8192 x 32 x 8192 196 against 345 us) and at 33 to 48 with
-// rows enough for its blocks (8192 x 33 x 8192 317 against 469 us, 1000 x 40 x 5000 38 against
-// 43); behind with few rows, whose blocks leave warps idle (64 x 48 x 500000 748 against 241 us,
-// 64 x 64 x 1048576 943 against 481), and from 49 columns (3000 x 60 x 5000 123 against 102 us).
-inline constexpr int kNarrowF64AnyRowsMaxColumns = 32;
-inline constexpr int kNarrowF64MaxColumns = 48;
-inline constexpr int kNarrowF64WideMinRows = 512;
-constexpr bool narrow_f64_takes(std::int64_t m, std::int64_t n) {
-  return n <= kNarrowF64AnyRowsMaxColumns || (n <= kNarrowF64MaxColumns && m >= kNarrowF64WideMinRows);
-}
+// Where f64 takes it: n of 5 to 64, any m. Measured on an H200 against the DMMA tiles after the
+// kernel's B stage was loaded a batch at a time (kernel-notes.md, GEMM version 17): the narrow
+// kernel ahead at every shape tried from 33 to 64 columns, 1.03-1.37x (3000 x 60 x 5000 76
+// against 100 us, 8192 x 64 x 8192 279 against 346, 64 x 64 x 1048576 443 against 469, 64 x 48 x
+// 500000 215 against 240, 300 x 64 x 20000 53 against 58); before it, it was behind with few
+// rows (64 x 64 x 1048576 943 against 481) and from 49 columns, so it took n of 33 to 48 only
+// from 512 rows.
+inline constexpr int kNarrowF64MaxColumns = 64;
+constexpr bool narrow_f64_takes(std::int64_t n) { return n <= kNarrowF64MaxColumns; }
 constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 32 ? 2 : 1; }
 // The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.
 inline constexpr int kSplitMaxWaves = 4;

@@ -89,7 +89,7 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
 // matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns and the
-// tensor-core tiles above; f64 the narrow kernel from 5 to 32 columns (48 from 512 rows).
+// tensor-core tiles above; f64 the narrow kernel from 5 to 64 columns.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
@@ -111,14 +111,15 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {13, 28, 10117},    // vector_matrix at 16 rows, a narrow C, k in many parts summed by entries
     {17, 17, 17},       // 16-bit: narrow at 32 columns, k within one stage, element-wise A
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
-    {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns)
+    {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns, B staged)
     {1000, 5, 1031},    // 16-bit: narrow at 8 columns, odd k over stages, k split
-    {300, 64, 77},      // 16-bit: narrow at its widest, k part of one stage
+    {300, 64, 77},      // 16-bit: narrow at its widest (B's rows aligned: pipelined), k part of one stage
     {2000, 24, 4104},   // 16-bit: narrow at 32 columns, 16-byte loads, a last stage of 8 rows
     {5, 40, 20000},     // 16-bit: narrow with one warp's rows, most of them past m
+    {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, element-wise A, a last stage of 104 rows
     {128, 256, 64},     // one whole wgmma tile
     {129, 257, 65},     // one past each tile edge (16-bit: padded)
-    {64, 64, 100000},   // one tile, k split (16-bit: a cluster of one block; f32: the 64 x 64 tile)
+    {64, 64, 100000},   // one tile, k split (16-bit and f64: narrow at 64 columns; f32: the 64 x 64 tile)
     {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials)
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
@@ -128,7 +129,7 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: narrow)
     {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)
     {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
-    {600, 45, 3001},    // f64: narrow at 64 columns (33 to 48 from 512 rows), one block an SM, odd k
+    {600, 45, 3001},    // f64: narrow at 64 columns, one block an SM, odd k
 };
 
 std::vector<GemmPathCase> all_cases() {

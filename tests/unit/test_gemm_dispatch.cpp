@@ -233,9 +233,9 @@ TEST(GemmDispatch, SplitsArePricedAgainstThePartialsTraffic) {
   }
 }
 
-// f64 from 5 to 32 columns on the narrow DMMA kernel where the device has m16n8k16, and to 48
-// where m is 512 or more: 8192 x 16 x 8192 left matrix_vector (38 % of the copy rate), 1730 x 25 x
-// 8081 the 128-column DMMA tiles; fewer rows, and more columns, the DMMA tiles.
+// f64 from 5 to 64 columns on the narrow DMMA kernel where the device has m16n8k16, at any m:
+// 8192 x 16 x 8192 left matrix_vector (38 % of the copy rate), 1730 x 25 x 8081 and 64 x 64 x
+// 1048576 the 128-column DMMA tiles; more columns, the DMMA tiles.
 TEST(GemmDispatch, F64NarrowShapesRunTheNarrowKernel) {
   EXPECT_EQ(plan_gemm(DType::f64, 8192, 4, 8192, hopper()).kernel, GemmKernel::matrix_vector);
   const GemmPlan five = plan_gemm(DType::f64, 8192, 5, 8192, hopper());
@@ -252,17 +252,23 @@ TEST(GemmDispatch, F64NarrowShapesRunTheNarrowKernel) {
   EXPECT_EQ(wide.kernel, GemmKernel::narrow);
   EXPECT_EQ(wide.vector_width, 64);
   EXPECT_EQ(wide.blocks_per_sm, 1);
-  EXPECT_EQ(plan_gemm(DType::f64, 512, 48, 8192, hopper()).kernel, GemmKernel::narrow);
-  EXPECT_EQ(plan_gemm(DType::f64, 511, 48, 8192, hopper()).kernel, GemmKernel::dmma);
-  EXPECT_EQ(plan_gemm(DType::f64, 8192, 49, 8192, hopper()).kernel, GemmKernel::dmma);
-  EXPECT_EQ(plan_gemm(DType::f64, 64, 48, 500000, hopper()).kernel, GemmKernel::dmma);
-  EXPECT_EQ(plan_gemm(DType::f64, 64, 64, 1048576, hopper()).kernel, GemmKernel::dmma);
+  EXPECT_EQ(plan_gemm(DType::f64, 511, 48, 8192, hopper()).kernel, GemmKernel::narrow);
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 49, 8192, hopper()).kernel, GemmKernel::narrow);
+  EXPECT_EQ(plan_gemm(DType::f64, 64, 48, 500000, hopper()).kernel, GemmKernel::narrow);
+  const GemmPlan long_k = plan_gemm(DType::f64, 64, 64, 1048576, hopper());
+  EXPECT_EQ(long_k.kernel, GemmKernel::narrow);
+  EXPECT_EQ(long_k.vector_width, 64);
+  EXPECT_EQ(long_k.blocks_per_sm, 1);
+  EXPECT_EQ(long_k.splits, 132);  // one row block, 132 in flight: 1048576 / 132 in whole stages of 64
+  EXPECT_EQ(plan_gemm(DType::f64, 17, 64, 8192, hopper()).kernel, GemmKernel::narrow);
+  EXPECT_EQ(plan_gemm(DType::f64, 8192, 65, 8192, hopper()).kernel, GemmKernel::dmma);
+  EXPECT_EQ(plan_gemm(DType::f64, 17, 65, 8192, hopper()).kernel, GemmKernel::dmma);
   const GemmPlan odd = plan_gemm(DType::f64, 1730, 25, 8081, hopper());
   EXPECT_EQ(odd.kernel, GemmKernel::narrow);
   EXPECT_EQ(odd.vector_width, 32);
   EXPECT_FALSE(odd.vectorized);  // k odd
   EXPECT_EQ(odd.splits, 16);  // 14 row blocks, 264 in flight: 18 parts, in whole stages of 64 rows 16 of 512
-  EXPECT_TRUE(contains(odd.rule, "f64 n of 5 to 32, or to 48 with m of 512 or more, runs the narrow kernel (DMMA m16n8k16"))
+  EXPECT_TRUE(contains(odd.rule, "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16"))
       << odd.rule;
   // 16 rows or fewer stay on vector_matrix; without m16n8k16 (an A100) matrix_vector keeps 16 columns.
   EXPECT_EQ(plan_gemm(DType::f64, 16, 32, 8192, hopper()).kernel, GemmKernel::vector_matrix);
@@ -545,11 +551,11 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_TRUE(contains(plan.rule, std::to_string(plan.pieces) + " blocks, no split")) << plan.rule;
     return;
   }
-  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 5 to 32
-  //    (48 from 512 rows) where the device has DMMA m16n8k16; at least 8 columns wide and at
+  // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync), f64 n of 5 to 64
+  //    where the device has DMMA m16n8k16; at least 8 columns wide and at
   //    most twice n, A read in place (16-byte loads where k allows them).
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector &&
-                      (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(m, n));
+                      (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(n));
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
   if (narrow) {
     EXPECT_TRUE(is_power_of_two(plan.vector_width));
@@ -560,7 +566,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.pieces, ceil_div(m, kNarrowGemmTile.m));
     EXPECT_EQ(plan.blocks_per_sm, sixteen_bit ? kNarrowBlocksPerSm : narrow_f64_blocks_per_sm(plan.vector_width));
     EXPECT_TRUE(contains(plan.rule, sixteen_bit ? "16-bit n <= 64 runs the narrow kernel (mma.sync"
-                                                : "f64 n of 5 to 32, or to 48 with m of 512 or more, runs the narrow kernel (DMMA m16n8k16"))
+                                                : "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16"))
         << plan.rule;
   }
   // 3b. The dtype's tiled kernel, as the device allows.
