@@ -82,6 +82,18 @@ __device__ __forceinline__ void for_each_output(int row0, int g, int t, int m, i
   }
 }
 
+// Writes a warp's sums to C, rounded once, or as f32 to part `part`'s partials (m x n each).
+template <class T, int kTiles>
+__device__ __forceinline__ void store_sums(const float (&sums)[kTiles][4], int row0, int g, int t, int m, int n,
+                                           T* __restrict__ c, float* __restrict__ partials, int part) {
+  for_each_output<kTiles>(row0, g, t, m, n, [&](int tile, int i, std::int64_t at) {
+    if (partials)
+      partials[static_cast<std::int64_t>(part) * m * n + at] = sums[tile][i];
+    else
+      c[at] = Arithmetic<T>::store(sums[tile][i]);
+  });
+}
+
 template <class T, int kColumns, bool kVectorized>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
     gemm_narrow_kernel(int m, int n, int k, int split_k, const T* __restrict__ a, const T* __restrict__ b,
@@ -178,12 +190,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
     }
   }
   if (!has_rows) return;
-  for_each_output<kTiles>(row0, g, t, m, n, [&](int tile, int i, std::int64_t at) {
-    if (partials)
-      partials[static_cast<std::int64_t>(part) * m * n + at] = sums[tile][i];
-    else
-      c[at] = Arithmetic<T>::store(sums[tile][i]);
-  });
+  store_sums<T, kTiles>(sums, row0, g, t, m, n, c, partials, part);
 #endif
 }
 
@@ -291,12 +298,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
   }
   wait_for_copies<0>();  // nothing left in flight when the block ends
   if (!has_rows) return;
-  for_each_output<kTiles>(row0, g, t, m, n, [&](int tile, int i, std::int64_t at) {
-    if (partials)
-      partials[static_cast<std::int64_t>(part) * m * n + at] = sums[tile][i];
-    else
-      c[at] = Arithmetic<T>::store(sums[tile][i]);
-  });
+  store_sums<T, kTiles>(sums, row0, g, t, m, n, c, partials, part);
 #endif
 }
 
