@@ -119,10 +119,9 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
   const unsigned short* a_high = a_bits + static_cast<std::int64_t>(min(row0 + g + 8, m - 1)) * k;
 
   float sums[kTiles][4] = {};
-  constexpr int kGroups = kColumns / 8;
-  constexpr int kItems = Tile::kStageK * kGroups / Tile::kThreads;  // a thread's items of a stage
+  constexpr int kItems = Tile::kStageK * kTiles / Tile::kThreads;  // a thread's 8-column items of a stage
   constexpr int kBatch = kItems < 4 ? kItems : 4;  // items in flight (8 spilled at 64 columns)
-  static_assert(Tile::kStageK * kGroups % Tile::kThreads == 0 && kItems % kBatch == 0, "whole items, whole batches");
+  static_assert(Tile::kStageK * kTiles % Tile::kThreads == 0 && kItems % kBatch == 0, "whole items, whole batches");
   for (int stage = k_begin; stage < k_end; stage += Tile::kStageK) {
     // Stage B's rows stage .. stage + kStageK, transposed: item i is 8 columns of one row,
     // neighbouring lanes on neighbouring rows (so their shared stores fall in neighbouring
@@ -228,8 +227,8 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();
 #else
-  constexpr int kTiles = kColumns / 8;
-  constexpr int kChunks = kColumns / 8;  // 16-byte chunks a row of B
+  constexpr int kTiles = kColumns / 8;  // n8 fragments of C a warp holds
+  constexpr int kChunks = kTiles;       // 16-byte chunks a row of B: one a fragment's 8 columns
   constexpr int kCopies = kPipeK * kChunks / Tile::kThreads;
   static_assert(kPipeK * kChunks % Tile::kThreads == 0, "whole copies a thread");
   __shared__ __align__(128) unsigned short stages[kPipeStages][kPipeK * kColumns];
@@ -296,8 +295,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
       }
     }
   }
-  wait_for_copies<0>();  // nothing left in flight when the block ends
-  if (!has_rows) return;
+  if (!has_rows) return;  // every stage's copies have landed (advance_copy_pipeline waited on each)
   store_sums<T, kTiles>(sums, row0, g, t, m, n, c, partials, part);
 #endif
 }

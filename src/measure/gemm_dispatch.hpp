@@ -174,7 +174,7 @@ inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
 // Where f64 takes it: n of 5 to 64, any m. Measured on an H200 against the DMMA tiles after the
 // kernel's B stage was loaded a batch at a time (kernel-notes.md, GEMM version 17): the narrow
-// kernel ahead at every shape tried from 33 to 64 columns, 1.03-1.37x (3000 x 60 x 5000 76
+// kernel ahead or level at every shape tried from 40 to 64 columns, 1.00-1.37x (3000 x 60 x 5000 76
 // against 100 us, 8192 x 64 x 8192 279 against 346, 64 x 64 x 1048576 443 against 469, 64 x 48 x
 // 500000 215 against 240, 300 x 64 x 20000 53 against 58); before it, it was behind with few
 // rows (64 x 64 x 1048576 943 against 481) and from 49 columns, so it took n of 33 to 48 only
