@@ -38,8 +38,17 @@ constexpr bool same_simt_tile(const GemmTile& planned, int threads) {
 static_assert(same_simt_tile<kernels::GemmTile>(kSimtGemmTile, kSimtThreads) &&
               same_simt_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile, kSimtThreads) &&
               same_simt_tile<kernels::SlimGemmTile>(kSimtSlimGemmTile, kSimtSlimThreads));
-static_assert(same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDmmaGemmTile) &&
-              same_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>>(kDmmaShallowGemmTile));
+// The DMMA tiles, each with the blocks an SM its launch bounds ask for.
+template <class Tile>
+constexpr bool same_dmma_tile(const GemmTile& planned, int blocks_per_sm) {
+  return same_tile<Tile>(planned) && Tile::kBlocksPerSm == blocks_per_sm;
+}
+static_assert(same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDmmaGemmTile, 1) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>>(kDmmaShallowGemmTile, 1) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16, kernels::DmmaTileSize::small>>(
+                  kDmmaSmallGemmTile, kDmmaSmallBlocksPerSm) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4, kernels::DmmaTileSize::small>>(
+                  kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm));
 static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
 static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
               kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
@@ -99,7 +108,7 @@ std::string shared_memory_text(std::size_t needed, const DeviceLimits& limits) {
 // memory per block, too little for the kernel's three stages.
 std::optional<std::string> dmma_unavailable(const DeviceLimits& limits) {
   if (limits.compute_capability < 80) return "no FP64 tensor cores below sm_80";
-  using Tile = kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>;  // the smaller tile; m16n8k16 needs more
+  using Tile = kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>;  // the larger m8n8k4 tile; m16n8k16 needs more
   if (limits.shared_bytes_per_block_optin < Tile::kSharedBytes)
     return "the DMMA kernel needs " + shared_memory_text(Tile::kSharedBytes, limits);
   return std::nullopt;
@@ -233,9 +242,12 @@ class GemmCase final : public GpuPrepared {
     if (same_tile<kernels::SlimGemmTile>(plan_.tile)) return kernels::SimtTile::slim;
     return kernels::SimtTile::large;
   }
-  // The DMMA kernel's instruction shape, which its planned tile's depth follows.
+  // The DMMA kernel's instruction shape, which its planned tile's depth follows, and its tile size.
   kernels::DmmaShape dmma_shape() const {
     return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
+  }
+  kernels::DmmaTileSize dmma_tile_size() const {
+    return plan_.tile.m == kDmmaSmallGemmTile.m ? kernels::DmmaTileSize::small : kernels::DmmaTileSize::large;
   }
 
   void multiply(const D* a, const D* b, D* c, Acc* partials) {
@@ -277,8 +289,8 @@ class GemmCase final : public GpuPrepared {
           return;
         }
         if (plan_.kernel == GemmKernel::dmma) {
-          kernels::launch_gemm_dmma(dmma_shape(), dims_.m, dims_.n, dims_.k, a, b, out, plan_.vectorized, plan_.splits,
-                                    split_k(), stream());
+          kernels::launch_gemm_dmma(dmma_shape(), dmma_tile_size(), dims_.m, dims_.n, dims_.k, a, b, out,
+                                    plan_.vectorized, plan_.splits, split_k(), stream());
           return;
         }
       }
@@ -329,7 +341,9 @@ class GemmCase final : public GpuPrepared {
                 : simt_tile() == kernels::SimtTile::slim ? simt_thread_text<kernels::SlimGemmTile, D>()
                                                          : simt_thread_text<kernels::GemmTile, D>());
       case GemmKernel::dmma:
-        return "block_tile=" + tile_text(plan_.tile) + " warp_tile=64x32 stages=3 (cp.async)";
+        return "block_tile=" + tile_text(plan_.tile) +
+               (dmma_tile_size() == kernels::DmmaTileSize::small ? " warp_tile=32x32" : " warp_tile=64x32") +
+               " stages=3 (cp.async)";
       case GemmKernel::wgmma:
         return "block_tile=" + tile_text(plan_.tile) + " stages=" + std::to_string(kernels::WgmmaGemmTile::kStages) +
                " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +

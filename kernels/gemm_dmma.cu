@@ -65,11 +65,11 @@ namespace {
 
 // A stage's layout in shared memory for one shape's tile: A's slice (kBlockM rows of
 // kBlockK + pad), then B's (kBlockK rows of kBlockN + pad).
-template <DmmaShape kShape>
+template <DmmaShape kShape, DmmaTileSize kSize>
 struct StageLayout {
-  using Tile = DmmaGemmTile<kShape>;
-  static constexpr int kLdA = Tile::kBlockK + Tile::kPad;  // A slice: 128 rows of 16 or 32 (+4)
-  static constexpr int kLdB = Tile::kBlockN + Tile::kPad;  // B slice: 16 or 32 rows of 128 (+4)
+  using Tile = DmmaGemmTile<kShape, kSize>;
+  static constexpr int kLdA = Tile::kBlockK + Tile::kPad;  // A slice: 128 or 64 rows of 16 or 32 (+4)
+  static constexpr int kLdB = Tile::kBlockN + Tile::kPad;  // B slice: 16 or 32 rows of 128 or 64 (+4)
   static constexpr int kAStageDoubles = Tile::kBlockM * kLdA;
   static constexpr int kBStageDoubles = Tile::kBlockK * kLdB;
   static constexpr int kStageDoubles = kAStageDoubles + kBStageDoubles;
@@ -79,9 +79,9 @@ struct StageLayout {
   static_assert(kLdA % 16 == 4 && kLdB % 16 == 4, "the padding keeps the fragment loads free of bank conflicts");
 };
 
-// The names the kernel code uses, for one shape.
-#define GPB_DMMA_LAYOUT(shape)                                        \
-  using Layout = StageLayout<shape>;                                  \
+// The names the kernel code uses, for one shape and tile size.
+#define GPB_DMMA_LAYOUT(shape, size)                                  \
+  using Layout = StageLayout<shape, size>;                            \
   using Tile = typename Layout::Tile;                                 \
   [[maybe_unused]] constexpr int kLdA = Layout::kLdA;                 \
   [[maybe_unused]] constexpr int kLdB = Layout::kLdB;                 \
@@ -120,16 +120,17 @@ struct Mma<DmmaShape::m16n8k16> {
 // along k: computed per copy and stage, the addresses and bounds had taken 325 of the 581
 // instructions of an m16n8k16 stage (CUDA 13.0, sm_90a), issued by every warp between the
 // barrier and its MMAs. Depths from k_end on, and rows or columns outside A or B, read as zero.
-template <DmmaShape kShape, bool kVectorized>
+template <DmmaShape kShape, DmmaTileSize kSize, bool kVectorized>
 struct StageCopier {
-  using Layout = StageLayout<kShape>;
+  using Layout = StageLayout<kShape, kSize>;
   using Tile = typename Layout::Tile;
   static constexpr int kChunk = kVectorized ? 2 : 1;  // doubles per copy
   static constexpr int kBytes = kChunk * static_cast<int>(sizeof(double));
   static constexpr int kAChunksPerRow = Tile::kBlockK / kChunk;
   static constexpr int kBChunksPerRow = Tile::kBlockN / kChunk;
-  static constexpr int kACopies = Tile::kBlockM * kAChunksPerRow / Tile::kThreads;  // 4 (vectorized) or 8
-  static constexpr int kBCopies = Tile::kBlockK * kBChunksPerRow / Tile::kThreads;  // 4 or 8
+  // 4 (vectorized) or 8 copies each for the large tile, 8 or 16 for the small one
+  static constexpr int kACopies = Tile::kBlockM * kAChunksPerRow / Tile::kThreads;
+  static constexpr int kBCopies = Tile::kBlockK * kBChunksPerRow / Tile::kThreads;
   static constexpr int kARowStep = Tile::kThreads / kAChunksPerRow;  // rows between a thread's copies
   static constexpr int kBRowStep = Tile::kThreads / kBChunksPerRow;
   static_assert(kACopies * Tile::kThreads == Tile::kBlockM * kAChunksPerRow &&
@@ -190,16 +191,16 @@ struct StageCopier {
   }
 };
 
-template <DmmaShape kShape, bool kVectorized>
-__global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
+template <DmmaShape kShape, DmmaTileSize kSize, bool kVectorized>
+__global__ void __launch_bounds__(DmmaGemmTile<kShape, kSize>::kThreads, DmmaGemmTile<kShape, kSize>::kBlocksPerSm)
     gemm_dmma_kernel(int m, int n, int k, int split_k, const double* __restrict__ a, const double* __restrict__ b,
                      double* __restrict__ c) {
-  GPB_DMMA_LAYOUT(kShape);
+  GPB_DMMA_LAYOUT(kShape, kSize);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // no DMMA or cp.async before sm_80; launch_gemm_dmma's callers check the device
 #else
   using Shape = Mma<kShape>;
-  constexpr int kFragmentsM = Tile::kWarpM / Shape::kM;  // 8 (m8n8k4) or 4 (m16n8k16)
+  constexpr int kFragmentsM = Tile::kWarpM / Shape::kM;  // 8 (m8n8k4) or 4 (m16n8k16); half in the small tile
   constexpr int kFragmentsN = Tile::kWarpN / Shape::kN;  // 4
   constexpr int kRowBlocks = Shape::kM / 8;              // A and C rows g + 8r
   constexpr int kColumnBlocks = Shape::kK / 4;           // A columns and B rows t + 4q
@@ -227,7 +228,7 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
   double acc[kFragmentsM][kFragmentsN][kCRegisters] = {};
 
   const int k_stages = (k_end - k_begin + Tile::kBlockK - 1) / Tile::kBlockK;
-  const StageCopier<kShape, kVectorized> copier(m, n, k, k_begin, k_end, a, b, m0, n0);
+  const StageCopier<kShape, kSize, kVectorized> copier(m, n, k, k_begin, k_end, a, b, m0, n0);
   const auto copy = [&](int s, int buffer) { copier.copy(stages + buffer * kStageDoubles, s, n, a, b); };
   start_copy_pipeline<Tile::kStages>(k_stages, copy);
   for (int s = 0; s < k_stages; ++s) {
@@ -284,25 +285,42 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape>::kThreads, 1)
 #endif
 }
 
-template <DmmaShape kShape>
+template <DmmaShape kShape, DmmaTileSize kSize>
 void allow_shared_bytes() {
-  using Tile = DmmaGemmTile<kShape>;
-  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(Tile::kSharedBytes)));
-  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(Tile::kSharedBytes)));
+  constexpr int bytes = static_cast<int>(DmmaGemmTile<kShape, kSize>::kSharedBytes);
+  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, kSize, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  GPB_CUDA_CHECK(cudaFuncSetAttribute(gemm_dmma_kernel<kShape, kSize, false>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
 
 template <DmmaShape kShape>
+void allow_shared_bytes() {
+  allow_shared_bytes<kShape, DmmaTileSize::large>();
+  allow_shared_bytes<kShape, DmmaTileSize::small>();
+}
+
+template <DmmaShape kShape, DmmaTileSize kSize>
 void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, int parts, int split_k,
             cudaStream_t stream) {
-  using Tile = DmmaGemmTile<kShape>;
+  using Tile = DmmaGemmTile<kShape, kSize>;
   const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
                   static_cast<unsigned>(parts));
   if (vectorized)
-    gemm_dmma_kernel<kShape, true><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
+    gemm_dmma_kernel<kShape, kSize, true>
+        <<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
   else
-    gemm_dmma_kernel<kShape, false><<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
+    gemm_dmma_kernel<kShape, kSize, false>
+        <<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
+}
+
+template <DmmaShape kShape>
+void launch(DmmaTileSize size, int m, int n, int k, const double* a, const double* b, double* c, bool vectorized,
+            int parts, int split_k, cudaStream_t stream) {
+  if (size == DmmaTileSize::small)
+    launch<kShape, DmmaTileSize::small>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
+  else
+    launch<kShape, DmmaTileSize::large>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
 }
 
 }  // namespace
@@ -319,7 +337,7 @@ DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shar
   // the default build's sm_90a code, and for its compute_90 PTX compiled at load on newer
   // devices), below 90 where a build targets only older architectures.
   cudaFuncAttributes attributes{};
-  GPB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, gemm_dmma_kernel<DmmaShape::m16n8k16, true>));
+  GPB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, gemm_dmma_kernel<DmmaShape::m16n8k16, DmmaTileSize::large, true>));
   return attributes.ptxVersion >= 90 ? DmmaShape::m16n8k16 : DmmaShape::m8n8k4;
 }
 
@@ -330,12 +348,12 @@ void configure_gemm_dmma(DmmaShape shape) {
     allow_shared_bytes<DmmaShape::m8n8k4>();
 }
 
-void launch_gemm_dmma(DmmaShape shape, int m, int n, int k, const double* a, const double* b, double* c,
-                      bool vectorized, int parts, int split_k, cudaStream_t stream) {
+void launch_gemm_dmma(DmmaShape shape, DmmaTileSize size, int m, int n, int k, const double* a, const double* b,
+                      double* c, bool vectorized, int parts, int split_k, cudaStream_t stream) {
   if (shape == DmmaShape::m16n8k16)
-    launch<DmmaShape::m16n8k16>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
+    launch<DmmaShape::m16n8k16>(size, m, n, k, a, b, c, vectorized, parts, split_k, stream);
   else
-    launch<DmmaShape::m8n8k4>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
+    launch<DmmaShape::m8n8k4>(size, m, n, k, a, b, c, vectorized, parts, split_k, stream);
   GPB_CHECK_LAUNCH();
 }
 

@@ -12,28 +12,37 @@ namespace gpb::kernels {
 // m16n8k16 (sm_90 and newer), eight times the work per instruction.
 enum class DmmaShape { m8n8k4, m16n8k16 };
 
-// The tiling, per shape. The stage depth is the one difference: m16n8k16 takes 32-deep
-// stages (207 KiB in three stages: an sm_90 block may have 227), m8n8k4 16-deep ones
-// (112 KiB, within the 163 KiB of an A100 block). On an H100 the 32-deep stages ran 4096 at
-// 48.6 against 45.9 TFLOP/s; 4 or 5 stages of 16 changed nothing (docs/kernel-notes.md).
-template <DmmaShape kShape>
+// The block tile: large, 128 x 128 of C for 8 warps (2 x 4), one block an SM; or small,
+// 64 x 64 for 4 warps (2 x 2), two blocks an SM, for products whose large tiles are fewer than
+// the SMs and whose k is too short to split (1000 x 333 x 77: 24 large tiles, 96 small ones).
+// Each warp holds 64 x 32 (large) or 32 x 32 (small) of C.
+enum class DmmaTileSize { large, small };
+
+// The tiling, per shape and size. The stage depth is the shapes' one difference: m16n8k16
+// takes 32-deep stages (207 KiB in three stages for the large tile: an sm_90 block may have
+// 227), m8n8k4 16-deep ones (112 KiB, within the 163 KiB of an A100 block). On an H100 the
+// 32-deep stages ran 4096 at 48.6 against 45.9 TFLOP/s; 4 or 5 stages of 16 changed nothing
+// (docs/kernel-notes.md). The small tile's stages take 105 KiB (m16n8k16) or 56 KiB (m8n8k4),
+// so two of its blocks fit an SM wherever the large tile fits one.
+template <DmmaShape kShape, DmmaTileSize kSize = DmmaTileSize::large>
 struct DmmaGemmTile {
-  static constexpr int kBlockM = 128;  // rows of C per block
-  static constexpr int kBlockN = 128;  // columns of C per block
+  static constexpr bool kSmall = kSize == DmmaTileSize::small;
+  static constexpr int kBlockM = kSmall ? 64 : 128;   // rows of C per block
+  static constexpr int kBlockN = kSmall ? 64 : 128;   // columns of C per block
   static constexpr int kBlockK = kShape == DmmaShape::m16n8k16 ? 32 : 16;  // depth of one shared-memory stage
   static constexpr int kStages = 3;    // shared-memory stages in flight (cp.async pipeline)
   static constexpr int kWarpsM = 2;    // warps along the rows of a block tile
-  static constexpr int kWarpsN = 4;    // and along its columns
-  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 rows of C per warp
+  static constexpr int kWarpsN = kSmall ? 2 : 4;  // and along its columns
+  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 (large) or 32 (small) rows of C per warp
   static constexpr int kWarpN = kBlockN / kWarpsN;  // 32 columns of C per warp
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kBlocksPerSm = kSmall ? 2 : 1;  // the launch bounds' minimum
   static constexpr int kPad = 4;  // doubles added to each shared row, against bank conflicts
   // Dynamic shared memory per block: kStages slices of A (kBlockM x (kBlockK + kPad)) and
   // B (kBlockK x (kBlockN + kPad)); more than some sm_8x/sm_12x parts allow.
   static constexpr std::size_t kSharedBytes =
       sizeof(double) * kStages * (kBlockM * (kBlockK + kPad) + kBlockK * (kBlockN + kPad));
 };
-
 
 // "m8n8k4" or "m16n8k16".
 const char* dmma_shape_name(DmmaShape shape);
@@ -45,11 +54,12 @@ const char* dmma_shape_name(DmmaShape shape);
 DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shared_bytes_per_block);
 
 // Lets the kernel use the dynamic shared memory its stages need (more than the default
-// 48 KiB) on the current device: once per device, before the first launch_gemm_dmma there.
+// 48 KiB), both tile sizes, on the current device: once per device, before the first
+// launch_gemm_dmma there.
 void configure_gemm_dmma(DmmaShape shape);
 
 // C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1, in f64 on the tensor
-// cores. `vectorized` selects 16-byte global copies, legal only when n and k are even so
+// cores, in blocks of the tile `size`. `vectorized` selects 16-byte global copies, legal only when n and k are even so
 // that every row starts 16-byte aligned; otherwise the same tiling copies element-wise.
 // With parts > 1, k is split into parts of split_k (a multiple of the tile's kBlockK; the
 // last may be shorter) and part p's product goes to c + p * m * n, a workspace of partials
@@ -57,7 +67,7 @@ void configure_gemm_dmma(DmmaShape shape);
 // Needs a device of compute capability 8.0 or newer that allows the shape's tile kSharedBytes of shared
 // memory per block, and `shape` from dmma_shape_for_current_device: the caller checks
 // (below sm_80, or m16n8k16 in code compiled for less than sm_90, the kernel traps).
-void launch_gemm_dmma(DmmaShape shape, int m, int n, int k, const double* a, const double* b, double* c,
-                      bool vectorized, int parts, int split_k, cudaStream_t stream);
+void launch_gemm_dmma(DmmaShape shape, DmmaTileSize size, int m, int n, int k, const double* a, const double* b,
+                      double* c, bool vectorized, int parts, int split_k, cudaStream_t stream);
 
 }  // namespace gpb::kernels

@@ -87,6 +87,20 @@ constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.73,
                                         {kSimtSmallGemmTile, kSimtThreads, 0.74, 0.88, 0.6},
                                         {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.80, 0.41}};
 
+// The DMMA kernel's tiles, the same way: the large tile's 0.36 TFLOP/s an SM (H100, 4096^3,
+// kernel-notes.md) and its one block an SM; the small tile's rate and solo fraction as
+// measured on an H200 (GEMM version 18): DMMA_SMALL_NOTE.
+struct DmmaTileModel {
+  GemmTile tile;          // m16n8k16
+  GemmTile shallow_tile;  // m8n8k4
+  int blocks_per_sm;
+  double rate_fraction;
+  double solo_fraction;
+};
+constexpr DmmaTileModel kDmmaTiles[] = {{kDmmaGemmTile, kDmmaShallowGemmTile, 1, 1.0, 1.0},
+                                        {kDmmaSmallGemmTile, kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm,
+                                         0.7, 0.6}};
+constexpr double kDmmaRatePerSm = 0.36e12;
 
 SplitPrice split_price(const GemmPlan& plan, DType dtype) {
   switch (plan.kernel) {
@@ -95,7 +109,10 @@ SplitPrice split_price(const GemmPlan& plan, DType dtype) {
     case GemmKernel::mma_sync:
       return {3.4e12, 1};
     case GemmKernel::dmma:
-      return {0.36e12, 1};
+      for (const DmmaTileModel& model : kDmmaTiles)
+        if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n)
+          return {kDmmaRatePerSm * model.rate_fraction, model.solo_fraction};
+      return {kDmmaRatePerSm, 1};
     default:
       break;
   }
@@ -347,6 +364,34 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
   return best.plan;
 }
 
+// The DMMA kernel: each tile priced with its best split of k (split_seconds, as the SIMT tiles
+// are), the cheapest taken, the large tile on a tie. The small tile wins where the large
+// tiles are fewer than the SMs and k is too short for a split to pay (1000 x 333 x 77).
+GemmPlan plan_dmma(const GemmPlan& base, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  GemmPlan best;
+  SplitPrices best_prices;
+  double best_seconds = 0;
+  std::string text;
+  for (const DmmaTileModel& model : kDmmaTiles) {
+    GemmPlan candidate = base;
+    candidate.tile = device.dmma_m16n8k16 ? model.tile : model.shallow_tile;
+    candidate.blocks_per_sm = model.blocks_per_sm;
+    candidate.pieces = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n);
+    const SplitPrices prices = split_k_priced(candidate, DType::f64, m, k, device);
+    const double seconds = split_seconds(candidate, DType::f64, m, k, candidate.split_k, device);
+    text += (text.empty() ? "" : ", ") + str(candidate.tile.m) + "x" + str(candidate.tile.n) + " " +
+            format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
+    if (best_seconds == 0 || seconds < best_seconds) {
+      best = candidate;
+      best_prices = prices;
+      best_seconds = seconds;
+    }
+  }
+  best.rule = "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; tiles priced (" + text + "): " +
+              str(best.tile.m) + "x" + str(best.tile.n) + ": " + tiles_split_text(best, k, device, best_prices);
+  return best;
+}
+
 GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
   GemmPlan plan;
   plan.lda = k;
@@ -374,7 +419,7 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     plan.ldb = plan.n_kernel = round_up(n, kTensorChunk);
   } else if (dtype == DType::f64 && !device.no_dmma) {
     plan.kernel = GemmKernel::dmma;
-    plan.tile = device.dmma_m16n8k16 ? kDmmaGemmTile : kDmmaShallowGemmTile;
+    return plan_dmma(plan, m, n, k, device);
   } else {
     return plan_simt(plan, dtype, m, n, k, device);
   }

@@ -162,6 +162,10 @@ constexpr int simt_blocks_per_sm(std::size_t element_bytes, int threads) {
 }
 inline constexpr GemmTile kDmmaGemmTile{128, 128, 32};        // m16n8k16
 inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
+// The DMMA kernel's small tile (4 warps, two blocks an SM), for products of few large tiles.
+inline constexpr GemmTile kDmmaSmallGemmTile{64, 64, 32};
+inline constexpr GemmTile kDmmaShallowSmallGemmTile{64, 64, 16};
+inline constexpr int kDmmaSmallBlocksPerSm = 2;
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
 inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 // The narrow kernel's block: 128 rows of A (16 a warp), stages of 256 rows of B; its width

@@ -117,11 +117,11 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {2000, 24, 4104},   // 16-bit: narrow at 32 columns, 16-byte loads, a last stage of 8 rows
     {5, 40, 20000},     // 16-bit: narrow with one warp's rows, most of them past m
     {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, element-wise A, a last stage of 104 rows
-    {128, 256, 64},     // one whole wgmma tile
-    {129, 257, 65},     // one past each tile edge (16-bit: padded)
+    {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
+    {129, 257, 65},     // one past each tile edge (16-bit: padded; f64 on sm_90: small DMMA tiles, element-wise)
     {64, 64, 100000},   // one tile, k split (16-bit and f64: narrow at 64 columns; f32: the 64 x 64 tile)
     {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
-    {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials)
+    {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials; f64: 64 x 64)
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
     {1025, 1031, 1027}, // several waves of tiles, odd (16-bit: padded; f32: A and B padded, k split)
     {4097, 1031, 41},   // odd, many tiles (f32: the 64 x 64 tile, element-wise, whole k)
@@ -185,13 +185,13 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
   if (!known_device(device)) GTEST_SKIP() << "compute capability " << device.compute_capability << ": kernels not known";
   for (DType dtype : all_dtypes()) {
     std::set<GemmKernel> kernels, split;
-    std::set<std::pair<int, int>> tiles, split_tiles;  // the SIMT tiles planned, and those split
+    std::set<std::pair<int, int>> tiles, split_tiles;  // the SIMT or DMMA tiles planned, and those split
     bool staged = false, staged_and_split = false, element_wise = false;
     for (const auto& [m, n, k] : kShapes) {
       const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
       kernels.insert(plan.kernel);
       if (plan.splits > 1) split.insert(plan.kernel);
-      if (plan.kernel == GemmKernel::simt) {
+      if (plan.kernel == GemmKernel::simt || plan.kernel == GemmKernel::dmma) {
         tiles.insert({plan.tile.m, plan.tile.n});
         if (plan.splits > 1) split_tiles.insert({plan.tile.m, plan.tile.n});
         element_wise = element_wise || !plan.vectorized;
@@ -204,6 +204,11 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
       EXPECT_EQ(tiles, every_tile);
       EXPECT_EQ(split_tiles, every_tile);
       EXPECT_TRUE(element_wise);
+    }
+    if (dtype == DType::f64 && device.compute_capability >= 90) {  // both DMMA tiles, each also split
+      const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}};
+      EXPECT_EQ(tiles, every_tile);
+      EXPECT_EQ(split_tiles, every_tile);
     }
     const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
     const GemmKernel tiled = sixteen_bit ? (device.compute_capability == 90 ? GemmKernel::wgmma : GemmKernel::mma_sync)
