@@ -5,7 +5,9 @@
 // (dmma_shape_for_current_device).
 //
 // Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in
-// stages of 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile):
+// stages of 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile); the
+// small tile, for products whose 128 x 128 tiles are fewer than the SMs, is the same kernel
+// at 64 x 64 for 128 threads (4 warps, 2 x 2; 56 or 105 KiB, two blocks an SM):
 //   - Three shared-memory stages in flight: while the warps multiply stage s, the copies of
 //     stages s + 1 and s + 2 are under way (cp.async, global to shared without passing
 //     through registers), so global latency hides behind two stages of tensor-core work.
@@ -14,7 +16,8 @@
 //   - Copies are 16 bytes (2 doubles) when n and k are even (every row then starts 16-byte
 //     aligned), 8 bytes otherwise. Entries outside A or B are zero-filled by the copy
 //     itself (cp.async with a source size of 0), so partial tiles add nothing.
-//   - Each warp owns a 64 x 32 tile of C, 64 accumulators (doubles) per lane: with m8n8k4,
+//   - Each warp owns a 64 x 32 tile of C (32 x 32 in the small tile, half the fragments
+//     below), 64 accumulators (doubles) per lane: with m8n8k4,
 //     8 x 4 fragments of 8 x 8 (2 per lane), 32 MMAs of 512 flops per 4-deep step; with
 //     m16n8k16, 4 x 4 fragments of 16 x 8 (4 per lane), 16 MMAs of 4096 flops per 16-deep step.
 //     Either way a warp reads 48 doubles per lane from shared memory per 16-deep step: 12 KiB per
@@ -30,10 +33,10 @@
 //     Both are one rule: A rows g + 8r for the M / 8 row blocks r, A columns and B rows
 //     t + 4q for the K / 4 column blocks q, and C pairs (2t, 2t + 1) in rows g + 8r; so the
 //     loads and stores below are written once for both shapes.
-//   - Shared rows are padded to 20 or 36 (A: 16 or 32 + 4) and 132 (B: 128 + 4) doubles: the
+//   - Shared rows are padded to 20 or 36 (A: 16 or 32 + 4) and 132 or 68 (B: 128 or 64 + 4) doubles: the
 //     16 lanes of a half-warp then read 16 distinct 8-byte bank pairs in every fragment load
 //     (A at row g (+ 8r), column t (+ 4q): (g * 20 + t) mod 16 = (g * 36 + t) mod 16 = 4g + t; B at row t (+ 4q),
-//     column g: (t * 132 + g) mod 16 = 4t + g; the offsets 8r * 20 = 160 and 4q * 132 move
+//     column g: (t * 132 + g) mod 16 = (t * 68 + g) mod 16 = 4t + g; the offsets 8r * 20 = 160 and 4q * 132 move
 //     all lanes alike), and every row still starts 16-byte aligned for the copies.
 //   - Each thread's copies are set up once (StageCopier) and moved along k per stage.
 //     Element-wise copies (n or k odd) are issued four at a time in a loop: unrolled whole,
@@ -41,8 +44,8 @@
 //     kernel spilled (255 registers and 284 bytes of spill stores, against 182 registers and
 //     none now; 236 with 16-byte copies; CUDA 13.0, sm_90a).
 //   - Edges: stores outside C are skipped; with n even the two accumulators of a pair go
-//     out as one 16-byte store. A warp whose 64 x 32 of C lies wholly outside C (m or n not
-//     above 64, as in long-k products with a small C) skips its MMAs.
+//     out as one 16-byte store. A warp whose part of C lies wholly outside C (in a large
+//     tile, m or n not above 64, as in long-k products with a small C) skips its MMAs.
 //   - Split k (blockIdx.z: part z of k, split_k deep): each part's blocks write their product
 //     over that part to the z-th m x n slab of the output, a workspace of partials that
 //     gemm_split_k.cuh adds; with one part the slab is C.

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/random.hpp"
@@ -311,6 +313,37 @@ TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
   EXPECT_TRUE(contains(odd.rule, "staged: A and B padded to 16-byte rows (k=4100, n=4100)")) << odd.rule;
 }
 
+// The DMMA kernel's two tiles: the small one where the large tiles are fewer than the SMs and
+// k too short to split (1000 x 333 x 77: 24 large tiles, 96 small ones; 1024^3: 64 against
+// 256), the large one where its tiles fill the device (the squares from 2048, 4097) or a long
+// k splits one tile over every SM; on an A100 (m8n8k4) the same tiles 16 deep.
+TEST(GemmDispatch, F64TilesFollowTheirPrices) {
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1000, 333, 77}, {1024, 1024, 1024},
+                                                                        {600, 600, 600}, {129, 257, 65}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const GemmPlan plan = plan_gemm(DType::f64, m, n, k, hopper());
+    EXPECT_EQ(plan.kernel, GemmKernel::dmma);
+    EXPECT_EQ(plan.tile.m, 64);
+    EXPECT_EQ(plan.tile.k, 32);
+    EXPECT_EQ(plan.blocks_per_sm, 2);
+    EXPECT_TRUE(contains(plan.rule, "): 64x64: ")) << plan.rule;
+  }
+  const GemmPlan small = plan_gemm(DType::f64, 1000, 333, 77, hopper());
+  EXPECT_EQ(small.splits, 1);
+  EXPECT_EQ(small.pieces, 16 * 6);
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+           {2048, 2048, 2048}, {4096, 4096, 4096}, {4097, 4097, 4097}, {8192, 8192, 8192}, {128, 128, 262144}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const GemmPlan plan = plan_gemm(DType::f64, m, n, k, hopper());
+    EXPECT_EQ(plan.tile.m, 128);
+    EXPECT_EQ(plan.blocks_per_sm, 1);
+    EXPECT_TRUE(contains(plan.rule, "): 128x128: ")) << plan.rule;
+  }
+  const GemmPlan shallow = plan_gemm(DType::f64, 1000, 333, 77, ampere());
+  EXPECT_EQ(shallow.tile.m, 64);
+  EXPECT_EQ(shallow.tile.k, 16);
+}
+
 TEST(GemmDispatch, DeviceFactsChooseTheFallbacks) {
   const GemmPlan f64 = plan_gemm(DType::f64, 512, 512, 512, small_device());
   EXPECT_EQ(f64.kernel, GemmKernel::simt);
@@ -577,6 +610,17 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
       EXPECT_EQ(plan.kernel, GemmKernel::dmma);
     else
       EXPECT_EQ(plan.kernel, GemmKernel::simt);
+    if (plan.kernel == GemmKernel::dmma) {
+      // One of its two tiles, in the shape's depth, with that tile's blocks an SM; both priced.
+      const bool small = plan.tile.m == kDmmaSmallGemmTile.m;
+      const GemmTile& expected = device.dmma_m16n8k16 ? (small ? kDmmaSmallGemmTile : kDmmaGemmTile)
+                                                      : (small ? kDmmaShallowSmallGemmTile : kDmmaShallowGemmTile);
+      EXPECT_EQ(std::make_tuple(plan.tile.m, plan.tile.n, plan.tile.k),
+                std::make_tuple(expected.m, expected.n, expected.k));
+      EXPECT_EQ(plan.blocks_per_sm, small ? kDmmaSmallBlocksPerSm : 1);
+      EXPECT_TRUE(contains(plan.rule, "tiles priced (128x128 ")) << plan.rule;
+      EXPECT_TRUE(contains(plan.rule, ", 64x64 ")) << plan.rule;
+    }
     EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
     EXPECT_EQ(plan.cluster_m, plan.kernel == GemmKernel::wgmma && m > 128 ? 2 : 1);
   }
