@@ -49,7 +49,9 @@ static_assert(same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>
                   kDmmaSmallGemmTile, kDmmaSmallBlocksPerSm) &&
               same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4, kernels::DmmaTileSize::small>>(
                   kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm));
-static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) && same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
+static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) &&
+              same_tile<kernels::WgmmaHalfGemmTile>(kWgmmaHalfGemmTile) &&
+              same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
 static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
               kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
               kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide);
@@ -246,6 +248,8 @@ class GemmCase final : public GpuPrepared {
   kernels::DmmaShape dmma_shape() const {
     return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
   }
+  // The wgmma kernel's consumer warpgroups: one for its 64-row tile, two for the 128-row one.
+  int wgmma_consumers() const { return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : 2; }
   kernels::DmmaTileSize dmma_tile_size() const {
     return plan_.tile.m == kDmmaSmallGemmTile.m ? kernels::DmmaTileSize::small : kernels::DmmaTileSize::large;
   }
@@ -276,7 +280,7 @@ class GemmCase final : public GpuPrepared {
       const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), int_ldb(),
                                               dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
       if (plan_.kernel == GemmKernel::wgmma)
-        kernels::launch_gemm_wgmma(operands, plan_.cluster_m, wgmma_grid_, stream());
+        kernels::launch_gemm_wgmma(operands, wgmma_consumers(), plan_.cluster_m, wgmma_grid_, stream());
       else
         kernels::launch_gemm_mma(operands, stream());
     } else {
@@ -349,7 +353,7 @@ class GemmCase final : public GpuPrepared {
                " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +
                (plan_.cluster_m > 1 ? " with B multicast" : "") +
                ", warp-specialized, persistent: " +
-               std::to_string(plan_.cluster_m > 1 ? wgmma_grid_.pairs : wgmma_grid_.singles) + " clusters)";
+               std::to_string(wgmma_grid_.clusters(wgmma_consumers(), plan_.cluster_m)) + " clusters)";
       case GemmKernel::narrow:
         return "block=" + std::to_string(plan_.tile.m) + " rows of A (16 a warp, read into registers), " +
                std::to_string(plan_.vector_width) + " columns of B (stages of " + std::to_string(plan_.tile.k) +

@@ -77,7 +77,7 @@
 namespace gpb::kernels {
 namespace {
 
-using Tile = WgmmaGemmTile;
+using Tile = WgmmaGemmTile;  // what both tiles share: the width, the stage depth, the ring
 constexpr int kBBoxN = 64;  // columns per B box: 128 bytes, the swizzle's span
 
 __device__ int wgmma_probe_flag;
@@ -92,7 +92,9 @@ __global__ void wgmma_probe_kernel() {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-constexpr unsigned kAStageBytes = 2 * Tile::kBlockM * Tile::kBlockK;   // 16 KiB
+// A's box of a stage: 16 KiB (two consumers) or 8 KiB (one).
+template <int kConsumers>
+constexpr unsigned kAStageBytes = 2 * WgmmaGemmTileOf<kConsumers>::kBlockM * Tile::kBlockK;
 constexpr unsigned kBBoxBytes = 2 * kBBoxN * Tile::kBlockK;           // 8 KiB
 constexpr int kBBoxes = Tile::kBlockN / kBBoxN;                        // 4
 constexpr int kConsumerRows = Tile::kBlockM / Tile::kConsumers;        // 64: one wgmma's m
@@ -102,7 +104,12 @@ constexpr int kGroupRows = 16;                                         // tile r
 constexpr int kEpilogueChunks = Tile::kBlockN / 2 / 8;                   // 16-byte chunks in a row of half a tile
 constexpr int kEpilogueRowBytes = kEpilogueChunks * 16;                    // 256
 static_assert(Tile::kEpilogueBytes == kConsumerRows * kEpilogueRowBytes, "an epilogue tile is 64 rows of half a tile");
-static_assert(Tile::kStageBytes == kAStageBytes + kBBoxes * kBBoxBytes, "a stage is A's box and B's boxes");
+static_assert(Tile::kStageBytes == kAStageBytes<2> + kBBoxes * kBBoxBytes &&
+                  WgmmaHalfGemmTile::kStageBytes == kAStageBytes<1> + kBBoxes * kBBoxBytes,
+              "a stage is A's box and B's boxes");
+static_assert(WgmmaHalfGemmTile::kBlockN == Tile::kBlockN && WgmmaHalfGemmTile::kBlockK == Tile::kBlockK &&
+                  WgmmaHalfGemmTile::kStages == Tile::kStages && WgmmaHalfGemmTile::kEpilogueBytes == Tile::kEpilogueBytes,
+              "the tiles differ in their consumers only");
 static_assert(kBBoxes % 2 == 0 && kAccumulators == 128, "the tiling the kernel is written for");
 
 __device__ __forceinline__ unsigned cluster_rank() {
@@ -282,25 +289,30 @@ struct Wgmma<__nv_bfloat16> {
 struct TileCounts {
   int rows, columns, units;
 };
-template <int kClusterM>
+template <int kConsumers, int kClusterM>
 __host__ __device__ inline TileCounts tile_counts(int m, int n, int parts) {
-  const int rows = (m + Tile::kBlockM - 1) / Tile::kBlockM, columns = (n + Tile::kBlockN - 1) / Tile::kBlockN;
+  constexpr int kBlockM = WgmmaGemmTileOf<kConsumers>::kBlockM;
+  const int rows = (m + kBlockM - 1) / kBlockM, columns = (n + Tile::kBlockN - 1) / Tile::kBlockN;
   return {rows, columns, (rows + kClusterM - 1) / kClusterM * columns * parts};
 }
 
-template <class T, int kClusterM>
+// The launch bounds are the two-consumer block's for both tiles: they cap the registers at
+// launch at 168, which setmaxnreg then moves (40 for the producer, 232 for the consumers).
+template <class T, int kConsumers, int kClusterM>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       T* __restrict__ c, int ldc, int c_columns, float* __restrict__ partials, int m, int n, int k,
                       int parts, int split_stages) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kBBoxesPerBlock = kBBoxes / kClusterM;                   // each block loads its share of B
-  constexpr unsigned kEmptyArrivals = Tile::kConsumers * 4 * kClusterM;  // consumer warps of the cluster
+  using Block = WgmmaGemmTileOf<kConsumers>;
+  constexpr unsigned kAStage = kAStageBytes<kConsumers>;
+  constexpr unsigned kEmptyArrivals = kConsumers * 4 * kClusterM;  // consumer warps of the cluster
   constexpr int kGroupUnits = kGroupRows / kClusterM;                    // cluster row groups per group
   extern __shared__ unsigned char shared_memory[];
   const unsigned stages = (shared_address(shared_memory) + 1023) & ~1023u;
-  const unsigned epilogue_tiles = stages + Tile::kStages * static_cast<unsigned>(Tile::kStageBytes);
-  const unsigned barriers = epilogue_tiles + Tile::kConsumers * static_cast<unsigned>(Tile::kEpilogueBytes);
+  const unsigned epilogue_tiles = stages + Tile::kStages * static_cast<unsigned>(Block::kStageBytes);
+  const unsigned barriers = epilogue_tiles + kConsumers * static_cast<unsigned>(Tile::kEpilogueBytes);
   const auto full = [&](int stage) { return barriers + 8 * stage; };
   const auto empty = [&](int stage) { return barriers + 8 * (Tile::kStages + stage); };
 
@@ -314,7 +326,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
   }
   cluster_sync();
 
-  const TileCounts counts = tile_counts<kClusterM>(m, n, parts);
+  const TileCounts counts = tile_counts<kConsumers, kClusterM>(m, n, parts);
   const int cluster = static_cast<int>(blockIdx.x) / kClusterM;
   const int clusters = static_cast<int>(gridDim.x) / kClusterM;
   const int k_stages = (k + Tile::kBlockK - 1) / Tile::kBlockK;
@@ -327,7 +339,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     const int row_groups = (counts.rows + kClusterM - 1) / kClusterM;
     const int group = tile / (kGroupUnits * counts.columns), in_group = tile % (kGroupUnits * counts.columns);
     const int first = group * kGroupUnits, group_rows = min(row_groups - first, kGroupUnits);
-    m0 = ((first + in_group % group_rows) * kClusterM + static_cast<int>(rank)) * Tile::kBlockM;
+    m0 = ((first + in_group % group_rows) * kClusterM + static_cast<int>(rank)) * Block::kBlockM;
     n0 = in_group / group_rows * Tile::kBlockN;
     first_stage = part * split_stages;
     end_stage = min(k_stages, first_stage + split_stages);
@@ -344,9 +356,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
         for (int ks = first_stage; ks < end_stage; ++ks, ++iteration) {
           const int stage = iteration % Tile::kStages, round = iteration / Tile::kStages;
           if (round > 0) barrier_wait(empty(stage), (round - 1) & 1);
-          barrier_expect_bytes(full(stage), static_cast<unsigned>(Tile::kStageBytes));
-          const unsigned a_stage = stages + stage * static_cast<unsigned>(Tile::kStageBytes);
-          const unsigned b_stage = a_stage + kAStageBytes;
+          barrier_expect_bytes(full(stage), static_cast<unsigned>(Block::kStageBytes));
+          const unsigned a_stage = stages + stage * static_cast<unsigned>(Block::kStageBytes);
+          const unsigned b_stage = a_stage + kAStage;
           copy_box(a_stage, &map_a, ks * Tile::kBlockK, m0, full(stage));
           for (int box = static_cast<int>(rank) * kBBoxesPerBlock; box < (static_cast<int>(rank) + 1) * kBBoxesPerBlock;
                ++box) {
@@ -375,9 +387,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
       for (int ks = first_stage; ks < end_stage; ++ks, ++iteration) {
         const int stage = iteration % Tile::kStages;
         barrier_wait(full(stage), (iteration / Tile::kStages) & 1);
-        const unsigned a_stage = stages + stage * static_cast<unsigned>(Tile::kStageBytes);
+        const unsigned a_stage = stages + stage * static_cast<unsigned>(Block::kStageBytes);
         const std::uint64_t a = descriptor(a_stage + consumer * kConsumerRows * 128, 16, 1024);
-        const std::uint64_t b = descriptor(a_stage + kAStageBytes, kBBoxBytes, 1024);
+        const std::uint64_t b = descriptor(a_stage + kAStage, kBBoxBytes, 1024);
         pin(d);
         wgmma_fence();
 #pragma unroll
@@ -499,7 +511,7 @@ CUtensorMap tensor_map(const T* base, int columns, int rows, int stride, int box
   return map;
 }
 
-template <int kClusterM>
+template <int kConsumers, int kClusterM>
 cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& cluster) {
   cluster.id = cudaLaunchAttributeClusterDimension;
   cluster.val.clusterDim.x = kClusterM;
@@ -507,39 +519,40 @@ cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttr
   cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(blocks));
-  config.blockDim = dim3(Tile::kThreads);
-  config.dynamicSmemBytes = Tile::kSharedBytes;
+  config.blockDim = dim3(WgmmaGemmTileOf<kConsumers>::kThreads);
+  config.dynamicSmemBytes = WgmmaGemmTileOf<kConsumers>::kSharedBytes;
   config.stream = stream;
   config.attrs = &cluster;
   config.numAttrs = 1;
   return config;
 }
 
-template <int kClusterM>
+template <int kConsumers, int kClusterM>
 int allow_shared_bytes_and_count_clusters() {
-  for (const void* kernel : {reinterpret_cast<const void*>(gemm_wgmma_kernel<__half, kClusterM>),
-                             reinterpret_cast<const void*>(gemm_wgmma_kernel<__nv_bfloat16, kClusterM>)})
-    GPB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Tile::kSharedBytes)));
+  constexpr int bytes = static_cast<int>(WgmmaGemmTileOf<kConsumers>::kSharedBytes);
+  for (const void* kernel : {reinterpret_cast<const void*>(gemm_wgmma_kernel<__half, kConsumers, kClusterM>),
+                             reinterpret_cast<const void*>(gemm_wgmma_kernel<__nv_bfloat16, kConsumers, kClusterM>)})
+    GPB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   cudaLaunchAttribute cluster{};
-  const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, cluster);
+  const cudaLaunchConfig_t config = launch_config<kConsumers, kClusterM>(kClusterM, nullptr, cluster);
   int clusters = 0;
-  GPB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, gemm_wgmma_kernel<__half, kClusterM>, &config));
+  GPB_CUDA_CHECK(
+      cudaOccupancyMaxActiveClusters(&clusters, gemm_wgmma_kernel<__half, kConsumers, kClusterM>, &config));
   if (clusters < 1)
     throw std::runtime_error("no cluster of " + std::to_string(kClusterM) + " blocks of the wgmma GEMM fits on this device");
   return clusters;
 }
 
-template <class T, int kClusterM>
+template <class T, int kConsumers, int kClusterM>
 void launch_clusters(const GemmOperands<T>& o, int clusters, cudaStream_t stream) {
-  const CUtensorMap map_a = tensor_map(o.a, o.k, o.m, o.lda, Tile::kBlockK, Tile::kBlockM);
+  const CUtensorMap map_a = tensor_map(o.a, o.k, o.m, o.lda, Tile::kBlockK, WgmmaGemmTileOf<kConsumers>::kBlockM);
   const CUtensorMap map_b = tensor_map(o.b, o.n, o.k, o.ldb, kBBoxN, Tile::kBlockK);
   const int split_stages = (o.split_k + Tile::kBlockK - 1) / Tile::kBlockK;
-  const int units = tile_counts<kClusterM>(o.m, o.n, o.parts).units;
+  const int units = tile_counts<kConsumers, kClusterM>(o.m, o.n, o.parts).units;
   cudaLaunchAttribute cluster{};
   const cudaLaunchConfig_t config =
-      launch_config<kClusterM>((units < clusters ? units : clusters) * kClusterM, stream, cluster);
-  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kClusterM>, map_a, map_b, o.c, o.ldc, o.c_columns,
+      launch_config<kConsumers, kClusterM>((units < clusters ? units : clusters) * kClusterM, stream, cluster);
+  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kConsumers, kClusterM>, map_a, map_b, o.c, o.ldc, o.c_columns,
                                     o.partials, o.m, o.n, o.k, o.parts, split_stages));
 }
 
@@ -554,19 +567,32 @@ bool wgmma_gemm_compiled_in() {
 }
 
 WgmmaGrid configure_gemm_wgmma() {
-  return {allow_shared_bytes_and_count_clusters<2>(), allow_shared_bytes_and_count_clusters<1>()};
+  WgmmaGrid grid;
+  grid.pairs = allow_shared_bytes_and_count_clusters<2, 2>();
+  grid.singles = allow_shared_bytes_and_count_clusters<2, 1>();
+  grid.half_pairs = allow_shared_bytes_and_count_clusters<1, 2>();
+  grid.half_singles = allow_shared_bytes_and_count_clusters<1, 1>();
+  return grid;
 }
 
 template <class T>
-void launch_gemm_wgmma(const GemmOperands<T>& operands, int cluster_m, const WgmmaGrid& grid, cudaStream_t stream) {
-  if (cluster_m == 2)
-    launch_clusters<T, 2>(operands, grid.pairs, stream);
-  else
-    launch_clusters<T, 1>(operands, grid.singles, stream);
+void launch_gemm_wgmma(const GemmOperands<T>& operands, int consumers, int cluster_m, const WgmmaGrid& grid,
+                       cudaStream_t stream) {
+  const int clusters = grid.clusters(consumers, cluster_m);
+  if (consumers == 1) {
+    if (cluster_m == 2)
+      launch_clusters<T, 1, 2>(operands, clusters, stream);
+    else
+      launch_clusters<T, 1, 1>(operands, clusters, stream);
+  } else if (cluster_m == 2) {
+    launch_clusters<T, 2, 2>(operands, clusters, stream);
+  } else {
+    launch_clusters<T, 2, 1>(operands, clusters, stream);
+  }
 }
 
-template void launch_gemm_wgmma<__half>(const GemmOperands<__half>&, int, const WgmmaGrid&, cudaStream_t);
-template void launch_gemm_wgmma<__nv_bfloat16>(const GemmOperands<__nv_bfloat16>&, int, const WgmmaGrid&,
+template void launch_gemm_wgmma<__half>(const GemmOperands<__half>&, int, int, const WgmmaGrid&, cudaStream_t);
+template void launch_gemm_wgmma<__nv_bfloat16>(const GemmOperands<__nv_bfloat16>&, int, int, const WgmmaGrid&,
                                                cudaStream_t);
 
 }  // namespace gpb::kernels

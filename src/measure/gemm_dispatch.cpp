@@ -87,33 +87,52 @@ constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.73,
                                         {kSimtSmallGemmTile, kSimtThreads, 0.74, 0.88, 0.6},
                                         {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.80, 0.41}};
 
-// The DMMA kernel's tiles, the same way: the large tile's 0.36 TFLOP/s an SM (H100, 4096^3,
-// kernel-notes.md) and its one block an SM. The small tile, measured on an H200 against the
-// large one (kernel-notes.md, GEMM version 18): 0.94 of its rate at 4096^3 and 0.92 at 2048^3,
-// two blocks an SM; a lone small block (1000 x 333 x 77: 96 blocks for 132 SMs, 14.4 us
-// against 25.3 us for 24 large tiles) at about half its SM's rate.
-struct DmmaTileModel {
-  GemmTile tile;          // m16n8k16
-  GemmTile shallow_tile;  // m8n8k4
+// The tensor-core kernels' tiles, each priced the same way: its rate an SM as a fraction of
+// the kernel's large tile's, its blocks an SM and the fraction of its SM's rate a lone block
+// runs at. `tile` is the m16n8k16 (DMMA) tile, `shallow_tile` the m8n8k4 one (the same for wgmma).
+struct TensorTileModel {
+  GemmTile tile;
+  GemmTile shallow_tile;
   int blocks_per_sm;
   double rate_fraction;
   double solo_fraction;
 };
-constexpr DmmaTileModel kDmmaTiles[] = {{kDmmaGemmTile, kDmmaShallowGemmTile, 1, 1.0, 1.0},
-                                        {kDmmaSmallGemmTile, kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm,
-                                         0.93, 0.5}};
+// DMMA: the large tile's 0.36 TFLOP/s an SM (H100, 4096^3, kernel-notes.md) and its one block an
+// SM. The small tile, measured on an H200 against the large one (kernel-notes.md, GEMM version
+// 18): 0.94 of its rate at 4096^3 and 0.92 at 2048^3, two blocks an SM; a lone small block
+// (1000 x 333 x 77: 96 blocks for 132 SMs, 14.4 us against 25.3 us for 24 large tiles) at about
+// half its SM's rate.
+constexpr TensorTileModel kDmmaTiles[] = {{kDmmaGemmTile, kDmmaShallowGemmTile, 1, 1.0, 1.0},
+                                          {kDmmaSmallGemmTile, kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm,
+                                           0.93, 0.5}};
 constexpr double kDmmaRatePerSm = 0.36e12;
+// wgmma: the large tile's 5.7 TFLOP/s an SM (H100, 8192^3) and the half tile's (one consumer
+// warpgroup, one block an SM) as measured on an H200 (GEMM version 18): estimated until measured.
+constexpr TensorTileModel kWgmmaTiles[] = {{kWgmmaGemmTile, kWgmmaGemmTile, 1, 1.0, 1.0},
+                                           {kWgmmaHalfGemmTile, kWgmmaHalfGemmTile, 1, 0.85, 1.0}};
+constexpr double kWgmmaRatePerSm = 5.7e12;
+
+// The model of the plan's tile among `models`, if it is one of them.
+template <std::size_t kCount>
+const TensorTileModel* tile_model(const TensorTileModel (&models)[kCount], const GemmTile& tile) {
+  for (const TensorTileModel& model : models)
+    if ((model.tile.m == tile.m && model.tile.n == tile.n) ||
+        (model.shallow_tile.m == tile.m && model.shallow_tile.n == tile.n))
+      return &model;
+  return nullptr;
+}
 
 SplitPrice split_price(const GemmPlan& plan, DType dtype) {
   switch (plan.kernel) {
     case GemmKernel::wgmma:
-      return {5.7e12, 1};
+      if (const TensorTileModel* model = tile_model(kWgmmaTiles, plan.tile))
+        return {kWgmmaRatePerSm * model->rate_fraction, model->solo_fraction};
+      return {kWgmmaRatePerSm, 1};
     case GemmKernel::mma_sync:
       return {3.4e12, 1};
     case GemmKernel::dmma:
-      for (const DmmaTileModel& model : kDmmaTiles)
-        if (model.tile.m == plan.tile.m && model.tile.n == plan.tile.n)
-          return {kDmmaRatePerSm * model.rate_fraction, model.solo_fraction};
+      if (const TensorTileModel* model = tile_model(kDmmaTiles, plan.tile))
+        return {kDmmaRatePerSm * model->rate_fraction, model->solo_fraction};
       return {kDmmaRatePerSm, 1};
     default:
       break;
@@ -366,31 +385,36 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
   return best.plan;
 }
 
-// The DMMA kernel: each tile priced with its best split of k (split_seconds, as the SIMT tiles
-// are), the cheapest taken, the large tile on a tie. The small tile wins where the large
-// tiles are fewer than the SMs and k is too short for a split to pay (1000 x 333 x 77).
-GemmPlan plan_dmma(const GemmPlan& base, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
-  GemmPlan best;
-  SplitPrices best_prices;
-  double best_seconds = 0;
+// The tensor-core kernels with two tiles (DMMA, wgmma): each tile priced with its best split
+// of k (split_seconds, as the SIMT tiles are), the cheapest taken, the large tile on a tie. The
+// smaller tile wins where the large tiles are fewer than the SMs and k is too short for a split
+// to pay (f64 1000 x 333 x 77: 24 large DMMA tiles, 96 small ones; 16-bit 1024^3: 32 wgmma
+// tiles of 128 x 256, 64 of 64 x 256). `text` gets the prices: "128x128 8.74 us, 64x64 5.20 us".
+struct TileChoice {
+  GemmPlan plan;
+  SplitPrices prices;
   std::string text;
-  for (const DmmaTileModel& model : kDmmaTiles) {
+};
+template <std::size_t kCount>
+TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&models)[kCount], DType dtype,
+                                std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
+  TileChoice best;
+  double best_seconds = 0;
+  for (const TensorTileModel& model : models) {
     GemmPlan candidate = base;
-    candidate.tile = device.dmma_m16n8k16 ? model.tile : model.shallow_tile;
+    candidate.tile = device.dmma_m16n8k16 || base.kernel != GemmKernel::dmma ? model.tile : model.shallow_tile;
     candidate.blocks_per_sm = model.blocks_per_sm;
     candidate.pieces = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n);
-    const SplitPrices prices = split_k_priced(candidate, DType::f64, m, k, device);
-    const double seconds = split_seconds(candidate, DType::f64, m, k, candidate.split_k, device);
-    text += (text.empty() ? "" : ", ") + str(candidate.tile.m) + "x" + str(candidate.tile.n) + " " +
-            format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
+    const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
+    const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
+    best.text += (best.text.empty() ? "" : ", ") + str(candidate.tile.m) + "x" + str(candidate.tile.n) + " " +
+                 format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
     if (best_seconds == 0 || seconds < best_seconds) {
-      best = candidate;
-      best_prices = prices;
+      best.plan = candidate;
+      best.prices = prices;
       best_seconds = seconds;
     }
   }
-  best.rule = "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; tiles priced (" + text + "): " +
-              str(best.tile.m) + "x" + str(best.tile.n) + ": " + tiles_split_text(best, k, device, best_prices);
   return best;
 }
 
@@ -404,8 +428,6 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   if (dtype == DType::f16 || dtype == DType::bf16) {
     if (!device.no_wgmma) {
       plan.kernel = GemmKernel::wgmma;
-      plan.tile = kWgmmaGemmTile;
-      plan.cluster_m = m > kWgmmaGemmTile.m ? 2 : 1;
     } else if (!device.no_mma) {
       plan.kernel = GemmKernel::mma_sync;
       plan.tile = kMmaSyncGemmTile;
@@ -421,19 +443,28 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     plan.ldb = plan.n_kernel = round_up(n, kTensorChunk);
   } else if (dtype == DType::f64 && !device.no_dmma) {
     plan.kernel = GemmKernel::dmma;
-    return plan_dmma(plan, m, n, k, device);
   } else {
     return plan_simt(plan, dtype, m, n, k, device);
   }
-  plan.pieces = ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n);
-  const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
-  plan.rule = (std::min(m, n) <= kMatmulVectorMaxSide
-                   ? "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
-                         " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun the CUDA "
-                         "cores); "
-                   : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ") +
-              "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
-              tiles_split_text(plan, k, device, prices);
+  const std::string shape = std::min(m, n) <= kMatmulVectorMaxSide
+                                ? "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " +
+                                      str(kMatmulVectorMaxSide) +
+                                      " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun "
+                                      "the CUDA cores); "
+                                : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ";
+  if (plan.kernel == GemmKernel::mma_sync) {
+    plan.pieces = ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n);
+    const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
+    plan.rule = shape + "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
+                tiles_split_text(plan, k, device, prices);
+  } else {
+    TileChoice best = plan.kernel == GemmKernel::dmma ? cheapest_tensor_tile(plan, kDmmaTiles, dtype, m, n, k, device)
+                                                      : cheapest_tensor_tile(plan, kWgmmaTiles, dtype, m, n, k, device);
+    plan = best.plan;
+    if (plan.kernel == GemmKernel::wgmma) plan.cluster_m = m > plan.tile.m ? 2 : 1;
+    plan.rule = shape + "tiles priced (" + best.text + "): " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
+                tiles_split_text(plan, k, device, best.prices);
+  }
   if (plan.stage_a || plan.stage_b)
     plan.rule += staged_text(plan) + (plan.stage_b ? ", C stored element by element" : "");
   return plan;

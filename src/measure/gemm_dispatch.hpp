@@ -167,6 +167,9 @@ inline constexpr GemmTile kDmmaSmallGemmTile{64, 64, 32};
 inline constexpr GemmTile kDmmaShallowSmallGemmTile{64, 64, 16};
 inline constexpr int kDmmaSmallBlocksPerSm = 2;
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
+// The wgmma kernel's tile of one consumer warpgroup (still one block an SM), for products
+// whose 128 x 256 tiles leave most SMs idle.
+inline constexpr GemmTile kWgmmaHalfGemmTile{64, 256, 64};
 inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 // The narrow kernel's block: 128 rows of A (16 a warp), stages of 256 rows of B; its width
 // (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width.

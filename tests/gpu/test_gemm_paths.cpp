@@ -186,11 +186,13 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
   for (DType dtype : all_dtypes()) {
     std::set<GemmKernel> kernels, split;
     std::set<std::pair<int, int>> tiles, split_tiles;  // the SIMT or DMMA tiles planned, and those split
+    std::set<int> wgmma_rows;                           // the wgmma tiles' rows planned
     bool staged = false, staged_and_split = false, element_wise = false;
     for (const auto& [m, n, k] : kShapes) {
       const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
       kernels.insert(plan.kernel);
       if (plan.splits > 1) split.insert(plan.kernel);
+      if (plan.kernel == GemmKernel::wgmma) wgmma_rows.insert(static_cast<int>(plan.tile.m));
       if (plan.kernel == GemmKernel::simt || plan.kernel == GemmKernel::dmma) {
         tiles.insert({plan.tile.m, plan.tile.n});
         if (plan.splits > 1) split_tiles.insert({plan.tile.m, plan.tile.n});
@@ -204,6 +206,9 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
       EXPECT_EQ(tiles, every_tile);
       EXPECT_EQ(split_tiles, every_tile);
       EXPECT_TRUE(element_wise);
+    }
+    if ((dtype == DType::f16 || dtype == DType::bf16) && device.compute_capability == 90) {  // both wgmma tiles
+      EXPECT_EQ(wgmma_rows, (std::set<int>{64, 128}));
     }
     if (dtype == DType::f64 && device.compute_capability >= 90) {  // both DMMA tiles, each also split
       const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}};

@@ -943,7 +943,8 @@ TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
 
 // The custom f16 and bf16 GEMMs' tiled kernels at the edges of their tiles, against the host's
 // fp64 reference with the op table's tolerance. The wgmma kernel on sm_90 (128 x 256 x 64
-// tiles, persistent; clusters of two row tiles, or of one where C has one row tile), the
+// tiles, or 64 x 256 x 64 ones of one consumer warpgroup where the dispatch prices them lower;
+// persistent; clusters of two row tiles, or of one where C has one row tile), the
 // mma.sync kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): one partial
 // tile (24 x 72 x 24; n is past 64 throughout, narrower C runs the narrow kernel), partial
 // tiles in m, n and k (136 x 264 x 72), a single column block (4096 x 72 x 24; k is past 16
@@ -958,6 +959,10 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   Backend& backend = backend_named("cuda");
   SKIP_UNLESS_AVAILABLE(backend);
   const int compute_capability = device_compute_capability();
+  Context context;
+  append_gpu_context(context);
+  const int sm_count = context.gpus[0].sm_count;
+  std::set<int> block_ms;  // the wgmma tiles' rows planned
   for (DType dtype : {DType::f16, DType::bf16}) {
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 72, 24},
                                                                           {136, 264, 72},
@@ -976,9 +981,16 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
       const std::string details = prepared->details();
       EXPECT_EQ(details.find("staged: ") != std::string::npos, n % 8 != 0 || k % 8 != 0) << details;
       if (compute_capability == 90) {
+        // The tile the dispatch prices lower for this device: 128 x 256, or 64 x 256 (one
+        // consumer warpgroup) where the larger tiles would leave most SMs idle.
+        GemmDevice facts;
+        facts.sm_count = sm_count;
+        const GemmPlan plan = plan_gemm(dtype, m, n, k, facts);
+        const int block_m = static_cast<int>(plan.tile.m);
+        block_ms.insert(block_m);
         EXPECT_NE(details.find(std::string("kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) "
-                                           "block_tile=128x256x64 stages=4 cluster=") +
-                               (m > 128 ? "2x1" : "1x1")),
+                                           "block_tile=") +
+                               std::to_string(block_m) + "x256x64 stages=4 cluster=" + (m > block_m ? "2x1" : "1x1")),
                   std::string::npos)
             << details;
       } else if (compute_capability == 80 || compute_capability == 100) {
@@ -989,6 +1001,10 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
       }
       expect_verified_run(problem, *prepared, details);
     }
+  }
+  // On an H100-sized device the shapes reach both wgmma tiles.
+  if (compute_capability == 90 && sm_count >= 100) {
+    EXPECT_EQ(block_ms, (std::set<int>{64, 128}));
   }
 }
 
