@@ -10,7 +10,11 @@
 //     issues the TMA copies of each stage. Warpgroups 1 and 2 are the consumers: each owns
 //     64 rows of the block's 128 x 256 tile of C, 128 f32 accumulators per thread, and
 //     issues one m64n256k16 wgmma per 16-deep step (four per stage).
-//   - Registers: 168 per thread at launch (384 threads, one block per SM); the producer
+//   - The half tile (WgmmaHalfGemmTile, for products whose 128 x 256 tiles leave most SMs
+//     idle: 1024^3 has 32 for 132 SMs) is the same kernel with one consumer warpgroup: blocks
+//     of 256 threads, 64 x 256 of C, 40 KiB stages, still one block an SM.
+//   - Registers: 168 per thread at launch (384 threads, one block per SM; the half tile's
+//     blocks keep the same launch bounds, so the same count); the producer
 //     warpgroup gives back all but 40 (setmaxnreg.dec) and the consumers take them (232,
 //     setmaxnreg.inc), which the 128 accumulators and the epilogue need without spilling.
 //   - Persistent: the grid is as many clusters as fit on the device at once

@@ -59,7 +59,10 @@
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
 //      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured
 //      rate; each is priced with its best split of k (step 4), waves of blocks and padded
-//      products counted, and the cheapest runs (the large one on a tie).
+//      products counted, and the cheapest runs (the large one on a tie). The wgmma kernel
+//      (128 x 256, or 64 x 256 with one consumer warpgroup) and the DMMA kernel (128 x 128, or
+//      64 x 64 at two blocks an SM) have two tiles each, priced the same way: the smaller one
+//      runs where the larger leaves most SMs idle and k is too short for a split to pay.
 //   4. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
 //      kernel's row or column blocks) are fewer than the SMs (matrix-vector kernels: than their
 //      blocks in flight), k may be split: each part's blocks write a partial of C to a
