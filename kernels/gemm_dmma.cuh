@@ -59,8 +59,9 @@ DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shar
 void configure_gemm_dmma(DmmaShape shape);
 
 // C (m x n) = A (m x k) * B (k x n), all row-major, any m, n, k >= 1, in f64 on the tensor
-// cores, in blocks of the tile `size`. `vectorized` selects 16-byte global copies, legal only when n and k are even so
-// that every row starts 16-byte aligned; otherwise the same tiling copies element-wise.
+// cores, in blocks of the tile `size`. `vectorized` selects 16-byte global copies, legal only
+// when n and k are even so that every row starts 16-byte aligned; otherwise the same tiling
+// copies element-wise.
 // With parts > 1, k is split into parts of split_k (a multiple of the tile's kBlockK; the
 // last may be shorter) and part p's product goes to c + p * m * n, a workspace of partials
 // for launch_add_partials; with one part, c is C and split_k at least k.

@@ -582,6 +582,9 @@ WgmmaGrid configure_gemm_wgmma() {
 template <class T>
 void launch_gemm_wgmma(const GemmOperands<T>& operands, int consumers, int cluster_m, const WgmmaGrid& grid,
                        cudaStream_t stream) {
+  if ((consumers != 1 && consumers != 2) || (cluster_m != 1 && cluster_m != 2))
+    throw std::invalid_argument("wgmma GEMM: " + std::to_string(consumers) + " consumer warpgroups and clusters of " +
+                                std::to_string(cluster_m) + " blocks; 1 or 2 of each");
   const int clusters = grid.clusters(consumers, cluster_m);
   if (consumers == 1) {
     if (cluster_m == 2)
