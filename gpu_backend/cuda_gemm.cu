@@ -248,11 +248,11 @@ class GemmCase final : public GpuPrepared {
   kernels::DmmaShape dmma_shape() const {
     return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
   }
-  // The wgmma kernel's consumer warpgroups: one for its 64-row tile, two for the 128-row one.
-  int wgmma_consumers() const { return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : 2; }
   kernels::DmmaTileSize dmma_tile_size() const {
     return plan_.tile.m == kDmmaSmallGemmTile.m ? kernels::DmmaTileSize::small : kernels::DmmaTileSize::large;
   }
+  // The wgmma kernel's consumer warpgroups: one for its 64-row tile, two for the 128-row one.
+  int wgmma_consumers() const { return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : 2; }
 
   void multiply(const D* a, const D* b, D* c, Acc* partials) {
     switch (plan_.kernel) {

@@ -96,9 +96,6 @@ __global__ void wgmma_probe_kernel() {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// A's box of a stage: 16 KiB (two consumers) or 8 KiB (one).
-template <int kConsumers>
-constexpr unsigned kAStageBytes = 2 * WgmmaGemmTileOf<kConsumers>::kBlockM * Tile::kBlockK;
 constexpr unsigned kBBoxBytes = 2 * kBBoxN * Tile::kBlockK;           // 8 KiB
 constexpr int kBBoxes = Tile::kBlockN / kBBoxN;                        // 4
 constexpr int kConsumerRows = Tile::kBlockM / Tile::kConsumers;        // 64: one wgmma's m
@@ -108,11 +105,10 @@ constexpr int kGroupRows = 16;                                         // tile r
 constexpr int kEpilogueChunks = Tile::kBlockN / 2 / 8;                   // 16-byte chunks in a row of half a tile
 constexpr int kEpilogueRowBytes = kEpilogueChunks * 16;                    // 256
 static_assert(Tile::kEpilogueBytes == kConsumerRows * kEpilogueRowBytes, "an epilogue tile is 64 rows of half a tile");
-static_assert(Tile::kStageBytes == kAStageBytes<2> + kBBoxes * kBBoxBytes &&
-                  WgmmaHalfGemmTile::kStageBytes == kAStageBytes<1> + kBBoxes * kBBoxBytes,
-              "a stage is A's box and B's boxes");
+static_assert(Tile::kStageBytes == Tile::kAStageBytes + kBBoxes * kBBoxBytes, "a stage is A's box and B's boxes");
 static_assert(WgmmaHalfGemmTile::kBlockN == Tile::kBlockN && WgmmaHalfGemmTile::kBlockK == Tile::kBlockK &&
-                  WgmmaHalfGemmTile::kStages == Tile::kStages && WgmmaHalfGemmTile::kEpilogueBytes == Tile::kEpilogueBytes,
+                  WgmmaHalfGemmTile::kStages == Tile::kStages &&
+                  WgmmaHalfGemmTile::kEpilogueBytes == Tile::kEpilogueBytes,
               "the tiles differ in their consumers only");
 static_assert(kBBoxes % 2 == 0 && kAccumulators == 128, "the tiling the kernel is written for");
 
@@ -310,7 +306,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kBBoxesPerBlock = kBBoxes / kClusterM;                   // each block loads its share of B
   using Block = WgmmaGemmTileOf<kConsumers>;
-  constexpr unsigned kAStage = kAStageBytes<kConsumers>;
+  constexpr unsigned kAStage = static_cast<unsigned>(Block::kAStageBytes);
   constexpr unsigned kEmptyArrivals = kConsumers * 4 * kClusterM;  // consumer warps of the cluster
   constexpr int kGroupUnits = kGroupRows / kClusterM;                    // cluster row groups per group
   extern __shared__ unsigned char shared_memory[];
@@ -556,8 +552,8 @@ void launch_clusters(const GemmOperands<T>& o, int clusters, cudaStream_t stream
   cudaLaunchAttribute cluster{};
   const cudaLaunchConfig_t config =
       launch_config<kConsumers, kClusterM>((units < clusters ? units : clusters) * kClusterM, stream, cluster);
-  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kConsumers, kClusterM>, map_a, map_b, o.c, o.ldc, o.c_columns,
-                                    o.partials, o.m, o.n, o.k, o.parts, split_stages));
+  GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kConsumers, kClusterM>, map_a, map_b, o.c, o.ldc,
+                                    o.c_columns, o.partials, o.m, o.n, o.k, o.parts, split_stages));
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ struct WgmmaGemmTileOf {
   static constexpr int kBlockK = 64;     // depth of one stage: 128 bytes of 16-bit elements, the swizzle's span
   static constexpr int kStages = 4;      // shared-memory stages in the producer/consumer ring
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr std::size_t kStageBytes = 2 * (kBlockM * kBlockK + kBlockK * kBlockN);  // 48 or 40 KiB
+  static constexpr std::size_t kAStageBytes = 2 * kBlockM * kBlockK;               // A's box: 16 or 8 KiB
+  static constexpr std::size_t kStageBytes = kAStageBytes + 2 * kBlockK * kBlockN;  // 48 or 40 KiB
   // Each consumer rounds its 64 x 256 tile of C in two halves of 64 x 128 through shared
   // memory, so that the stores to C are whole 16-byte chunks of rows: 16 KiB each.
   static constexpr std::size_t kEpilogueBytes = 2 * 64 * (kBlockN / 2);

@@ -326,24 +326,27 @@ std::string staged_text(const GemmPlan& plan) {
 // the element-wise variant (SimtTileModel::element_wise_fraction) is priced against padded copies
 // of A and B (their bytes read and written at the copy rate, one launch) before the 16-byte
 // variant. The rule gives the prices.
-struct SimtChoice {
+struct TileChoice {
   GemmPlan plan;
   SplitPrices prices;
   double seconds = 0;
   std::string text;  // "128x128 1.2 ms, 64x64 ..."
 };
 
-SimtChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                              const GemmDevice& device) {
-  SimtChoice best;
-  for (const SimtTileModel& model : kSimtTiles) {
+// Prices each of `models` (configure(candidate, model) sets its tile and blocks an SM) with its
+// best split and keeps the cheapest, the earlier on a tie: the SIMT tiles here, the
+// tensor-core kernels' two tiles below (cheapest_tensor_tile).
+template <class Models, class Configure>
+TileChoice cheapest_tile(const GemmPlan& base, const Models& models, DType dtype, std::int64_t m, std::int64_t n,
+                         std::int64_t k, const GemmDevice& device, Configure configure) {
+  TileChoice best;
+  for (const auto& model : models) {
     GemmPlan candidate = base;
-    candidate.tile = model.tile;
-    candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
-    candidate.pieces = ceil_div(m, model.tile.m) * ceil_div(n, model.tile.n);
+    configure(candidate, model);
+    candidate.pieces = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n);
     const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
     const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
-    best.text += (best.text.empty() ? "" : ", ") + str(model.tile.m) + "x" + str(model.tile.n) + " " +
+    best.text += (best.text.empty() ? "" : ", ") + str(candidate.tile.m) + "x" + str(candidate.tile.n) + " " +
                  format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
     if (best.seconds == 0 || seconds < best.seconds) {
       best.plan = candidate;
@@ -354,11 +357,19 @@ SimtChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m,
   return best;
 }
 
+TileChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
+                              const GemmDevice& device) {
+  return cheapest_tile(base, kSimtTiles, dtype, m, n, k, device, [&](GemmPlan& candidate, const SimtTileModel& model) {
+    candidate.tile = model.tile;
+    candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
+  });
+}
+
 GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
                    const GemmDevice& device) {
   plan.kernel = GemmKernel::simt;
   if (dtype == DType::f64) plan.fallback = *device.no_dmma;
-  SimtChoice best = cheapest_simt_tile(plan, dtype, m, n, k, device);
+  TileChoice best = cheapest_simt_tile(plan, dtype, m, n, k, device);
   std::string staging;
   if (!plan.vectorized) {
     const auto lanes = static_cast<std::int64_t>(16 / dtype_size(dtype));
@@ -368,7 +379,7 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
     padded.stage_b = n % lanes != 0;
     padded.lda = round_up(k, lanes);
     padded.ldb = round_up(n, lanes);
-    SimtChoice staged = cheapest_simt_tile(padded, dtype, m, n, k, device);
+    TileChoice staged = cheapest_simt_tile(padded, dtype, m, n, k, device);
     const double copied = static_cast<double>((padded.stage_a ? m * (k + padded.lda) : 0) +
                                               (padded.stage_b ? k * (n + padded.ldb) : 0)) *
                           static_cast<double>(dtype_size(dtype));
@@ -393,33 +404,15 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
 // of k (split_seconds, as the SIMT tiles are), the cheapest taken, the large tile on a tie. The
 // smaller tile wins where the large tiles are fewer than the SMs and k is too short for a split
 // to pay (f64 1000 x 333 x 77: 24 large DMMA tiles, 96 small ones; 16-bit 1024^3: 32 wgmma
-// tiles of 128 x 256, 64 of 64 x 256). `text` gets the prices: "128x128 8.74 us, 64x64 5.20 us".
-struct TileChoice {
-  GemmPlan plan;
-  SplitPrices prices;
-  std::string text;
-};
+// tiles of 128 x 256, 64 of 64 x 256).
 template <std::size_t kCount>
 TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&models)[kCount], DType dtype,
                                 std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
-  TileChoice best;
-  double best_seconds = 0;
-  for (const TensorTileModel& model : models) {
-    GemmPlan candidate = base;
-    candidate.tile = device.dmma_m16n8k16 || base.kernel != GemmKernel::dmma ? model.tile : model.shallow_tile;
+  const bool shallow = base.kernel == GemmKernel::dmma && !device.dmma_m16n8k16;
+  return cheapest_tile(base, models, dtype, m, n, k, device, [&](GemmPlan& candidate, const TensorTileModel& model) {
+    candidate.tile = shallow ? model.shallow_tile : model.tile;
     candidate.blocks_per_sm = model.blocks_per_sm;
-    candidate.pieces = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n);
-    const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
-    const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
-    best.text += (best.text.empty() ? "" : ", ") + str(candidate.tile.m) + "x" + str(candidate.tile.n) + " " +
-                 format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
-    if (best_seconds == 0 || seconds < best_seconds) {
-      best.plan = candidate;
-      best.prices = prices;
-      best_seconds = seconds;
-    }
-  }
-  return best;
+  });
 }
 
 GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
