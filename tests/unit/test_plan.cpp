@@ -32,6 +32,28 @@ TEST(ParseSize, RejectsBadInputWithTheToken) {
   }
 }
 
+// A size option whose value was left out reads the next option as its size: the error says so
+// rather than calling "--out" negative.
+TEST(ParseSize, AnOptionInPlaceOfTheSizeSaysTheSizeIsMissing) {
+  for (const char* option : {"--out", "-o", "--backend"}) {
+    try {
+      parse_size(option);
+      ADD_FAILURE() << "accepted '" << option << "'";
+    } catch (const UsageError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(std::string("'") + option + "' is an option"), std::string::npos) << message;
+      EXPECT_NE(message.find("missing"), std::string::npos) << message;
+      EXPECT_EQ(message.find("negative"), std::string::npos) << message;
+    }
+  }
+  try {
+    parse_size("-5");
+    ADD_FAILURE() << "accepted '-5'";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("negative"), std::string::npos) << error.what();
+  }
+}
+
 TEST(ParseSizeList, ListsAndRanges) {
   EXPECT_EQ(parse_size_list("1M,16M"), (std::vector<std::int64_t>{1 << 20, 16 << 20}));
   EXPECT_EQ(parse_size_list("1K..16K:x4"), (std::vector<std::int64_t>{1024, 4096, 16384}));
