@@ -48,7 +48,11 @@ static_assert(same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>
               same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16, kernels::DmmaTileSize::small>>(
                   kDmmaSmallGemmTile, kDmmaSmallBlocksPerSm) &&
               same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4, kernels::DmmaTileSize::small>>(
-                  kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm));
+                  kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16, kernels::DmmaTileSize::skinny>>(
+                  kDmmaSkinnyGemmTile, kDmmaSkinnyBlocksPerSm) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4, kernels::DmmaTileSize::skinny>>(
+                  kDmmaShallowSkinnyGemmTile, kDmmaSkinnyBlocksPerSm));
 static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) &&
               same_tile<kernels::WgmmaHalfGemmTile>(kWgmmaHalfGemmTile) &&
               same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
@@ -81,14 +85,8 @@ static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kBlocksPerSm == kNarrowBlocksPerSm);
 static_assert(kernels::NarrowF64GemmTile::kRows == kNarrowF64GemmTile.m &&
               kernels::NarrowF64GemmTile::kMaxColumns == kNarrowF64GemmTile.n &&
-              kernels::NarrowF64GemmTile::kStageK == kNarrowF64GemmTile.k);
-// The f64 narrow kernel's blocks an SM at each of its widths, as the dispatch plans them.
-constexpr bool same_narrow_f64_blocks() {
-  for (int columns = 8; columns <= kNarrowF64GemmTile.n; columns *= 2)
-    if (kernels::narrow_f64_blocks_per_sm(columns) != narrow_f64_blocks_per_sm(columns)) return false;
-  return true;
-}
-static_assert(same_narrow_f64_blocks());
+              kernels::NarrowF64GemmTile::kStageK == kNarrowF64GemmTile.k &&
+              kernels::NarrowF64GemmTile::kBlocksPerSm == kNarrowF64BlocksPerSm);
 // The short-k kernel's block as the dispatch plans it, and k up to the dispatch's threshold.
 template <class D>
 constexpr bool same_short_k_tile() {
@@ -249,7 +247,9 @@ class GemmCase final : public GpuPrepared {
     return plan_.tile.k == kDmmaGemmTile.k ? kernels::DmmaShape::m16n8k16 : kernels::DmmaShape::m8n8k4;
   }
   kernels::DmmaTileSize dmma_tile_size() const {
-    return plan_.tile.m == kDmmaSmallGemmTile.m ? kernels::DmmaTileSize::small : kernels::DmmaTileSize::large;
+    return plan_.tile.m == kDmmaSmallGemmTile.m    ? kernels::DmmaTileSize::small
+           : plan_.tile.m == kDmmaSkinnyGemmTile.m ? kernels::DmmaTileSize::skinny
+                                                   : kernels::DmmaTileSize::large;
   }
   // The wgmma kernel's consumer warpgroups: one for its 64-row tile, two for the 128-row one.
   int wgmma_consumers() const { return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : 2; }
@@ -346,7 +346,9 @@ class GemmCase final : public GpuPrepared {
                                                          : simt_thread_text<kernels::GemmTile, D>());
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) +
-               (dmma_tile_size() == kernels::DmmaTileSize::small ? " warp_tile=32x32" : " warp_tile=64x32") +
+               (dmma_tile_size() == kernels::DmmaTileSize::small    ? " warp_tile=32x32"
+                : dmma_tile_size() == kernels::DmmaTileSize::skinny ? " warp_tile=16x32"
+                                                                    : " warp_tile=64x32") +
                " stages=3 (cp.async)";
       case GemmKernel::wgmma:
         return "block_tile=" + tile_text(plan_.tile) + " stages=" + std::to_string(kernels::WgmmaGemmTile::kStages) +

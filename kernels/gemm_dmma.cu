@@ -7,7 +7,11 @@
 // Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in
 // stages of 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile); the
 // small tile, for products whose 128 x 128 tiles are fewer than the SMs, is the same kernel
-// at 64 x 64 for 128 threads (4 warps, 2 x 2; 56 or 105 KiB, two blocks an SM):
+// at 64 x 64 for 128 threads (4 warps, 2 x 2; 56 or 105 KiB, two blocks an SM), and the
+// skinny one, for C of at most 16 rows, at 16 x 128 for 128 threads (4 warps, 1 x 4; 57 or
+// 112.5 KiB, two blocks an SM): there the product is bound by streaming B (16 x 8192 x 8192:
+// 512 MiB of B for 2 GFLOP, 4 flops a byte), and the other tiles' rows past the 16th only
+// multiply zeros:
 //   - Three shared-memory stages in flight: while the warps multiply stage s, the copies of
 //     stages s + 1 and s + 2 are under way (cp.async, global to shared without passing
 //     through registers), so global latency hides behind two stages of tensor-core work.
@@ -17,7 +21,7 @@
 //     aligned), 8 bytes otherwise. Entries outside A or B are zero-filled by the copy
 //     itself (cp.async with a source size of 0), so partial tiles add nothing.
 //   - Each warp owns a 64 x 32 tile of C (32 x 32 in the small tile, half the fragments
-//     below), 64 accumulators (doubles) per lane: with m8n8k4,
+//     below; 16 x 32 in the skinny one, a quarter), 64 accumulators (doubles) per lane: with m8n8k4,
 //     8 x 4 fragments of 8 x 8 (2 per lane), 32 MMAs of 512 flops per 4-deep step; with
 //     m16n8k16, 4 x 4 fragments of 16 x 8 (4 per lane), 16 MMAs of 4096 flops per 16-deep step.
 //     Either way a warp reads 48 doubles per lane from shared memory per 16-deep step: 12 KiB per
@@ -131,7 +135,8 @@ struct StageCopier {
   static constexpr int kBytes = kChunk * static_cast<int>(sizeof(double));
   static constexpr int kAChunksPerRow = Tile::kBlockK / kChunk;
   static constexpr int kBChunksPerRow = Tile::kBlockN / kChunk;
-  // 4 (vectorized) or 8 copies each for the large tile, 8 or 16 for the small one
+  // 4 (vectorized) or 8 copies each for the large tile, 8 or 16 for the small one; 2 or 4 of A
+  // and 16 or 32 of B for the skinny one (m16n8k16)
   static constexpr int kACopies = Tile::kBlockM * kAChunksPerRow / Tile::kThreads;
   static constexpr int kBCopies = Tile::kBlockK * kBChunksPerRow / Tile::kThreads;
   static constexpr int kARowStep = Tile::kThreads / kAChunksPerRow;  // rows between a thread's copies
@@ -203,7 +208,7 @@ __global__ void __launch_bounds__(DmmaGemmTile<kShape, kSize>::kThreads, DmmaGem
   __trap();  // no DMMA or cp.async before sm_80; launch_gemm_dmma's callers check the device
 #else
   using Shape = Mma<kShape>;
-  constexpr int kFragmentsM = Tile::kWarpM / Shape::kM;  // 8 (m8n8k4) or 4 (m16n8k16); half in the small tile
+  constexpr int kFragmentsM = Tile::kWarpM / Shape::kM;  // 8 (m8n8k4) or 4 (m16n8k16); 1/2 small, 1/4 skinny
   constexpr int kFragmentsN = Tile::kWarpN / Shape::kN;  // 4
   constexpr int kRowBlocks = Shape::kM / 8;              // A and C rows g + 8r
   constexpr int kColumnBlocks = Shape::kK / 4;           // A columns and B rows t + 4q
@@ -301,6 +306,7 @@ template <DmmaShape kShape>
 void allow_shared_bytes() {
   allow_shared_bytes<kShape, DmmaTileSize::large>();
   allow_shared_bytes<kShape, DmmaTileSize::small>();
+  allow_shared_bytes<kShape, DmmaTileSize::skinny>();
 }
 
 template <DmmaShape kShape, DmmaTileSize kSize>
@@ -322,6 +328,8 @@ void launch(DmmaTileSize size, int m, int n, int k, const double* a, const doubl
             int parts, int split_k, cudaStream_t stream) {
   if (size == DmmaTileSize::small)
     launch<kShape, DmmaTileSize::small>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
+  else if (size == DmmaTileSize::skinny)
+    launch<kShape, DmmaTileSize::skinny>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
   else
     launch<kShape, DmmaTileSize::large>(m, n, k, a, b, c, vectorized, parts, split_k, stream);
 }

@@ -12,31 +12,36 @@ namespace gpb::kernels {
 // m16n8k16 (sm_90 and newer), eight times the work per instruction.
 enum class DmmaShape { m8n8k4, m16n8k16 };
 
-// The block tile: large, 128 x 128 of C for 8 warps (2 x 4), one block an SM; or small,
+// The block tile: large, 128 x 128 of C for 8 warps (2 x 4), one block an SM; small,
 // 64 x 64 for 4 warps (2 x 2), two blocks an SM, for products whose large tiles are fewer than
-// the SMs and whose k is too short to split (1000 x 333 x 77: 24 large tiles, 96 small ones).
-// Each warp holds 64 x 32 (large) or 32 x 32 (small) of C.
-enum class DmmaTileSize { large, small };
+// the SMs and whose k is too short to split (1000 x 333 x 77: 24 large tiles, 96 small ones);
+// or skinny, 16 x 128 for 4 warps (1 x 4), two blocks an SM, for C of at most 16 rows (16 x
+// 8192 x 8192), where the others' rows would be padding and the product is bound by streaming
+// B: one m16n8k16 row of fragments a warp. Each warp holds 64 x 32 (large), 32 x 32 (small) or
+// 16 x 32 (skinny) of C.
+enum class DmmaTileSize { large, small, skinny };
 
 // The tiling, per shape and size. The stage depth is the shapes' one difference: m16n8k16
 // takes 32-deep stages (207 KiB in three stages for the large tile: an sm_90 block may have
 // 227), m8n8k4 16-deep ones (112 KiB, within the 163 KiB of an A100 block). On an H100 the
 // 32-deep stages ran 4096 at 48.6 against 45.9 TFLOP/s; 4 or 5 stages of 16 changed nothing
 // (docs/kernel-notes.md). The small tile's stages take 105 KiB (m16n8k16) or 56 KiB (m8n8k4),
-// so two of its blocks fit an SM wherever the large tile fits one.
+// the skinny tile's 112.5 or 57 KiB, so two of their blocks fit an SM (228 KiB on sm_90, 1 KiB
+// of it reserved a block) wherever the large tile fits one.
 template <DmmaShape kShape, DmmaTileSize kSize = DmmaTileSize::large>
 struct DmmaGemmTile {
   static constexpr bool kSmall = kSize == DmmaTileSize::small;
-  static constexpr int kBlockM = kSmall ? 64 : 128;   // rows of C per block
-  static constexpr int kBlockN = kSmall ? 64 : 128;   // columns of C per block
+  static constexpr bool kSkinny = kSize == DmmaTileSize::skinny;
+  static constexpr int kBlockM = kSkinny ? 16 : kSmall ? 64 : 128;  // rows of C per block
+  static constexpr int kBlockN = kSmall ? 64 : 128;                 // columns of C per block
   static constexpr int kBlockK = kShape == DmmaShape::m16n8k16 ? 32 : 16;  // depth of one shared-memory stage
   static constexpr int kStages = 3;    // shared-memory stages in flight (cp.async pipeline)
-  static constexpr int kWarpsM = 2;    // warps along the rows of a block tile
-  static constexpr int kWarpsN = kSmall ? 2 : 4;  // and along its columns
-  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 (large) or 32 (small) rows of C per warp
+  static constexpr int kWarpsM = kSkinny ? 1 : 2;  // warps along the rows of a block tile
+  static constexpr int kWarpsN = kSmall ? 2 : 4;   // and along its columns
+  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 (large), 32 (small) or 16 (skinny) rows of C per warp
   static constexpr int kWarpN = kBlockN / kWarpsN;  // 32 columns of C per warp
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-  static constexpr int kBlocksPerSm = kSmall ? 2 : 1;  // the launch bounds' minimum
+  static constexpr int kBlocksPerSm = kSize == DmmaTileSize::large ? 1 : 2;  // the launch bounds' minimum
   static constexpr int kPad = 4;  // doubles added to each shared row, against bank conflicts
   // Dynamic shared memory per block: kStages slices of A (kBlockM x (kBlockK + kPad)) and
   // B (kBlockK x (kBlockN + kPad)); more than some sm_8x/sm_12x parts allow.
@@ -54,7 +59,7 @@ const char* dmma_shape_name(DmmaShape shape);
 DmmaShape dmma_shape_for_current_device(int compute_capability, std::size_t shared_bytes_per_block);
 
 // Lets the kernel use the dynamic shared memory its stages need (more than the default
-// 48 KiB), both tile sizes, on the current device: once per device, before the first
+// 48 KiB), every tile size, on the current device: once per device, before the first
 // launch_gemm_dmma there.
 void configure_gemm_dmma(DmmaShape shape);
 

@@ -342,20 +342,32 @@ void check_narrow_launch(const char* what, int columns, bool vectorized, int m, 
   if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) throw std::invalid_argument(name + ": B must start 16-byte aligned");
 }
 
-// Calls launch(std::integral_constant<int, columns>) for the widths the kernels are compiled for.
-template <class Launch>
+// Calls launch(std::integral_constant<int, columns>) for the widths a kernel is compiled for:
+// 8, 16, 32 and 64 up to kMaxColumns.
+template <int kMaxColumns, class Launch>
 void with_columns(int columns, const char* what, Launch launch) {
-  switch (columns) {
-    case 8: launch(std::integral_constant<int, 8>{}); break;
-    case 16: launch(std::integral_constant<int, 16>{}); break;
-    case 32: launch(std::integral_constant<int, 32>{}); break;
-    case 64: launch(std::integral_constant<int, 64>{}); break;
-    default:
-      throw std::invalid_argument(std::string("narrow ") + what + " GEMM of " + std::to_string(columns) +
-                                  " columns: 8, 16, 32 or 64");
+  const auto unknown = [&] {
+    return std::invalid_argument(std::string("narrow ") + what + " GEMM of " + std::to_string(columns) +
+                                 " columns: " + (kMaxColumns == 64 ? "8, 16, 32 or 64" : "8 or 16"));
+  };
+  if (columns == 8) {
+    launch(std::integral_constant<int, 8>{});
+  } else if (columns == 16) {
+    launch(std::integral_constant<int, 16>{});
+  } else if constexpr (kMaxColumns == 64) {
+    if (columns == 32)
+      launch(std::integral_constant<int, 32>{});
+    else if (columns == 64)
+      launch(std::integral_constant<int, 64>{});
+    else
+      throw unknown();
+  } else {
+    throw unknown();
   }
   GPB_CHECK_LAUNCH();
 }
+static_assert(NarrowGemmTile::kMaxColumns == 64 && NarrowF64GemmTile::kMaxColumns == 16,
+              "with_columns knows these widths");
 
 }  // namespace
 
@@ -364,7 +376,7 @@ void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const
                         float* partials, int parts, int split_k, cudaStream_t stream) {
   check_narrow_launch("16-bit", columns, vectorized, m, n, k, a, b, parts, split_k, Tile::kStageK, 8,
                       partials != nullptr);
-  with_columns(columns, "16-bit", [&](auto width) {
+  with_columns<Tile::kMaxColumns>(columns, "16-bit", [&](auto width) {
     launch_width<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream);
   });
 }
@@ -398,12 +410,12 @@ __device__ __forceinline__ double2 load_a_pair(const double* __restrict__ row, i
 
 // A warp loads A in groups of steps, the next group while it multiplies the current one (the
 // registers hold both), so its loads stay in flight across its MMAs and the staging of B. Groups
-// of two steps (4 KiB) at 8 columns and at 64 (one block an SM), of one step at 16 and 32, whose
-// accumulators leave room for no more under the 128-register cap of two blocks an SM. (On an
-// H200, one block of 8 warps loading four steps at a time, without the overlap, streamed 8192 x
-// 32 x 8192 at 47 % of the copy rate, with it 57 %; two blocks at 8 columns 97 %.)
+// of two steps (4 KiB) at 8 columns, of one step at 16, whose accumulators leave room for no
+// more under the 128-register cap of two blocks an SM. (On an H200, one block of 8 warps loading
+// four steps at a time, without the overlap, streamed 8192 x 32 x 8192 at 47 % of the copy rate,
+// with it 57 %; two blocks at 8 columns 97 %.)
 template <int kColumns>
-constexpr int kF64GroupSteps = kColumns <= 8 || narrow_f64_blocks_per_sm(kColumns) == 1 ? 2 : 1;
+constexpr int kF64GroupSteps = kColumns <= 8 ? 2 : 1;
 static_assert(F64Tile::kStageK % (F64Tile::kStep * 2) == 0, "whole groups of steps per stage");
 
 // A group of steps of A at depth k0 (its first step's): lane (g, t) takes depths 4 t .. 4 t + 3
@@ -428,13 +440,8 @@ __device__ __forceinline__ F64Group<kSteps> load_f64_group(const double* __restr
   return group;
 }
 
-// Items of B's stage a thread loads before storing them: 2 at two blocks an SM (4 spilled at 32
-// columns), all 8 at one (64 columns).
-template <int kColumns>
-constexpr int kF64BatchItems = narrow_f64_blocks_per_sm(kColumns) == 1 ? 8 : 2;
-
 template <int kColumns, bool kVectorized>
-__global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kColumns))
+__global__ void __launch_bounds__(F64Tile::kThreads, F64Tile::kBlocksPerSm)
     gemm_narrow_f64_kernel(int m, int n, int k, int split_k, const double* __restrict__ a,
                            const double* __restrict__ b, double* __restrict__ c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -459,7 +466,9 @@ __global__ void __launch_bounds__(F64Tile::kThreads, narrow_f64_blocks_per_sm(kC
   constexpr int kSteps = kF64GroupSteps<kColumns>;
   F64Group<kSteps> group = load_f64_group<kSteps, kVectorized>(a_low, a_high, k_begin + 4 * t, k_end);  // the first
   constexpr int kItems = F64Tile::kStageK * (kColumns / 2) / F64Tile::kThreads;  // a thread's items of a stage
-  constexpr int kBatch = kItems < kF64BatchItems<kColumns> ? kItems : kF64BatchItems<kColumns>;
+  // Items of B's stage a thread loads before storing them: 2 (4 spilled at 32 columns, under the
+  // register cap of two blocks an SM).
+  constexpr int kBatch = kItems < 2 ? kItems : 2;
   static_assert(F64Tile::kStageK * (kColumns / 2) % F64Tile::kThreads == 0 && kItems % kBatch == 0,
                 "whole items, whole batches");
   for (int stage = k_begin; stage < k_end; stage += F64Tile::kStageK) {
@@ -538,7 +547,7 @@ void launch_f64_width(bool vectorized, int m, int n, int k, const double* a, con
 void launch_gemm_narrow_f64(int columns, bool vectorized, int m, int n, int k, const double* a, const double* b,
                             double* c, int parts, int split_k, cudaStream_t stream) {
   check_narrow_launch("f64", columns, vectorized, m, n, k, a, b, parts, split_k, F64Tile::kStageK, 2, true);
-  with_columns(columns, "f64", [&](auto width) {
+  with_columns<F64Tile::kMaxColumns>(columns, "f64", [&](auto width) {
     launch_f64_width<decltype(width)::value>(vectorized, m, n, k, a, b, c, parts, split_k, stream);
   });
 }

@@ -30,7 +30,9 @@ void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const
                         float* partials, int parts, int split_k, cudaStream_t stream);
 
 // The narrow GEMM for f64 on the FP64 tensor cores (mma.sync m16n8k16 .f64, sm_90 and newer):
-// the same streaming of A into registers, B staged transposed per kStageK rows.
+// the same streaming of A into registers, B staged transposed per kStageK rows; 8 or 16 columns.
+// (It took 32 and 64 too, until the DMMA GEMM's 64 x 64 tile ran ahead of it at every shape
+// tried from 17 columns: docs/kernel-notes.md, GEMM version 19.)
 struct NarrowF64GemmTile {
   static constexpr int kWarps = 8;
   static constexpr int kThreads = 32 * kWarps;
@@ -38,14 +40,11 @@ struct NarrowF64GemmTile {
   static constexpr int kRows = kRowsPerWarp * kWarps;
   static constexpr int kStep = 16;     // depth of one MMA: a lane loads 4 doubles of each of its two rows
   static constexpr int kStageK = 64;   // rows of B a shared-memory stage holds
-  static constexpr int kMaxColumns = 64;
+  static constexpr int kMaxColumns = 16;
+  static constexpr int kBlocksPerSm = 2;  // its launch bounds' minimum
 };
 
-// The f64 narrow kernel's blocks per SM (its launch bounds): two up to 32 columns, one at 64,
-// whose accumulators (64 registers a lane) spill under the 128-register cap of two.
-__host__ __device__ constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 32 ? 2 : 1; }
-
-// C (m x n) = A (m x k) B (k x n) in f64, n at most `columns` (8, 16, 32 or 64). `vectorized`:
+// C (m x n) = A (m x k) B (k x n) in f64, n at most `columns` (8 or 16). `vectorized`:
 // k even and A 16-byte aligned, so that A's rows are read 16 bytes at a time (element by element
 // otherwise). With parts > 1, k is split into parts of split_k (a multiple of kStageK; the last
 // may be shorter) and part p writes its product to c + p * m * n, a workspace of partials for

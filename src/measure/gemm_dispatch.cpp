@@ -90,21 +90,32 @@ constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.73,
 // The tensor-core kernels' tiles, each priced the same way: its rate an SM as a fraction of
 // the kernel's large tile's, its blocks an SM and the fraction of its SM's rate a lone block
 // runs at. `tile` is the m16n8k16 (DMMA) tile, `shallow_tile` the m8n8k4 one (the same for wgmma).
+// A tile whose rate holds only for a C of at most `max_m` rows is priced only there (0: any m).
 struct TensorTileModel {
   GemmTile tile;
   GemmTile shallow_tile;
   int blocks_per_sm;
   double rate_fraction;
   double solo_fraction;
+  std::int64_t max_m = 0;
 };
 // DMMA: the large tile's 0.36 TFLOP/s an SM (H100, 4096^3, kernel-notes.md) and its one block an
 // SM. The small tile, measured on an H200 against the large one (kernel-notes.md, GEMM version
 // 18): 0.94 of its rate at 4096^3 and 0.92 at 2048^3, two blocks an SM; a lone small block
 // (1000 x 333 x 77: 96 blocks for 132 SMs, 14.4 us against 25.3 us for 24 large tiles) at about
 // half its SM's rate.
-constexpr TensorTileModel kDmmaTiles[] = {{kDmmaGemmTile, kDmmaShallowGemmTile, 1, 1.0, 1.0},
-                                          {kDmmaSmallGemmTile, kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm,
-                                           0.93, 0.5}};
+// The skinny tile (16 x 128, C of few rows) streams B: on an H200 16 x 8192 x 8192 in 2 parts (a
+// block on each of 128 SMs) took 134.9 us, B at 95 % of the copy rate, and in 4 parts (two an SM)
+// 142.6 with the partials' sum, so an SM's rate is the same with one block or two (solo 1) and
+// is 0.345 of the large tile's (4 flops a byte of B at the copy rate, an SM's share). That rate is
+// a C of one row tile's, bound by streaming B; with more rows each row tile would stream B again
+// (32 x 8192 x 8192: 213 us against the 64 x 64 tile's 199), and on small products its many
+// blocks would price below tiles whose rate it was never measured against, so it is priced only
+// for C of at most 16 rows.
+constexpr TensorTileModel kDmmaTiles[] = {
+    {kDmmaGemmTile, kDmmaShallowGemmTile, 1, 1.0, 1.0},
+    {kDmmaSmallGemmTile, kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm, 0.93, 0.5},
+    {kDmmaSkinnyGemmTile, kDmmaShallowSkinnyGemmTile, kDmmaSkinnyBlocksPerSm, 0.345, 1.0, kDmmaSkinnyGemmTile.m}};
 constexpr double kDmmaRatePerSm = 0.36e12;
 // wgmma: the large tile's 5.7 TFLOP/s an SM (H100, 8192^3). The half tile (one consumer
 // warpgroup, one block an SM), measured on an H200 against the large one (GEMM version 18):
@@ -258,7 +269,8 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
   plan.n_kernel = n;
   const std::int64_t slots = blocks_in_flight(plan, device);
   const std::string shape = "m or n <= " + str(kMatmulVectorMaxSide) + " (16-bit: " + str(kSixteenBitVectorMaxSide) +
-                            "; f64 with DMMA m16n8k16: n <= " + str(kSixteenBitVectorMaxSide) +
+                            "; f64 with DMMA m16n8k16: n <= " + str(kSixteenBitVectorMaxSide) + ", m <= " +
+                            str(kF64VectorMatrixMaxRows) + " where n > " + str(kF64VectorMatrixNarrowB) +
                             ") runs a matrix-vector kernel; ";
   if (n <= side) {
     plan.kernel = GemmKernel::matrix_vector;
@@ -294,7 +306,7 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   plan.kernel = GemmKernel::narrow;
   plan.vector_width = std::max(8, power_of_two_at_least(n, kNarrowMaxColumns));
   plan.tile = {block.m, plan.vector_width, block.k};
-  plan.blocks_per_sm = f64 ? narrow_f64_blocks_per_sm(plan.vector_width) : kNarrowBlocksPerSm;
+  plan.blocks_per_sm = f64 ? kNarrowF64BlocksPerSm : kNarrowBlocksPerSm;
   plan.lda = k;
   plan.ldb = n;
   plan.n_kernel = n;
@@ -302,7 +314,7 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   plan.pieces = ceil_div(m, block.m);
   const std::int64_t slots = blocks_in_flight(plan, device);
   split_k(plan, k, slots, device);
-  const GemmTile& tiles = f64 ? kDmmaGemmTile : kWgmmaGemmTile;
+  const GemmTile& tiles = f64 ? kDmmaSmallGemmTile : kWgmmaGemmTile;
   plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64MaxColumns) +
                          " runs the narrow kernel (DMMA m16n8k16"
                    : "16-bit n <= " + str(kNarrowMaxColumns) + " runs the narrow kernel (mma.sync") +
@@ -333,16 +345,16 @@ struct TileChoice {
   std::string text;  // "128x128 1.2 ms, 64x64 ..."
 };
 
-// Prices each of `models` (configure(candidate, model) sets its tile and blocks an SM) with its
-// best split and keeps the cheapest, the earlier on a tie: the SIMT tiles here, the
-// tensor-core kernels' two tiles below (cheapest_tensor_tile).
+// Prices each of `models` (configure(candidate, model) sets its tile and blocks an SM, and says
+// whether the tile applies to the shape) with its best split and keeps the cheapest, the earlier
+// on a tie: the SIMT tiles here, the tensor-core kernels' tiles below (cheapest_tensor_tile).
 template <class Models, class Configure>
 TileChoice cheapest_tile(const GemmPlan& base, const Models& models, DType dtype, std::int64_t m, std::int64_t n,
                          std::int64_t k, const GemmDevice& device, Configure configure) {
   TileChoice best;
   for (const auto& model : models) {
     GemmPlan candidate = base;
-    configure(candidate, model);
+    if (!configure(candidate, model)) continue;
     candidate.pieces = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n);
     const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
     const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
@@ -362,6 +374,7 @@ TileChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m,
   return cheapest_tile(base, kSimtTiles, dtype, m, n, k, device, [&](GemmPlan& candidate, const SimtTileModel& model) {
     candidate.tile = model.tile;
     candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
+    return true;
   });
 }
 
@@ -400,11 +413,12 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
   return best.plan;
 }
 
-// The tensor-core kernels with two tiles (DMMA, wgmma): each tile priced with its best split
-// of k (split_seconds, as the SIMT tiles are), the cheapest taken, the large tile on a tie. The
-// smaller tile wins where the large tiles are fewer than the SMs and k is too short for a split
-// to pay (f64 1000 x 333 x 77: 24 large DMMA tiles, 96 small ones; 16-bit 1024^3: 32 wgmma
-// tiles of 128 x 256, 64 of 64 x 256).
+// The tensor-core kernels' tiles (DMMA, wgmma): each tile that applies to the shape priced with
+// its best split of k (split_seconds, as the SIMT tiles are), the cheapest taken, the large tile
+// on a tie. A smaller tile wins where the large tiles are fewer than the SMs and k is too short
+// for a split to pay (f64 1000 x 333 x 77: 24 large DMMA tiles, 96 small ones; 16-bit 1024^3: 32
+// wgmma tiles of 128 x 256, 64 of 64 x 256), or, for the DMMA 16 x 128 tile, where C has at most
+// 16 rows and the product streams B.
 template <std::size_t kCount>
 TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&models)[kCount], DType dtype,
                                 std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
@@ -412,6 +426,7 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
   return cheapest_tile(base, models, dtype, m, n, k, device, [&](GemmPlan& candidate, const TensorTileModel& model) {
     candidate.tile = shallow ? model.shallow_tile : model.tile;
     candidate.blocks_per_sm = model.blocks_per_sm;
+    return model.max_m == 0 || m <= model.max_m;
   });
 }
 
@@ -443,12 +458,14 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   } else {
     return plan_simt(plan, dtype, m, n, k, device);
   }
-  const std::string shape = std::min(m, n) <= kMatmulVectorMaxSide
-                                ? "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " +
-                                      str(kMatmulVectorMaxSide) +
-                                      " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun "
-                                      "the CUDA cores); "
-                                : "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; ";
+  const std::string shape =
+      std::min(m, n) > kMatmulVectorMaxSide ? "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; "
+      : dtype == DType::f64
+          ? "f64 m of " + str(kF64VectorMatrixMaxRows + 1) + " to " + str(kMatmulVectorMaxSide) + " with n > " +
+                str(kF64VectorMatrixNarrowB) + " runs the DMMA tiles (the 16 x 128 tile streams B faster than "
+                "vector_matrix); "
+          : "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
+                " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun the CUDA cores); ";
   if (plan.kernel == GemmKernel::mma_sync) {
     plan.pieces = ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n);
     const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
@@ -546,7 +563,9 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
   // The widest m (vector_matrix) and n (matrix_vector) the matrix-vector kernels take.
-  const std::int64_t row_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const std::int64_t row_side = sixteen_bit  ? kSixteenBitVectorMaxSide
+                                : f64_narrow ? f64_vector_matrix_max_rows(n)
+                                             : kMatmulVectorMaxSide;
   const std::int64_t column_side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
   if (n <= column_side || m <= row_side) return plan_matrix_vector(dtype, m, n, k, column_side, device);
   if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);

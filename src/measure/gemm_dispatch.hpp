@@ -8,7 +8,9 @@
 // The rule, in order:
 //   1. Matrix-vector shapes (matmul_is_matrix_vector: m or n at most 16) are memory-bound:
 //      n <= 16 streams A's rows (matrix_vector), else m <= 16 streams B's rows (vector_matrix);
-//      f64 on a device with DMMA m16n8k16 takes matrix_vector only up to n = 4 (rule 3).
+//      f64 on a device with DMMA m16n8k16 takes matrix_vector only up to n = 4 (rule 3), and
+//      vector_matrix up to m = 4, or 16 where n <= 64 (f64_vector_matrix_max_rows): a wider B
+//      from 5 rows runs the DMMA kernel's 16 x 128 tile (rule 3b), which streams B faster.
 //      f16 and bf16 only up to 4: the kernels sum in f32 on the CUDA cores, and an H100
 //      streaming 2-byte elements at its copy rate brings each SM 5.7 of them per clock, so 16
 //      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
@@ -41,7 +43,7 @@
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
 //      a time where n is a multiple of 16 bytes' elements, else element by element.
 //   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns), and f64 with n of 5
-//      to 64 (narrow_f64_takes) where the device has DMMA m16n8k16 (sm_90 on), run the narrow
+//      to 16 (narrow_f64_takes) where the device has DMMA m16n8k16 (sm_90 on), run the narrow
 //      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
 //      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
 //      memory (at 32 and 64 columns, B's rows 16-byte aligned, by a cp.async pipeline), f32
@@ -54,15 +56,18 @@
 //      an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles computed
 //      4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200) and the
 //      matrix_vector kernel streamed 8192 x 16 x 8192 at 38 % of the copy rate (its 4 x 16 f64
-//      sums a thread), so f64 there takes matrix_vector only up to 4 columns.
+//      sums a thread), so f64 there takes matrix_vector only up to 4 columns. From 17 columns
+//      the DMMA kernel's 64 x 64 tile (rule 3b) ran ahead of the f64 narrow kernel.
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
 //      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured
 //      rate; each is priced with its best split of k (step 4), waves of blocks and padded
 //      products counted, and the cheapest runs (the large one on a tie). The wgmma kernel
-//      (128 x 256, or 64 x 256 with one consumer warpgroup) and the DMMA kernel (128 x 128, or
-//      64 x 64 at two blocks an SM) have two tiles each, priced the same way: the smaller one
-//      runs where the larger leaves most SMs idle and k is too short for a split to pay.
+//      (128 x 256, or 64 x 256 with one consumer warpgroup) and the DMMA kernel (128 x 128,
+//      64 x 64 at two blocks an SM, or 16 x 128 at two blocks an SM for C of few rows, priced
+//      at the rate it streams B) have several tiles each, priced the same way: a smaller one
+//      runs where the larger leaves most SMs idle and k is too short for a split to pay, or
+//      where the larger's rows would be mostly padding.
 //   4. Enough independent work for every SM? When the output pieces (tiles, or a matrix-vector
 //      kernel's row or column blocks) are fewer than the SMs (matrix-vector kernels: than their
 //      blocks in flight), k may be split: each part's blocks write a partial of C to a
@@ -169,6 +174,10 @@ inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
 inline constexpr GemmTile kDmmaSmallGemmTile{64, 64, 32};
 inline constexpr GemmTile kDmmaShallowSmallGemmTile{64, 64, 16};
 inline constexpr int kDmmaSmallBlocksPerSm = 2;
+// Its skinny tile (4 warps of 16 x 32, two blocks an SM), for C of few rows: it streams B.
+inline constexpr GemmTile kDmmaSkinnyGemmTile{16, 128, 32};
+inline constexpr GemmTile kDmmaShallowSkinnyGemmTile{16, 128, 16};
+inline constexpr int kDmmaSkinnyBlocksPerSm = 2;
 inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
 // The wgmma kernel's tile of one consumer warpgroup (still one block an SM), for products
 // whose 128 x 256 tiles leave most SMs idle.
@@ -179,23 +188,33 @@ inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
-// The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B; two
-// blocks an SM up to 32 columns, one at 64 (its launch bounds).
-inline constexpr GemmTile kNarrowF64GemmTile{128, 64, 64};
-// Where f64 takes it: n of 5 to 64, any m. Measured on an H200 against the DMMA tiles after the
-// kernel's B stage was loaded a batch at a time (kernel-notes.md, GEMM version 17): the narrow
-// kernel ahead or level at every shape tried from 40 to 64 columns, 1.00-1.37x (3000 x 60 x 5000 76
-// against 100 us, 8192 x 64 x 8192 279 against 346, 64 x 64 x 1048576 443 against 469, 64 x 48 x
-// 500000 215 against 240, 300 x 64 x 20000 53 against 58); before it, it was behind with few
-// rows (64 x 64 x 1048576 943 against 481) and from 49 columns, so it took n of 33 to 48 only
-// from 512 rows.
-inline constexpr int kNarrowF64MaxColumns = 64;
+// The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B, 8 or 16
+// columns, two blocks an SM (its launch bounds). f64 takes it for n of 5 to 16, any m. It took
+// up to 64 columns while the DMMA tiles were 128 x 128 (kernel-notes.md, GEMM version 17: ahead
+// of them from 40 to 64 columns, 8192 x 64 x 8192 279 against 346 us); the DMMA kernel's 64 x 64
+// tile (GEMM version 19) ran ahead of it at every shape tried from 17 columns on an H200, each
+// with its own split (8192 x 24 x 8192 157.5 against 165.0 us, 8192 x 32 x 8192 157.3 against
+// 170.6, 8192 x 64 x 8192 212 against 279, 64 x 64 x 1048576 308 against 443, 300 x 64 x 20000
+// 41.3 against 51.7, 2000 x 48 x 2000 24.0 against 29.5, 3000 x 60 x 5000 63.4 against 76.2);
+// at 16 they tied (8192 x 16 x 8192 156.3 against 155.0).
+inline constexpr GemmTile kNarrowF64GemmTile{128, 16, 64};
+inline constexpr int kNarrowF64MaxColumns = 16;
+inline constexpr int kNarrowF64BlocksPerSm = 2;
 constexpr bool narrow_f64_takes(std::int64_t n) { return n <= kNarrowF64MaxColumns; }
-constexpr int narrow_f64_blocks_per_sm(int columns) { return columns <= 32 ? 2 : 1; }
 // The tiled kernels' split of k (rule 4) takes at most this many waves of blocks in flight.
 inline constexpr int kSplitMaxWaves = 4;
 inline constexpr int kGemvWarps = 8;
 inline constexpr int kVectorMatrixMaxRows = 16;
+// f64 on a device with DMMA m16n8k16 takes vector_matrix up to 4 rows, or up to 16 where B is at
+// most 64 columns: from 5 rows the DMMA kernel's 16 x 128 tile streamed a wide B faster (on an
+// H200: 16 x 8192 x 8192 134.9 against 257.5 us, 8 x 8192 x 8192 140.7 against 160.8, 16 x 490 x
+// 3416 17.9 against 35.0; 4 rows 141.7 against 132.7), and at 28 columns it was behind (13 x 28 x
+// 10117 26.5 against 24.4), its 128 columns mostly padding.
+inline constexpr int kF64VectorMatrixMaxRows = 4;
+inline constexpr int kF64VectorMatrixNarrowB = 64;
+constexpr std::int64_t f64_vector_matrix_max_rows(std::int64_t n) {
+  return n <= kF64VectorMatrixNarrowB ? kVectorMatrixMaxRows : kF64VectorMatrixMaxRows;
+}
 // The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).
 inline constexpr int kSixteenBitVectorMaxSide = 4;
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;

@@ -89,7 +89,8 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
 // matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns and the
-// tensor-core tiles above; f64 the narrow kernel from 5 to 64 columns.
+// tensor-core tiles above; f64 the narrow kernel from 5 to 16 columns, vector_matrix up to 4 rows
+// (16 where n <= 64) and the DMMA 16 x 128 tile for 5 to 16 rows of a wider B.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
@@ -105,7 +106,10 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 8192, 256},     // vector_matrix, 16-byte loads
     {2, 4096, 1001},    // vector_matrix, 16-byte loads, warps' runs off the 8 rows in flight
     {3, 1001, 777},     // vector_matrix at 4 rows, one past m, element-wise
-    {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded)
+    {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded; f64: 16 x 128, k split)
+    {9, 20000, 100},    // f64: the DMMA 16 x 128 tile, 16-byte copies, whole k (f32: vector_matrix)
+    {5, 65, 3001},      // f64: the 16 x 128 tile one row and column past vector_matrix, element-wise, k split
+    {16, 129, 2048},    // f64: one column past a 16 x 128 tile, all 16 of its rows, element-wise, k split
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
     {9, 64, 300007},    // the same at 16 rows (16-bit: narrow, one warp's rows, k split)
     {13, 28, 10117},    // vector_matrix at 16 rows, a narrow C, k in many parts summed by entries
@@ -119,17 +123,17 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, element-wise A, a last stage of 104 rows
     {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
     {129, 257, 65},     // one past each tile edge (16-bit: padded; f64 on sm_90: small DMMA tiles, element-wise)
-    {64, 64, 100000},   // one tile, k split (16-bit and f64: narrow at 64 columns; f32: the 64 x 64 tile)
+    {64, 64, 100000},   // one tile, k split (16-bit: narrow at 64 columns; f32, f64: the 64 x 64 tile)
     {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials; f64: 64 x 64)
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
     {1025, 1031, 1027}, // several waves of tiles, odd (16-bit: padded; f32: A and B padded, k split)
     {4097, 1031, 41},   // odd, many tiles (f32: the 64 x 64 tile, element-wise, whole k)
     {1537, 2047, 41},   // odd, many tiles (f32: the 128 x 128 tile over A and B padded, whole k)
-    {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: narrow)
+    {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: 64 x 64)
     {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)
     {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
-    {600, 45, 3001},    // f64: narrow at 64 columns, one block an SM, odd k
+    {600, 45, 3001},    // f64: the 64 x 64 DMMA tile past the narrow kernel's 16 columns, odd k
 };
 
 std::vector<GemmPathCase> all_cases() {
@@ -210,8 +214,8 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     if ((dtype == DType::f16 || dtype == DType::bf16) && device.compute_capability == 90) {  // both wgmma tiles
       EXPECT_EQ(wgmma_rows, (std::set<int>{64, 128}));
     }
-    if (dtype == DType::f64 && device.compute_capability >= 90) {  // both DMMA tiles, each also split
-      const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}};
+    if (dtype == DType::f64 && device.compute_capability >= 90) {  // the three DMMA tiles, each also split
+      const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}, {16, 128}};
       EXPECT_EQ(tiles, every_tile);
       EXPECT_EQ(split_tiles, every_tile);
     }

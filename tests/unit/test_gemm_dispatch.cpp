@@ -129,12 +129,13 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
   }
   EXPECT_TRUE(contains(column.rule, "B through shared tiles of 512 rows")) << column.rule;
 
-  // All of m's rows in one block: B is read once.
-  const GemmPlan sixteen_rows = plan_gemm(DType::f64, 16, 8192, 8192, hopper());
+  // All of m's rows in one block: B is read once (f64 without DMMA m16n8k16: an A100).
+  const GemmPlan sixteen_rows = plan_gemm(DType::f64, 16, 8192, 8192, ampere());
   EXPECT_EQ(sixteen_rows.kernel, GemmKernel::vector_matrix);
   EXPECT_EQ(sixteen_rows.vector_width, 16);
   EXPECT_EQ(sixteen_rows.pieces, 128);  // 64 doubles a block
   EXPECT_EQ(plan_gemm(DType::f32, 9, 8192, 8192, hopper()).vector_width, 16);
+  EXPECT_EQ(plan_gemm(DType::f32, 16, 8192, 8192, hopper()).kernel, GemmKernel::vector_matrix);
 
   // 16-bit matrix-vector shapes wider than 4 run the tensor cores.
   for (DType dtype : {DType::f16, DType::bf16}) {
@@ -251,34 +252,71 @@ TEST(GemmDispatch, F64NarrowShapesRunTheNarrowKernel) {
   EXPECT_EQ(sixteen.kernel, GemmKernel::narrow);
   EXPECT_EQ(sixteen.blocks_per_sm, 2);
   EXPECT_EQ(sixteen.splits, 4);  // 64 row blocks, 264 in flight
-  EXPECT_EQ(plan_gemm(DType::f64, 8192, 32, 8192, hopper()).kernel, GemmKernel::narrow);
-  EXPECT_EQ(plan_gemm(DType::f64, 8192, 32, 8192, hopper()).blocks_per_sm, 2);
-  const GemmPlan wide = plan_gemm(DType::f64, 8192, 33, 8192, hopper());
-  EXPECT_EQ(wide.kernel, GemmKernel::narrow);
-  EXPECT_EQ(wide.vector_width, 64);
-  EXPECT_EQ(wide.blocks_per_sm, 1);
-  EXPECT_EQ(plan_gemm(DType::f64, 511, 48, 8192, hopper()).kernel, GemmKernel::narrow);
-  EXPECT_EQ(plan_gemm(DType::f64, 8192, 49, 8192, hopper()).kernel, GemmKernel::narrow);
-  EXPECT_EQ(plan_gemm(DType::f64, 64, 48, 500000, hopper()).kernel, GemmKernel::narrow);
-  const GemmPlan long_k = plan_gemm(DType::f64, 64, 64, 1048576, hopper());
-  EXPECT_EQ(long_k.kernel, GemmKernel::narrow);
-  EXPECT_EQ(long_k.vector_width, 64);
-  EXPECT_EQ(long_k.blocks_per_sm, 1);
-  EXPECT_EQ(long_k.splits, 132);  // one row block, 132 in flight: 1048576 / 132 in whole stages of 64
-  EXPECT_EQ(plan_gemm(DType::f64, 17, 64, 8192, hopper()).kernel, GemmKernel::narrow);
-  EXPECT_EQ(plan_gemm(DType::f64, 8192, 65, 8192, hopper()).kernel, GemmKernel::dmma);
-  EXPECT_EQ(plan_gemm(DType::f64, 17, 65, 8192, hopper()).kernel, GemmKernel::dmma);
-  const GemmPlan odd = plan_gemm(DType::f64, 1730, 25, 8081, hopper());
+  EXPECT_TRUE(contains(sixteen.rule, "f64 n of 5 to 16 runs the narrow kernel (DMMA m16n8k16")) << sixteen.rule;
+  EXPECT_TRUE(contains(sixteen.rule, "the 64-column tiles would multiply 4x the products needed")) << sixteen.rule;
+  const GemmPlan odd = plan_gemm(DType::f64, 1730, 13, 8081, hopper());
   EXPECT_EQ(odd.kernel, GemmKernel::narrow);
-  EXPECT_EQ(odd.vector_width, 32);
+  EXPECT_EQ(odd.vector_width, 16);
   EXPECT_FALSE(odd.vectorized);  // k odd
-  EXPECT_EQ(odd.splits, 16);  // 14 row blocks, 264 in flight: 18 parts, in whole stages of 64 rows 16 of 512
-  EXPECT_TRUE(contains(odd.rule, "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16"))
-      << odd.rule;
-  // 16 rows or fewer stay on vector_matrix; without m16n8k16 (an A100) matrix_vector keeps 16 columns.
-  EXPECT_EQ(plan_gemm(DType::f64, 16, 32, 8192, hopper()).kernel, GemmKernel::vector_matrix);
+  // From 17 columns the DMMA kernel's 64 x 64 tile, each shape with its priced split (the shapes
+  // measured against the narrow kernel on an H200: kNarrowF64GemmTile's comment).
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{8192, 17, 8192},
+                                                                        {8192, 24, 8192},
+                                                                        {8192, 32, 8192},
+                                                                        {8192, 64, 8192},
+                                                                        {64, 64, 1048576},
+                                                                        {64, 48, 500000},
+                                                                        {300, 64, 20000},
+                                                                        {2000, 48, 2000},
+                                                                        {1730, 25, 8081}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const GemmPlan plan = plan_gemm(DType::f64, m, n, k, hopper());
+    EXPECT_EQ(plan.kernel, GemmKernel::dmma);
+    EXPECT_EQ(plan.tile.m, kDmmaSmallGemmTile.m);
+    EXPECT_EQ(plan.tile.n, kDmmaSmallGemmTile.n);
+  }
+  const GemmPlan long_k = plan_gemm(DType::f64, 64, 64, 1048576, hopper());
+  EXPECT_EQ(long_k.splits, 263);  // one tile, 264 blocks in flight, parts of whole 32-deep steps
+  // Without m16n8k16 (an A100) matrix_vector keeps 16 columns and the tiles run from 17.
   EXPECT_EQ(plan_gemm(DType::f64, 8192, 16, 8192, ampere()).kernel, GemmKernel::matrix_vector);
   EXPECT_EQ(plan_gemm(DType::f64, 8192, 32, 8192, ampere()).kernel, GemmKernel::dmma);
+}
+
+// f64 C of few rows where the device has DMMA m16n8k16: vector_matrix up to 4 rows, or up to 16
+// where B is at most 64 columns; from 5 rows a wider B runs the DMMA kernel's 16 x 128 tile, which
+// streams B (on an H200, 16 x 8192 x 8192 134.9 us against vector_matrix's 257.5).
+TEST(GemmDispatch, F64FewRowsStreamBOnTheSkinnyTile) {
+  for (std::int64_t m : {1, 2, 3, 4}) {
+    EXPECT_EQ(plan_gemm(DType::f64, m, 8192, 8192, hopper()).kernel, GemmKernel::vector_matrix) << m;
+    EXPECT_EQ(plan_gemm(DType::f64, m, 65, 8192, hopper()).kernel, GemmKernel::vector_matrix) << m;
+  }
+  for (std::int64_t m : {5, 8, 9, 13, 16}) {
+    SCOPED_TRACE(m);
+    EXPECT_EQ(plan_gemm(DType::f64, m, 64, 8192, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(DType::f64, m, 28, 10117, hopper()).kernel, GemmKernel::vector_matrix);
+    for (const auto& [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {65, 8192}, {8192, 8192}, {490, 3416}, {4943, 1737}, {65536, 1024}, {100, 300000}}) {
+      SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(k));
+      const GemmPlan plan = plan_gemm(DType::f64, m, n, k, hopper());
+      EXPECT_EQ(plan.kernel, GemmKernel::dmma);
+      EXPECT_EQ(std::make_pair(plan.tile.m, plan.tile.n), std::make_pair(kDmmaSkinnyGemmTile.m, kDmmaSkinnyGemmTile.n));
+      EXPECT_EQ(plan.tile.k, kDmmaSkinnyGemmTile.k);
+      EXPECT_EQ(plan.blocks_per_sm, kDmmaSkinnyBlocksPerSm);
+      EXPECT_TRUE(contains(plan.rule, "f64 m of 5 to 16 with n > 64 runs the DMMA tiles")) << plan.rule;
+      EXPECT_TRUE(contains(plan.rule, "): 16x128: ")) << plan.rule;
+    }
+  }
+  // 16 x 8192 x 8192: 64 tiles in 2 parts, a block on each of 128 SMs (measured ahead of 4 parts).
+  const GemmPlan sixteen = plan_gemm(DType::f64, 16, 8192, 8192, hopper());
+  EXPECT_EQ(sixteen.pieces, 64);
+  EXPECT_EQ(sixteen.splits, 2);
+  // Short k still runs the short-k kernel; an A100 (m8n8k4) keeps vector_matrix up to 16 rows.
+  EXPECT_EQ(plan_gemm(DType::f64, 16, 8192, 20, hopper()).kernel, GemmKernel::short_k);
+  EXPECT_EQ(plan_gemm(DType::f64, 16, 8192, 8192, ampere()).kernel, GemmKernel::vector_matrix);
+  // With more rows each row tile would stream B again: the 64 x 64 tile (32 x 8192 x 8192, 199 us
+  // against the 16 x 128 tile's 213 on an H200).
+  EXPECT_EQ(plan_gemm(DType::f64, 32, 8192, 8192, hopper()).tile.m, kDmmaSmallGemmTile.m);
+  EXPECT_EQ(plan_gemm(DType::f64, 17, 8192, 8192, hopper()).tile.m, kDmmaSmallGemmTile.m);
 }
 
 TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
@@ -404,11 +442,16 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
     EXPECT_EQ(plan_gemm(dtype, 4096, 4096, 1, hopper()).splits, 1);
     EXPECT_EQ(plan_gemm(dtype, 1, 4096, 4096, hopper()).kernel, GemmKernel::vector_matrix);
     EXPECT_EQ(plan_gemm(dtype, 4096, 1, 4096, hopper()).kernel, GemmKernel::matrix_vector);
-    // 16 is a matrix-vector side, 17 is not (16-bit: 4 and 5).
+    // 16 is a matrix-vector side, 17 is not (16-bit: 4 and 5; f64 rows under a B wider than 64
+    // columns: 4 and 5).
     const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
     const std::int64_t side = sixteen_bit ? 4 : 16;
-    EXPECT_EQ(plan_gemm(dtype, side, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
-    EXPECT_EQ(plan_gemm(dtype, side, 4096, 64, hopper()).vector_width, side);
+    const std::int64_t rows = sixteen_bit || dtype == DType::f64 ? 4 : 16;
+    EXPECT_EQ(plan_gemm(dtype, rows, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, rows, 4096, 64, hopper()).vector_width, rows);
+    EXPECT_NE(plan_gemm(dtype, rows + 1, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, side, 64, 4096, hopper()).kernel, GemmKernel::vector_matrix);
+    EXPECT_EQ(plan_gemm(dtype, side, 64, 4096, hopper()).vector_width, side);
     EXPECT_EQ(plan_gemm(dtype, 4096, side, 64, hopper()).vector_width, side);
     EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::matrix_vector);
     EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::vector_matrix);
@@ -579,10 +622,12 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
                                   const GemmPlan& plan) {
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
-  // 1. Matrix-vector shapes (16-bit: up to 4; f64 with DMMA m16n8k16: n up to 4) and only
-  //    they run the matrix-vector kernels.
+  // 1. Matrix-vector shapes (16-bit: up to 4; f64 with DMMA m16n8k16: n up to 4, and m up to 4
+  //    where n > 64) and only they run the matrix-vector kernels.
   const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
-  const std::int64_t row_side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+  const std::int64_t row_side = sixteen_bit  ? kSixteenBitVectorMaxSide
+                                : f64_narrow ? (n <= 64 ? 16 : 4)
+                                             : kMatmulVectorMaxSide;
   const std::int64_t column_side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
   const bool matrix_vector = n <= column_side || m <= row_side;
   EXPECT_EQ(plan.kernel == GemmKernel::matrix_vector, n <= column_side);
@@ -629,7 +674,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   //    where the device has DMMA m16n8k16; at least 8 columns wide and at
   //    most twice n, A read in place (16-byte loads where k allows them).
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector &&
-                      (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(n));
+                      (sixteen_bit ? n <= kNarrowMaxColumns : n <= 16);
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
   if (narrow) {
     EXPECT_TRUE(is_power_of_two(plan.vector_width));
@@ -638,9 +683,9 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.tile.n, plan.vector_width);
     EXPECT_EQ(plan.vectorized, k % lanes == 0);
     EXPECT_EQ(plan.pieces, ceil_div(m, kNarrowGemmTile.m));
-    EXPECT_EQ(plan.blocks_per_sm, sixteen_bit ? kNarrowBlocksPerSm : narrow_f64_blocks_per_sm(plan.vector_width));
+    EXPECT_EQ(plan.blocks_per_sm, sixteen_bit ? kNarrowBlocksPerSm : kNarrowF64BlocksPerSm);
     EXPECT_TRUE(contains(plan.rule, sixteen_bit ? "16-bit n <= 64 runs the narrow kernel (mma.sync"
-                                                : "f64 n of 5 to 64 runs the narrow kernel (DMMA m16n8k16"))
+                                                : "f64 n of 5 to 16 runs the narrow kernel (DMMA m16n8k16"))
         << plan.rule;
   }
   // 3b. The dtype's tiled kernel, as the device allows.
@@ -652,15 +697,23 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     else
       EXPECT_EQ(plan.kernel, GemmKernel::simt);
     if (plan.kernel == GemmKernel::dmma) {
-      // One of its two tiles, in the shape's depth, with that tile's blocks an SM; both priced.
-      const bool small = plan.tile.m == kDmmaSmallGemmTile.m;
-      const GemmTile& expected = device.dmma_m16n8k16 ? (small ? kDmmaSmallGemmTile : kDmmaGemmTile)
-                                                      : (small ? kDmmaShallowSmallGemmTile : kDmmaShallowGemmTile);
+      // One of its three tiles, in the shape's depth, with that tile's blocks an SM; all priced.
+      const bool small = plan.tile.m == kDmmaSmallGemmTile.m, skinny = plan.tile.m == kDmmaSkinnyGemmTile.m;
+      const GemmTile& expected =
+          device.dmma_m16n8k16 ? (small ? kDmmaSmallGemmTile : skinny ? kDmmaSkinnyGemmTile : kDmmaGemmTile)
+                               : (small    ? kDmmaShallowSmallGemmTile
+                                  : skinny ? kDmmaShallowSkinnyGemmTile
+                                           : kDmmaShallowGemmTile);
       EXPECT_EQ(std::make_tuple(plan.tile.m, plan.tile.n, plan.tile.k),
                 std::make_tuple(expected.m, expected.n, expected.k));
-      EXPECT_EQ(plan.blocks_per_sm, small ? kDmmaSmallBlocksPerSm : 1);
+      EXPECT_EQ(plan.blocks_per_sm, small ? kDmmaSmallBlocksPerSm : skinny ? kDmmaSkinnyBlocksPerSm : 1);
       EXPECT_TRUE(contains(plan.rule, "tiles priced (128x128 ")) << plan.rule;
       EXPECT_TRUE(contains(plan.rule, ", 64x64 ")) << plan.rule;
+      // The skinny tile, priced only where C has one row tile of it.
+      EXPECT_EQ(contains(plan.rule, ", 16x128 "), m <= kDmmaSkinnyGemmTile.m) << plan.rule;
+      if (skinny) {
+        EXPECT_LE(m, kDmmaSkinnyGemmTile.m);
+      }
     }
     EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
     EXPECT_EQ(plan.cluster_m, plan.kernel == GemmKernel::wgmma && m > plan.tile.m ? 2 : 1);
@@ -769,9 +822,9 @@ TEST(GemmDispatch, ShortKRunsUpToTheThresholdAndNoFurther) {
                                                                         : GemmKernel::simt;
       EXPECT_EQ(past.kernel, tiled);
       // The matrix-vector shapes keep their kernels at any k; one wider runs the short-k kernel.
-      const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-      const std::int64_t columns =
-          sixteen_bit || (dtype == DType::f64 && device.dmma_m16n8k16) ? kSixteenBitVectorMaxSide : side;
+      const bool f64_narrow = dtype == DType::f64 && device.dmma_m16n8k16;
+      const std::int64_t side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
+      const std::int64_t columns = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : side;
       EXPECT_EQ(plan_gemm(dtype, 4096, columns, 1, device).kernel, GemmKernel::matrix_vector);
       EXPECT_EQ(plan_gemm(dtype, side, 4096, 1, device).kernel, GemmKernel::vector_matrix);
       EXPECT_EQ(plan_gemm(dtype, 4096, columns + 1, 1, device).kernel, GemmKernel::short_k);
