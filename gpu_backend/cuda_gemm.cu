@@ -55,6 +55,8 @@ static_assert(same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>
                   kDmmaShallowSkinnyGemmTile, kDmmaSkinnyBlocksPerSm));
 static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) &&
               same_tile<kernels::WgmmaHalfGemmTile>(kWgmmaHalfGemmTile) &&
+              same_tile<kernels::WgmmaNarrowGemmTile>(kWgmmaNarrowGemmTile) &&
+              same_tile<kernels::WgmmaNarrowHalfGemmTile>(kWgmmaNarrowHalfGemmTile) &&
               same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
 static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
               kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
@@ -251,8 +253,12 @@ class GemmCase final : public GpuPrepared {
            : plan_.tile.m == kDmmaSkinnyGemmTile.m ? kernels::DmmaTileSize::skinny
                                                    : kernels::DmmaTileSize::large;
   }
-  // The wgmma kernel's consumer warpgroups: one for its 64-row tile, two for the 128-row one.
-  int wgmma_consumers() const { return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : 2; }
+  // The wgmma kernel's consumer warpgroups: one for its 64-row tiles, two for the 128-row ones
+  // (0 for any other m, which launch_gemm_wgmma rejects); its tile's width is plan_.tile.n.
+  int wgmma_consumers() const {
+    static_assert(kWgmmaHalfGemmTile.m == kWgmmaNarrowHalfGemmTile.m && kWgmmaGemmTile.m == kWgmmaNarrowGemmTile.m);
+    return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : plan_.tile.m == kWgmmaGemmTile.m ? 2 : 0;
+  }
 
   void multiply(const D* a, const D* b, D* c, Acc* partials) {
     switch (plan_.kernel) {
@@ -280,7 +286,8 @@ class GemmCase final : public GpuPrepared {
       const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), int_ldb(),
                                               dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
       if (plan_.kernel == GemmKernel::wgmma)
-        kernels::launch_gemm_wgmma(operands, wgmma_consumers(), plan_.cluster_m, wgmma_grid_, stream());
+        kernels::launch_gemm_wgmma(operands, wgmma_consumers(), plan_.tile.n, plan_.cluster_m, wgmma_grid_,
+                                   stream());
       else
         kernels::launch_gemm_mma(operands, stream());
     } else {
@@ -316,7 +323,7 @@ class GemmCase final : public GpuPrepared {
       case GemmKernel::dmma:
         return std::string("FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape());
       case GemmKernel::wgmma:
-        return "tensor cores, wgmma m64n256k16, f32 accumulation";
+        return "tensor cores, wgmma m64n" + std::to_string(plan_.tile.n) + "k16, f32 accumulation";
       case GemmKernel::mma_sync:
         return "tensor cores, mma.sync m16n8k16, f32 accumulation";
       case GemmKernel::narrow:
@@ -355,7 +362,7 @@ class GemmCase final : public GpuPrepared {
                " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +
                (plan_.cluster_m > 1 ? " with B multicast" : "") +
                ", warp-specialized, persistent: " +
-               std::to_string(wgmma_grid_.clusters(wgmma_consumers(), plan_.cluster_m)) + " clusters)";
+               std::to_string(wgmma_grid_.clusters(wgmma_consumers(), plan_.tile.n, plan_.cluster_m)) + " clusters)";
       case GemmKernel::narrow:
         return "block=" + std::to_string(plan_.tile.m) + " rows of A (16 a warp, read into registers), " +
                std::to_string(plan_.vector_width) + " columns of B (stages of " + std::to_string(plan_.tile.k) +

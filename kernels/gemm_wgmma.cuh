@@ -13,30 +13,56 @@
 
 namespace gpb::kernels {
 
-// The block tile, by its consumer warpgroups: two (128 x 256 of C, the default) or one
-// (64 x 256, for products whose 128 x 256 tiles leave most SMs idle: 1024^3 has 32 of them for
-// 132 SMs, 64 of the single consumer's). Either way one block an SM.
-template <int kConsumerGroups>
+// The block tile, by its consumer warpgroups (64 rows of C each) and its width kColumns, the n
+// of each consumer's wgmma m64nNk16:
+//   WgmmaGemmTile           128 x 256, two consumers: the default.
+//   WgmmaHalfGemmTile        64 x 256, one consumer: for products whose 128 x 256 tiles leave
+//                           most SMs idle (1024^3 has 32 of them for 132 SMs, 64 of these).
+//   WgmmaNarrowGemmTile     128 x 128, two consumers: for C at most 128 columns wide, where
+//                           half of every 256-wide tile's products would be padding
+//                           (16384 x 128 x 1024: 128 of these, each all real columns).
+//   WgmmaNarrowHalfGemmTile  64 x 128, one consumer: both of the above (few rows of tiles of C
+//                           at most 128 wide).
+// (Narrow here is the tile's width; the narrow kernel of gemm_narrow.cuh, for n up to 64, is
+// another kernel.) Every tile runs one block an SM: the launch bounds of the 384-thread block
+// give each thread 168 registers, 43 008 a 256-thread block, so two of the smaller blocks'
+// 105 KiB of shared memory would fit but not their registers.
+template <int kConsumerGroups, int kColumns = 256>
 struct WgmmaGemmTileOf {
+  static_assert((kConsumerGroups == 1 || kConsumerGroups == 2) && (kColumns == 256 || kColumns == 128),
+                "one or two consumer warpgroups, tiles 256 or 128 columns wide");
   static constexpr int kConsumers = kConsumerGroups;  // warpgroups that multiply; one more loads (TMA)
   static constexpr int kBlockM = 64 * kConsumers;     // rows of C per block (64 per consumer warpgroup)
-  static constexpr int kBlockN = 256;    // columns of C per block: one wgmma m64n256k16 per 16-deep step
+  static constexpr int kBlockN = kColumns;           // columns of C per block: the N of each 16-deep step's wgmma
   static constexpr int kBlockK = 64;     // depth of one stage: 128 bytes of 16-bit elements, the swizzle's span
-  static constexpr int kStages = 4;      // shared-memory stages in the producer/consumer ring
+  // Shared-memory stages in the producer/consumer ring, for every tile. The 128-wide tiles'
+  // stages are smaller (32 or 24 KiB), and six would fit, but four already keep 96 or 72 KiB
+  // of copies in flight an SM (three stages while the consumers read the fourth): over 132
+  // SMs 9-12 MiB, several times the 3.35 TB/s x ~1 us (about 3.4 MB) an H100's DRAM needs in
+  // flight, and C of at most 128 columns is bound by reading A (128 flops a byte of A, an H100
+  // has about 295 a byte of DRAM bandwidth). More stages wait for a bench that shows a gain.
+  static constexpr int kStages = 4;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr std::size_t kAStageBytes = 2 * kBlockM * kBlockK;               // A's box: 16 or 8 KiB
-  static constexpr std::size_t kStageBytes = kAStageBytes + 2 * kBlockK * kBlockN;  // 48 or 40 KiB
-  // Each consumer rounds its 64 x 256 tile of C in two halves of 64 x 128 through shared
-  // memory, so that the stores to C are whole 16-byte chunks of rows: 16 KiB each.
+  static constexpr std::size_t kAStageBytes = 2 * kBlockM * kBlockK;  // A's box: 16 or 8 KiB
+  // A stage: A's box and B's 64 x kBlockN (32 KiB 256 wide, 16 KiB 128 wide): 48 KiB
+  // (128 x 256), 40 (64 x 256), 32 (128 x 128) or 24 (64 x 128).
+  static constexpr std::size_t kStageBytes = kAStageBytes + 2 * kBlockK * kBlockN;
+  // Each consumer rounds its 64 x kBlockN tile of C in two halves of 64 x kBlockN / 2 through
+  // shared memory, so that the stores to C are whole 16-byte chunks of rows: 16 KiB each (8
+  // for the 128-wide tiles).
   static constexpr std::size_t kEpilogueBytes = 2 * 64 * (kBlockN / 2);
   // Dynamic shared memory: the stages, the consumers' epilogue tiles, the stages' two
   // barriers each, and 1 KiB to align the stages to the 1024 bytes the 128-byte swizzle
-  // repeats over; 225 KiB (two consumers) or 177 KiB (one) of the 227 an sm_90 block may have.
+  // repeats over, of the 227 KiB an sm_90 block may have: 128 x 256 4 x 48 + 2 x 16 + 1 = 225
+  // KiB (and 64 bytes of barriers), 64 x 256 4 x 40 + 16 + 1 = 177, 128 x 128 4 x 32 + 2 x 8 +
+  // 1 = 145, 64 x 128 4 x 24 + 8 + 1 = 105.
   static constexpr std::size_t kSharedBytes =
       kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 1024;
 };
 using WgmmaGemmTile = WgmmaGemmTileOf<2>;
 using WgmmaHalfGemmTile = WgmmaGemmTileOf<1>;
+using WgmmaNarrowGemmTile = WgmmaGemmTileOf<2, 128>;
+using WgmmaNarrowHalfGemmTile = WgmmaGemmTileOf<1, 128>;
 
 // Whether the kernel code loaded for the current device has the wgmma kernel (compiled for
 // sm_90a: the architecture-specific features are not in sm_90 or compute_90 code). Runs a
@@ -44,16 +70,19 @@ using WgmmaHalfGemmTile = WgmmaGemmTileOf<1>;
 // capability (9.0) and the shared memory first.
 bool wgmma_gemm_compiled_in();
 
-// How many clusters of the kernel fit on the device at once (its persistent grid), for
-// clusters of two blocks and of one, of each tile.
+// How many clusters of the kernel fit on the device at once (its persistent grid), for each
+// tile and clusters of one block and of two.
 struct WgmmaGrid {
-  int pairs = 0;
-  int singles = 0;
-  int half_pairs = 0;    // the 64 x 256 tile's
-  int half_singles = 0;
-  int clusters(int consumers, int cluster_m) const {
-    return consumers == 1 ? (cluster_m == 2 ? half_pairs : half_singles) : (cluster_m == 2 ? pairs : singles);
-  }
+  // The tiles in the order of `counts`: 128 x 256, 64 x 256, 128 x 128, 64 x 128.
+  static constexpr int kTiles = 4;
+  // counts[tile_index(consumers, block_n)][cluster_m - 1].
+  int counts[kTiles][2] = {};
+  // The index of the tile of `consumers` warpgroups (1 or 2) and block_n columns (256 or
+  // 128); throws std::invalid_argument for any other.
+  static int tile_index(int consumers, int block_n);
+  // The clusters of that tile and cluster_m blocks (1 or 2); throws std::invalid_argument
+  // for any other.
+  int clusters(int consumers, int block_n, int cluster_m) const;
 };
 
 // Lets the kernels use their shared memory on the current device and counts their clusters:
@@ -61,12 +90,13 @@ struct WgmmaGrid {
 WgmmaGrid configure_gemm_wgmma();
 
 // The product of `operands` (gemm_operands.cuh) for T = __half or __nv_bfloat16: products and
-// sums in f32 on the tensor cores; A, B and C 16-byte aligned. consumers: 2 (the 128 x 256
-// tile) or 1 (the 64 x 256 tile). cluster_m: 2 (row tiles in pairs sharing B's tiles) or 1 (for
-// C of one row tile). Needs what wgmma_gemm_compiled_in says, and `grid` from
+// sums in f32 on the tensor cores; A, B and C 16-byte aligned. consumers and block_n pick the
+// tile: consumers 2 (128 rows) or 1 (64 rows), block_n 256 or 128 columns. cluster_m: 2 (row
+// tiles in pairs sharing B's tiles) or 1 (for C of one row tile). Any other value throws
+// std::invalid_argument. Needs what wgmma_gemm_compiled_in says, and `grid` from
 // configure_gemm_wgmma on the current device.
 template <class T>
-void launch_gemm_wgmma(const GemmOperands<T>& operands, int consumers, int cluster_m, const WgmmaGrid& grid,
-                       cudaStream_t stream);
+void launch_gemm_wgmma(const GemmOperands<T>& operands, int consumers, int block_n, int cluster_m,
+                       const WgmmaGrid& grid, cudaStream_t stream);
 
 }  // namespace gpb::kernels

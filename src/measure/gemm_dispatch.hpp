@@ -182,6 +182,10 @@ inline constexpr GemmTile kWgmmaGemmTile{128, 256, 64};
 // The wgmma kernel's tile of one consumer warpgroup (still one block an SM), for products
 // whose 128 x 256 tiles leave most SMs idle.
 inline constexpr GemmTile kWgmmaHalfGemmTile{64, 256, 64};
+// The wgmma kernel's tiles 128 columns wide (m64n128k16), two consumer warpgroups and one:
+// for C at most 128 columns wide, half of whose 256-wide tiles' products would be padding.
+inline constexpr GemmTile kWgmmaNarrowGemmTile{128, 128, 64};
+inline constexpr GemmTile kWgmmaNarrowHalfGemmTile{64, 128, 64};
 inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 // The narrow kernel's block: 128 rows of A (16 a warp), stages of 256 rows of B; its width
 // (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width.
