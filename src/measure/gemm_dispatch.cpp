@@ -123,8 +123,15 @@ constexpr double kDmmaRatePerSm = 0.36e12;
 // against 54); ahead where the large tiles are few (1024^3 10.4 against 15.1 us, 1024 x 1024 x
 // 4096 25.5 against 42.4), behind where twice the tiles take a second wave (16384 x 128 x 1024
 // 37.3 against 23.0), as this model prices them.
+// The 128-wide tiles (m64n128k16), measured on an H200 against the 128 x 256 one (GEMM version
+// 19): 128 x 128 at 0.80 of its rate at 4096^3 (221 against 178 us) and 0.73 at 8192^3; ahead where
+// a C of 128 or 384 columns would pad the 256-wide tiles (16384 x 128 x 1024 12.1 against 23.0 us
+// back to back, 2048 x 384 x 2048 14.9 against 24.3). The 64 x 128 tile (one consumer) at 0.60, a
+// guess between the two above that the 4096^3 bench of the next version replaces.
 constexpr TensorTileModel kWgmmaTiles[] = {{kWgmmaGemmTile, kWgmmaGemmTile, 1, 1.0, 1.0},
-                                           {kWgmmaHalfGemmTile, kWgmmaHalfGemmTile, 1, 0.81, 1.0}};
+                                           {kWgmmaHalfGemmTile, kWgmmaHalfGemmTile, 1, 0.81, 1.0},
+                                           {kWgmmaNarrowGemmTile, kWgmmaNarrowGemmTile, 1, 0.80, 1.0},
+                                           {kWgmmaNarrowHalfGemmTile, kWgmmaNarrowHalfGemmTile, 1, 0.60, 1.0}};
 constexpr double kWgmmaRatePerSm = 5.7e12;
 
 // The model of the plan's tile among `models`, if it is one of them.

@@ -134,6 +134,8 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)
     {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
     {600, 45, 3001},    // f64: the 64 x 64 DMMA tile past the narrow kernel's 16 columns, odd k
+    {9000, 120, 200},   // 16-bit: the 128 x 128 wgmma tile, B and C padded to 128 columns
+    {3000, 128, 8000},  // 16-bit: the 128 x 128 wgmma tile, k split
 };
 
 std::vector<GemmPathCase> all_cases() {
@@ -190,13 +192,13 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
   for (DType dtype : all_dtypes()) {
     std::set<GemmKernel> kernels, split;
     std::set<std::pair<int, int>> tiles, split_tiles;  // the SIMT or DMMA tiles planned, and those split
-    std::set<int> wgmma_rows;                           // the wgmma tiles' rows planned
+    std::set<std::pair<int, int>> wgmma_tiles;          // the wgmma tiles planned
     bool staged = false, staged_and_split = false, element_wise = false;
     for (const auto& [m, n, k] : kShapes) {
       const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
       kernels.insert(plan.kernel);
       if (plan.splits > 1) split.insert(plan.kernel);
-      if (plan.kernel == GemmKernel::wgmma) wgmma_rows.insert(static_cast<int>(plan.tile.m));
+      if (plan.kernel == GemmKernel::wgmma) wgmma_tiles.insert({plan.tile.m, plan.tile.n});
       if (plan.kernel == GemmKernel::simt || plan.kernel == GemmKernel::dmma) {
         tiles.insert({plan.tile.m, plan.tile.n});
         if (plan.splits > 1) split_tiles.insert({plan.tile.m, plan.tile.n});
@@ -211,8 +213,8 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
       EXPECT_EQ(split_tiles, every_tile);
       EXPECT_TRUE(element_wise);
     }
-    if ((dtype == DType::f16 || dtype == DType::bf16) && device.compute_capability == 90) {  // both wgmma tiles
-      EXPECT_EQ(wgmma_rows, (std::set<int>{64, 128}));
+    if ((dtype == DType::f16 || dtype == DType::bf16) && device.compute_capability == 90) {  // the four wgmma tiles
+      EXPECT_EQ(wgmma_tiles, (std::set<std::pair<int, int>>{{128, 256}, {64, 256}, {128, 128}, {64, 128}}));
     }
     if (dtype == DType::f64 && device.compute_capability >= 90) {  // the three DMMA tiles, each also split
       const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}, {16, 128}};
@@ -258,7 +260,7 @@ std::vector<GemmPathCase> short_k_cases() {
              {513, 17, 3},      // f32 (f64 below sm_90): the narrowest C of the kernel
              {17, 4097, 2},     // f32, f64: the fewest rows
              {1000, 5, 3},      // 16-bit and f64 on sm_90: the narrowest C of the kernel (f32: matrix_vector)
-             {5, 1000, 3},      // 16-bit: the fewest rows (f32, f64: vector_matrix)
+             {5, 1000, 3},      // 16-bit and f64 on sm_90: the fewest rows (f32: vector_matrix)
              {4096, 4096, 3}}) {
       cases.push_back({dtype, m, n, k});
     }
@@ -273,10 +275,13 @@ TEST_P(CudaGemmShortK, RunsWhereTheRuleSaysAndVerifies) {
   SKIP_WITHOUT_DEVICE();
   const GemmPathCase& c = GetParam();
   const bool sixteen_bit = c.dtype == DType::f16 || c.dtype == DType::bf16;
-  const std::int64_t side = sixteen_bit ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
-  // f64 takes matrix_vector up to 4 columns where the narrow DMMA kernel runs (sm_90 on).
+  // f64 takes matrix_vector up to 4 columns where the narrow DMMA kernel runs (sm_90 on), and
+  // vector_matrix up to 4 rows where n > 64.
   const bool f64_narrow = c.dtype == DType::f64 && this_device().compute_capability >= 90;
-  const std::int64_t columns = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : side;
+  const std::int64_t side = sixteen_bit  ? kSixteenBitVectorMaxSide
+                            : f64_narrow ? f64_vector_matrix_max_rows(c.n)
+                                         : kMatmulVectorMaxSide;
+  const std::int64_t columns = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
   const bool short_k = c.m > side && c.n > columns && c.k <= short_k_max_depth(c.dtype);
   const Problem problem = make_problem(Op::matmul, c.dtype, matmul_shape(c.m, c.n, c.k), kSeed);
   auto prepared = cuda_backend().prepare(problem, BackendSettings{});

@@ -385,32 +385,32 @@ TEST(GemmDispatch, F64TilesFollowTheirPrices) {
   EXPECT_EQ(shallow.tile.k, 16);
 }
 
-// The wgmma kernel's two tiles, as measured on an H200 (kernel-notes.md, GEMM version 18): the
-// 64 x 256 tile where the 128 x 256 ones are few (1024^3: 64 tiles against 32, 10.4 against 15.1
-// us), the 128 x 256 tile where it fills the SMs or where halving the rows would take a second
-// wave (16384 x 128 x 1024: 128 tiles against 256, 23.0 against 37.3 us).
+// The wgmma kernel's four tiles, as measured on an H200 (kernel-notes.md, GEMM versions 18 and 19,
+// back to back): 64 x 128 where the larger tiles are few (1024^3 8.6 us against 10.1 for 128 x
+// 128 and 10.3 for 64 x 256; 1000 x 336 x 80 4.7 against 5.4 and 5.8); 64 x 256 for a C of 128
+// rows and many columns (128 x 16384 x 1024); 128 x 128 for a C of 128 columns, which the 256-wide
+// tiles would half pad (16384 x 128 x 1024 12.1 against 23.0 us); 128 x 256 where it fills the SMs
+// (4096^3 178 against 221 for 128 x 128).
 TEST(GemmDispatch, SixteenBitTilesFollowTheirPrices) {
+  const std::vector<std::pair<std::array<std::int64_t, 3>, GemmTile>> measured = {
+      {{1024, 1024, 1024}, kWgmmaNarrowHalfGemmTile}, {{1000, 333, 77}, kWgmmaNarrowHalfGemmTile},
+      {{128, 16384, 1024}, kWgmmaHalfGemmTile},       {{16384, 128, 1024}, kWgmmaNarrowGemmTile},
+      {{4096, 4096, 4096}, kWgmmaGemmTile},           {{8192, 8192, 8192}, kWgmmaGemmTile},
+      {{4097, 4097, 4097}, kWgmmaGemmTile},           {{2048, 2048, 2048}, kWgmmaGemmTile},
+      {{2048, 8192, 1000}, kWgmmaGemmTile}};
   for (DType dtype : {DType::f16, DType::bf16}) {
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
-             {1024, 1024, 1024}, {512, 512, 512}, {768, 768, 768}, {1000, 333, 77}, {128, 16384, 1024}}) {
+    for (const auto& [shape, tile] : measured) {
+      const auto& [m, n, k] = shape;
       SCOPED_TRACE(to_string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
       const GemmPlan plan = plan_gemm(dtype, m, n, k, hopper());
       EXPECT_EQ(plan.kernel, GemmKernel::wgmma);
-      EXPECT_EQ(plan.tile.m, 64);
-      EXPECT_EQ(plan.cluster_m, m > 64 ? 2 : 1);
-      EXPECT_TRUE(contains(plan.rule, "): 64x256: ")) << plan.rule;
-    }
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{4096, 4096, 4096},
-                                                                          {8192, 8192, 8192},
-                                                                          {4097, 4097, 4097},
-                                                                          {2048, 2048, 2048},
-                                                                          {16384, 128, 1024},
-                                                                          {2048, 8192, 1000}}) {
-      SCOPED_TRACE(to_string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
-      const GemmPlan plan = plan_gemm(dtype, m, n, k, hopper());
-      EXPECT_EQ(plan.tile.m, 128);
-      EXPECT_EQ(plan.splits, 1);
-      EXPECT_TRUE(contains(plan.rule, "): 128x256: ")) << plan.rule;
+      EXPECT_EQ(std::make_pair(plan.tile.m, plan.tile.n), std::make_pair(tile.m, tile.n));
+      EXPECT_EQ(plan.cluster_m, m > tile.m ? 2 : 1);
+      EXPECT_TRUE(contains(plan.rule, "): " + std::to_string(tile.m) + "x" + std::to_string(tile.n) + ": "))
+          << plan.rule;
+      if (tile.m == kWgmmaGemmTile.m && tile.n == kWgmmaGemmTile.n) {
+        EXPECT_EQ(plan.splits, 1);
+      }
     }
   }
   // Without wgmma (A100) the mma.sync kernel's one tile, unpriced.
@@ -472,10 +472,11 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
   EXPECT_GE(one_deep_tile.splits, 8);
   EXPECT_LE(one_deep_tile.split_k, 128);
   EXPECT_TRUE(contains(one_deep_tile.rule, " unsplit)")) << one_deep_tile.rule;
-  // Tile edges of wgmma (64 x 256 for so few tiles): one more row or column is one more tile.
-  EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).pieces, 1);
-  EXPECT_EQ(plan_gemm(DType::bf16, 65, 256, 64, hopper()).pieces, 2);
-  EXPECT_EQ(plan_gemm(DType::bf16, 64, 257, 64, hopper()).pieces, 2);
+  // Tile edges of wgmma (64 x 128 for so few tiles): one more row or column is one more tile.
+  EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).tile.n, 128);
+  EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).pieces, 2);
+  EXPECT_EQ(plan_gemm(DType::bf16, 65, 256, 64, hopper()).pieces, 4);
+  EXPECT_EQ(plan_gemm(DType::bf16, 64, 257, 64, hopper()).pieces, 3);
   EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).cluster_m, 1);
   EXPECT_EQ(plan_gemm(DType::bf16, 65, 256, 64, hopper()).cluster_m, 2);
   // and of 128 x 256 where it fills the SMs (4096 x 4096: 512 tiles).
@@ -718,11 +719,13 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
     EXPECT_EQ(plan.cluster_m, plan.kernel == GemmKernel::wgmma && m > plan.tile.m ? 2 : 1);
     if (plan.kernel == GemmKernel::wgmma) {
-      // One of its two tiles, both priced.
+      // One of its four tiles, all priced.
       EXPECT_TRUE(plan.tile.m == kWgmmaGemmTile.m || plan.tile.m == kWgmmaHalfGemmTile.m) << plan.tile.m;
-      EXPECT_EQ(plan.tile.n, kWgmmaGemmTile.n);
+      EXPECT_TRUE(plan.tile.n == kWgmmaGemmTile.n || plan.tile.n == kWgmmaNarrowGemmTile.n) << plan.tile.n;
       EXPECT_TRUE(contains(plan.rule, "tiles priced (128x256 ")) << plan.rule;
       EXPECT_TRUE(contains(plan.rule, ", 64x256 ")) << plan.rule;
+      EXPECT_TRUE(contains(plan.rule, ", 128x128 ")) << plan.rule;
+      EXPECT_TRUE(contains(plan.rule, ", 64x128 ")) << plan.rule;
     }
   }
   // 4. k split only where the pieces are too few, into non-empty parts of at least the
