@@ -126,12 +126,14 @@ constexpr double kDmmaRatePerSm = 0.36e12;
 // The 128-wide tiles (m64n128k16), measured on an H200 against the 128 x 256 one (GEMM version
 // 19): 128 x 128 at 0.80 of its rate at 4096^3 (221 against 178 us) and 0.73 at 8192^3; ahead where
 // a C of 128 or 384 columns would pad the 256-wide tiles (16384 x 128 x 1024 12.1 against 23.0 us
-// back to back, 2048 x 384 x 2048 14.9 against 24.3). The 64 x 128 tile (one consumer) at 0.60, a
-// guess between the two above that the 4096^3 bench of the next version replaces.
+// back to back, 2048 x 384 x 2048 14.9 against 24.3). The 64 x 128 tile (one consumer) at 0.56
+// (4096^3 326 against 184 us), ahead where the others are few (1024^3 8.6 against 10.1 for 128 x
+// 128; 512^3 6.2 against 7.5; 3000 x 256 x 200 5.9 against 6.8 for 64 x 256), behind where its
+// tiles take a second wave and the 128 x 128 ones do not (9000 x 120 x 200 8.6 against 7.6).
 constexpr TensorTileModel kWgmmaTiles[] = {{kWgmmaGemmTile, kWgmmaGemmTile, 1, 1.0, 1.0},
                                            {kWgmmaHalfGemmTile, kWgmmaHalfGemmTile, 1, 0.81, 1.0},
                                            {kWgmmaNarrowGemmTile, kWgmmaNarrowGemmTile, 1, 0.80, 1.0},
-                                           {kWgmmaNarrowHalfGemmTile, kWgmmaNarrowHalfGemmTile, 1, 0.60, 1.0}};
+                                           {kWgmmaNarrowHalfGemmTile, kWgmmaNarrowHalfGemmTile, 1, 0.56, 1.0}};
 constexpr double kWgmmaRatePerSm = 5.7e12;
 
 // The model of the plan's tile among `models`, if it is one of them.
@@ -466,7 +468,11 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
     return plan_simt(plan, dtype, m, n, k, device);
   }
   const std::string shape =
-      std::min(m, n) > kMatmulVectorMaxSide ? "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; "
+      dtype != DType::f64 && n <= kNarrowMaxColumns
+          ? "16-bit C of 33 to 64 rows and n <= " + str(kNarrowMaxColumns) +
+                ", n and k multiples of 8, runs the wgmma tiles unpadded (at most half the narrow kernel's warps "
+                "would have rows); "
+      : std::min(m, n) > kMatmulVectorMaxSide ? "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; "
       : dtype == DType::f64
           ? "f64 m of " + str(kF64VectorMatrixMaxRows + 1) + " to " + str(kMatmulVectorMaxSide) + " with n > " +
                 str(kF64VectorMatrixNarrowB) + " runs the DMMA tiles (the 16 x 128 tile streams B faster than "
@@ -577,7 +583,8 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   if (n <= column_side || m <= row_side) return plan_matrix_vector(dtype, m, n, k, column_side, device);
   if (k <= short_k_max_depth(dtype)) return plan_short_k(dtype, m, n, k);
   if ((sixteen_bit && !device.no_mma) || f64_narrow) {
-    if (sixteen_bit ? n <= kNarrowMaxColumns : narrow_f64_takes(n)) return plan_narrow(dtype, m, n, k, device);
+    if (sixteen_bit ? narrow_sixteen_bit_takes(m, n, k, !device.no_wgmma) : narrow_f64_takes(n))
+      return plan_narrow(dtype, m, n, k, device);
   }
   return plan_tiled(dtype, m, n, k, device);
 }

@@ -42,7 +42,8 @@
 //      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
 //      a time where n is a multiple of 16 bytes' elements, else element by element.
-//   3. Otherwise f16 and bf16 with n of at most 64 (kNarrowMaxColumns), and f64 with n of 5
+//   3. Otherwise f16 and bf16 with n of at most 64 (narrow_sixteen_bit_takes: not a C of 33 to
+//      64 rows with n and k multiples of 8 where wgmma runs), and f64 with n of 5
 //      to 16 (narrow_f64_takes) where the device has DMMA m16n8k16 (sm_90 on), run the narrow
 //      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
 //      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
@@ -191,6 +192,15 @@ inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 // (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width.
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowMaxColumns = 64;
+// Where 16-bit takes it: n <= 64, except a C of 33 to 64 rows whose n and k are multiples of 8
+// on a device with wgmma, which runs the wgmma tiles (unpadded): there at most half the narrow
+// kernel's 8 warps have rows, and on an H200 64 x 64 x 1048576 took 119.9 us on it against 97.9
+// on the wgmma 64 x 128 tile in 132 parts (cuBLAS 79.4); 64 x 32 x 1048576 tied (94.5, 93.4).
+// With more rows the narrow kernel was ahead (128 x 64 x 1048576 160.9 against 175.9, 256 x 64 x
+// 262144 76.0 against 92.5, 96 x 48 x 200000 50.9 against 49.3); fewer than 33 were not measured.
+constexpr bool narrow_sixteen_bit_takes(std::int64_t m, std::int64_t n, std::int64_t k, bool wgmma) {
+  return n <= kNarrowMaxColumns && !(wgmma && m > 32 && m <= 64 && n % 8 == 0 && k % 8 == 0);
+}
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 // The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B, 8 or 16
 // columns, two blocks an SM (its launch bounds). f64 takes it for n of 5 to 16, any m. It took

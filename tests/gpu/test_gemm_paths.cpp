@@ -123,7 +123,7 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, element-wise A, a last stage of 104 rows
     {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
     {129, 257, 65},     // one past each tile edge (16-bit: padded; f64 on sm_90: small DMMA tiles, element-wise)
-    {64, 64, 100000},   // one tile, k split (16-bit: narrow at 64 columns; f32, f64: the 64 x 64 tile)
+    {64, 64, 100000},   // one tile, k split (16-bit: wgmma 64 x 128; f32, f64: the 64 x 64 tile)
     {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials; f64: 64 x 64)
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
