@@ -943,7 +943,7 @@ TEST(GpuBackends, CudaF64GemmNamesTheDmmaKernelFromSm80) {
 
 // The custom f16 and bf16 GEMMs' tiled kernels at the edges of their tiles, against the host's
 // fp64 reference with the op table's tolerance. The wgmma kernel on sm_90 (128 x 256 x 64
-// tiles, or 64 x 256 x 64 ones of one consumer warpgroup where the dispatch prices them lower;
+// tiles, or 64 x 256, 128 x 128 or 64 x 128 ones where the dispatch prices them lower;
 // persistent; clusters of two row tiles, or of one where C has one row tile), the
 // mma.sync kernel on sm_80 and sm_100 (128 x 256 x 32, 8 block rows to a group): one partial
 // tile (24 x 72 x 24; n is past 64 throughout, narrower C runs the narrow kernel), partial
@@ -962,7 +962,7 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   Context context;
   append_gpu_context(context);
   const int sm_count = context.gpus[0].sm_count;
-  std::set<int> block_ms;  // the wgmma tiles' rows planned
+  std::set<std::pair<int, int>> tiles;  // the wgmma tiles planned
   for (DType dtype : {DType::f16, DType::bf16}) {
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 72, 24},
                                                                           {136, 264, 72},
@@ -981,16 +981,16 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
       const std::string details = prepared->details();
       EXPECT_EQ(details.find("staged: ") != std::string::npos, n % 8 != 0 || k % 8 != 0) << details;
       if (compute_capability == 90) {
-        // The tile the dispatch prices lower for this device: 128 x 256, or 64 x 256 (one
-        // consumer warpgroup) where the larger tiles would leave most SMs idle.
+        // The tile the dispatch prices lowest for this device: 128 x 256, or a smaller one
+        // where the larger tiles would leave most SMs idle or pad C's columns.
         GemmDevice facts;
         facts.sm_count = sm_count;
         const GemmPlan plan = plan_gemm(dtype, m, n, k, facts);
-        const int block_m = static_cast<int>(plan.tile.m);
-        block_ms.insert(block_m);
-        EXPECT_NE(details.find(std::string("kernel=wgmma_gemm (tensor cores, wgmma m64n256k16, f32 accumulation) "
-                                           "block_tile=") +
-                               std::to_string(block_m) + "x256x64 stages=4 cluster=" + (m > block_m ? "2x1" : "1x1")),
+        const int block_m = static_cast<int>(plan.tile.m), block_n = static_cast<int>(plan.tile.n);
+        tiles.insert({block_m, block_n});
+        EXPECT_NE(details.find("kernel=wgmma_gemm (tensor cores, wgmma m64n" + std::to_string(block_n) +
+                               "k16, f32 accumulation) block_tile=" + std::to_string(block_m) + "x" +
+                               std::to_string(block_n) + "x64 stages=4 cluster=" + (m > block_m ? "2x1" : "1x1")),
                   std::string::npos)
             << details;
       } else if (compute_capability == 80 || compute_capability == 100) {
@@ -1002,9 +1002,15 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
       expect_verified_run(problem, *prepared, details);
     }
   }
-  // On an H100-sized device the shapes reach both wgmma tiles.
+  // On an H100-sized device the shapes reach a 256-wide and a 128-wide tile of each height.
   if (compute_capability == 90 && sm_count >= 100) {
-    EXPECT_EQ(block_ms, (std::set<int>{64, 128}));
+    std::set<int> heights, widths;
+    for (const auto& [block_m, block_n] : tiles) {
+      heights.insert(block_m);
+      widths.insert(block_n);
+    }
+    EXPECT_EQ(heights, (std::set<int>{64, 128}));
+    EXPECT_EQ(widths, (std::set<int>{128, 256}));
   }
 }
 
