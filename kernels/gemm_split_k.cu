@@ -20,7 +20,12 @@ unsigned grid_for(std::int64_t items) {
 }
 
 // One thread per entry of C: its parts sit m * ldp apart, and neighbouring threads read
-// neighbouring entries of each part.
+// neighbouring entries of each part. The loads go out kBatch parts at a time before their adds,
+// which stay in part order (the same bits as one at a time): with a small C (few threads) and
+// many parts the sum is a chain of load latencies, kBatch times shorter so (f64 43 x 63 x 6456
+// in 202 parts, its sum of 2709 entries on 11 blocks).
+constexpr int kBatch = 8;
+
 template <class T>
 __global__ void __launch_bounds__(kThreads) add_partials_kernel(const Accumulate<T>* __restrict__ partials, int parts,
                                                                 int m, int n, std::int64_t ldp, T* __restrict__ c,
@@ -32,7 +37,15 @@ __global__ void __launch_bounds__(kThreads) add_partials_kernel(const Accumulate
     const std::int64_t row = index / n, col = index % n;
     const Accumulate<T>* entry = partials + row * ldp + col;
     Accumulate<T> sum = entry[0];
-    for (int part = 1; part < parts; ++part) sum += entry[part * part_stride];
+    int part = 1;
+    for (; part + kBatch <= parts; part += kBatch) {
+      Accumulate<T> batch[kBatch];
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) batch[i] = entry[(part + i) * part_stride];
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) sum += batch[i];
+    }
+    for (; part < parts; ++part) sum += entry[part * part_stride];
     c[row * ldc + col] = Arithmetic<T>::store(sum);
   }
 }

@@ -65,6 +65,12 @@ constexpr double kSplitLaunchSeconds = 2.5e-6;
 // A split must price at least this much below the whole k: the prices are estimates.
 constexpr double kSplitMinSaving = 0.1;
 constexpr double kSplitBytesPerSecond = 3.0e12;
+// The sum of partials (kernels/gemm_split_k.cu) loads each entry's parts 8 at a time, then adds
+// them in order: with a small C its few threads wait out one load latency a batch, whatever
+// the bytes (f64 43 x 63 x 6456 in 202 parts of 32 took 46.5 us on an H200, against cuBLAS's
+// 21.2, its sum a chain of 202 loads). A batch priced at an L2 load's latency.
+constexpr double kSumBatchSeconds = 0.5e-6;
+constexpr int kSumBatchParts = 8;
 
 // The SIMT kernel's tiles: each one's rate per SM as a fraction of the large tile's, and of
 // that the element-wise variant's (the blocks an SM needs in flight for a tile:
@@ -190,7 +196,9 @@ double split_seconds(const GemmPlan& plan, DType dtype, std::int64_t m, std::int
   if (parts > 1) {
     const double acc_bytes = dtype == DType::f64 ? 8 : 4;
     const double partials = static_cast<double>(parts) * static_cast<double>(m) * static_cast<double>(plan.n_kernel);
-    seconds += kSplitLaunchSeconds + 2.0 * partials * acc_bytes / kSplitBytesPerSecond;
+    const double batches = static_cast<double>(ceil_div(parts - 1, kSumBatchParts));
+    seconds += kSplitLaunchSeconds +
+               std::max(2.0 * partials * acc_bytes / kSplitBytesPerSecond, batches * kSumBatchSeconds);
   }
   return seconds;
 }
