@@ -292,50 +292,35 @@ __device__ __forceinline__ void wgmma_wait() {
   "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
 // d (64 x N, f32: N / 2 accumulators a thread) += A (64 x 16, K-major) * B (16 x N, N-major:
-// transpose-B set), N = 256 (128 accumulators) or 128 (64), by the size of d.
+// transpose-B set), N = 256 (128 accumulators) or 128 (64), by the size of d. GPB_WGMMA_MMA
+// writes one such mma: the instruction's shape and element type, the accumulators' registers,
+// and the operand numbers of A's and B's descriptors and of the scale-d flag after them (the
+// instruction is a string literal, so each type and shape spells its own).
+#define GPB_WGMMA_MMA(accumulators, shape, type, d_registers, a_operand, b_operand, scale_operand)         \
+  __device__ static void mma(float (&d)[accumulators], std::uint64_t a, std::uint64_t b) {                   \
+    asm volatile("{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %" #scale_operand ", 0;\n"               \
+                 "wgmma.mma_async.sync.aligned." shape ".f32." type "." type " {" d_registers "}, %" #a_operand \
+                 ", %" #b_operand ", accumulate, 1, 1, 0, 1;\n}\n"                                             \
+                 : GPB_WGMMA_ACCUMULATORS_##accumulators(d)                                                  \
+                 : "l"(a), "l"(b), "n"(1));                                                                  \
+  }
+
 template <class T>
 struct Wgmma;
 template <>
 struct Wgmma<__half> {
-  __device__ static void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
-    asm volatile(
-        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GPB_WGMMA_D_REGISTERS_128
-        "}, %128, %129, accumulate, 1, 1, 0, 1;\n}\n"
-        : GPB_WGMMA_ACCUMULATORS_128(d)
-        : "l"(a), "l"(b), "n"(1));
-  }
-  __device__ static void mma(float (&d)[64], std::uint64_t a, std::uint64_t b) {
-    asm volatile(
-        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GPB_WGMMA_D_REGISTERS_64
-        "}, %64, %65, accumulate, 1, 1, 0, 1;\n}\n"
-        : GPB_WGMMA_ACCUMULATORS_64(d)
-        : "l"(a), "l"(b), "n"(1));
-  }
+  GPB_WGMMA_MMA(128, "m64n256k16", "f16", GPB_WGMMA_D_REGISTERS_128, 128, 129, 130)
+  GPB_WGMMA_MMA(64, "m64n128k16", "f16", GPB_WGMMA_D_REGISTERS_64, 64, 65, 66)
   __device__ static __half2 round(float low, float high) { return __floats2half2_rn(low, high); }
 };
 template <>
 struct Wgmma<__nv_bfloat16> {
-  __device__ static void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
-    asm volatile(
-        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GPB_WGMMA_D_REGISTERS_128
-        "}, %128, %129, accumulate, 1, 1, 0, 1;\n}\n"
-        : GPB_WGMMA_ACCUMULATORS_128(d)
-        : "l"(a), "l"(b), "n"(1));
-  }
-  __device__ static void mma(float (&d)[64], std::uint64_t a, std::uint64_t b) {
-    asm volatile(
-        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GPB_WGMMA_D_REGISTERS_64
-        "}, %64, %65, accumulate, 1, 1, 0, 1;\n}\n"
-        : GPB_WGMMA_ACCUMULATORS_64(d)
-        : "l"(a), "l"(b), "n"(1));
-  }
+  GPB_WGMMA_MMA(128, "m64n256k16", "bf16", GPB_WGMMA_D_REGISTERS_128, 128, 129, 130)
+  GPB_WGMMA_MMA(64, "m64n128k16", "bf16", GPB_WGMMA_D_REGISTERS_64, 64, 65, 66)
   __device__ static __nv_bfloat162 round(float low, float high) { return __floats2bfloat162_rn(low, high); }
 };
 
+#undef GPB_WGMMA_MMA
 #undef GPB_WGMMA_D_REGISTERS_64
 #undef GPB_WGMMA_D_REGISTERS_128
 #undef GPB_WGMMA_ACCUMULATORS_64
