@@ -88,8 +88,8 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 }
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
-// matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns and the
-// tensor-core tiles above; f64 the narrow kernel from 5 to 16 columns, vector_matrix up to 4 rows
+// matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns (but 33 to 64
+// rows with n and k multiples of 8: wgmma) and the tensor-core tiles above; f64 the narrow kernel from 5 to 16 columns, vector_matrix up to 4 rows
 // (16 where n <= 64) and the DMMA 16 x 128 tile for 5 to 16 rows of a wider B.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1

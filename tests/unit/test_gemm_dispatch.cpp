@@ -253,9 +253,9 @@ TEST(GemmDispatch, SplitsArePricedAgainstThePartialsTraffic) {
   }
 }
 
-// f64 from 5 to 64 columns on the narrow DMMA kernel where the device has m16n8k16, at any m:
-// 8192 x 16 x 8192 left matrix_vector (38 % of the copy rate), 1730 x 25 x 8081 and 64 x 64 x
-// 1048576 the 128-column DMMA tiles; more columns, the DMMA tiles.
+// f64 from 5 to 16 columns on the narrow DMMA kernel where the device has m16n8k16, at any m
+// (8192 x 16 x 8192 left matrix_vector, 38 % of the copy rate); from 17 columns the DMMA tiles,
+// whose 64 x 64 tile ran ahead of the narrow kernel there.
 TEST(GemmDispatch, F64NarrowShapesRunTheNarrowKernel) {
   EXPECT_EQ(plan_gemm(DType::f64, 8192, 4, 8192, hopper()).kernel, GemmKernel::matrix_vector);
   const GemmPlan five = plan_gemm(DType::f64, 8192, 5, 8192, hopper());
@@ -368,7 +368,8 @@ TEST(GemmDispatch, SquareSizesKeepTheirKernels) {
   EXPECT_TRUE(contains(odd.rule, "staged: A and B padded to 16-byte rows (k=4100, n=4100)")) << odd.rule;
 }
 
-// The DMMA kernel's two tiles: the small one where the large tiles are fewer than the SMs and
+// The DMMA kernel's 128 x 128 and 64 x 64 tiles (its 16 x 128 tile, for C of at most 16 rows:
+// F64FewRowsStreamBOnTheSkinnyTile): the small one where the large tiles are fewer than the SMs and
 // k too short to split (1000 x 333 x 77: 24 large tiles, 96 small ones; 1024^3: 64 against
 // 256), the large one where its tiles fill the device (the squares from 2048, 4097) or a long
 // k splits one tile over every SM; on an A100 (m8n8k4) the same tiles 16 deep.
