@@ -245,6 +245,10 @@ void RunCommandLine::refuse_flags_without_effect(const RunOptions& options) cons
   }
   if (!options.backends.empty() && std::none_of(options.backends.begin(), options.backends.end(), takes_tf32))
     refuse_if_given("--tf32", "applies to a backend with a TF32 path (cublas), and no --backend is one");
+  // --spmv-kernel forces the kernel of the cuda backend's spmv cases, and of no other.
+  refuse_without_op("--spmv-kernel", of_kind(ShapeKind::sparse_matrix));
+  if (!options.backends.empty() && std::none_of(options.backends.begin(), options.backends.end(), takes_spmv_kernel))
+    refuse_if_given("--spmv-kernel", "applies to the cuda backend's spmv, and no --backend is cuda");
   for (const char* flag : {"--rows", "--nnz-per-row", "--pattern", "--matrix"}) {
     refuse_without_op(flag, of_kind(ShapeKind::sparse_matrix));
     if (flag != std::string("--matrix") && given("--matrix"))

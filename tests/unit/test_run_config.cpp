@@ -197,6 +197,13 @@ TEST(RunConfig, AFlagThatAppliesToNoOpIsRefused) {
   EXPECT_EQ(error_of("--op matmul --backend eigen,cuda --tf32"),
             "--tf32 applies to a backend with a TF32 path (cublas), and no --backend is one");
   EXPECT_EQ(error_of("--op sum --allow-machine-mismatch"), "--allow-machine-mismatch applies to --baseline, which is not given");
+  // --spmv-kernel forces the cuda backend's SpMV kernel: without spmv, or with only other
+  // backends, it would change nothing.
+  EXPECT_EQ(error_of("--op matmul --shape 4x4x4 --spmv-kernel merge_path"),
+            "--spmv-kernel applies to spmv, and no --op is spmv");
+  EXPECT_EQ(error_of("--op spmv --backend cusparse,eigen --spmv-kernel row_split"),
+            "--spmv-kernel applies to the cuda backend's spmv, and no --backend is cuda");
+  EXPECT_EQ(resolve("--op spmv,sum --spmv-kernel merge_path").groups.size(), 1u);
 }
 
 TEST(RunConfig, OutputsAreCheckedWithoutCreatingThem) {
