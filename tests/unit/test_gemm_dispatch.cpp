@@ -242,6 +242,17 @@ TEST(GemmDispatch, SplitsArePricedAgainstThePartialsTraffic) {
     // Priced lower than whole, by the margin.
     EXPECT_TRUE(contains(few_tiles.rule, " unsplit)")) << few_tiles.rule;
   }
+  // The sum of partials waits out a load latency per 8 parts where C is small: f64 43 x 63 x
+  // 6456 split into 202 one-stage parts (priced 7 us) took 46.5 us on an H200 against cuBLAS's
+  // 21.2; priced with that chain, 68 parts of three stages took 15.4 us.
+  const GemmPlan small_c = plan_gemm(DType::f64, 43, 63, 6456, hopper());
+  EXPECT_EQ(small_c.kernel, GemmKernel::dmma);
+  EXPECT_GT(small_c.splits, 16);
+  EXPECT_LE(small_c.splits, 100);
+  EXPECT_GE(small_c.split_k, 3 * small_c.tile.k);
+  // A long k still splits into a part for every block in flight: the chain is short against it.
+  const GemmPlan long_k = plan_gemm(DType::f64, 43, 63, 1 << 22, hopper());
+  EXPECT_GE(long_k.splits, 200);
   // Deeper k, same tiles: never fewer parts.
   for (DType dtype : all_dtypes()) {
     int previous = 1;
