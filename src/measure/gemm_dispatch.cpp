@@ -129,13 +129,14 @@ constexpr double kDmmaRatePerSm = 0.36e12;
 // against 54); ahead where the large tiles are few (1024^3 10.4 against 15.1 us, 1024 x 1024 x
 // 4096 25.5 against 42.4), behind where twice the tiles take a second wave (16384 x 128 x 1024
 // 37.3 against 23.0), as this model prices them.
-// The 128-wide tiles (m64n128k16), measured on an H200 against the 128 x 256 one (GEMM version
-// 19): 128 x 128 at 0.80 of its rate at 4096^3 (221 against 178 us) and 0.73-0.84 at 8192^3
-// (single launches, back to back); ahead where a C of 128 or 384 columns would pad the 256-wide
-// tiles (16384 x 128 x 1024 12.1 against 23.0 us back to back, 2048 x 384 x 2048 14.9 against 24.3). The 64 x 128 tile (one consumer) at 0.56
-// (4096^3 326 against 184 us), ahead where the others are few (1024^3 8.6 against 10.1 for 128 x
-// 128; 512^3 6.2 against 7.5; 3000 x 256 x 200 5.9 against 6.8 for 64 x 256), behind where its
-// tiles take a second wave and the 128 x 128 ones do not (9000 x 120 x 200 8.6 against 7.6).
+// The 128-wide tiles (m64n128k16), measured on an H200 against the 128 x 256 one (GEMM version 19):
+// 128 x 128 at 0.80 of its rate at 4096^3 (221 against 178 us) and 0.73-0.84 at 8192^3 (single
+// launches, back to back); ahead where a C of 128 or 384 columns would pad the 256-wide tiles
+// (16384 x 128 x 1024 12.1 against 23.0 us back to back, 2048 x 384 x 2048 14.9 against 24.3). The
+// 64 x 128 tile (one consumer) at 0.56 (4096^3 326 against 184 us), ahead where the others are few
+// (1024^3 8.6 against 10.1 for 128 x 128; 512^3 6.2 against 7.5; 3000 x 256 x 200 5.9 against 6.8
+// for 64 x 256), behind where its tiles take a second wave and the 128 x 128 ones do not (9000 x
+// 120 x 200 8.6 against 7.6).
 constexpr TensorTileModel kWgmmaTiles[] = {{kWgmmaGemmTile, kWgmmaGemmTile, 1, 1.0, 1.0},
                                            {kWgmmaHalfGemmTile, kWgmmaHalfGemmTile, 1, 0.81, 1.0},
                                            {kWgmmaNarrowGemmTile, kWgmmaNarrowGemmTile, 1, 0.80, 1.0},
