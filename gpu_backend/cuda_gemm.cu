@@ -45,6 +45,10 @@ constexpr bool same_dmma_tile(const GemmTile& planned, int blocks_per_sm) {
 }
 static_assert(same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16>>(kDmmaGemmTile, 1) &&
               same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4>>(kDmmaShallowGemmTile, 1) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16, kernels::DmmaTileSize::medium>>(
+                  kDmmaMediumGemmTile, kDmmaMediumBlocksPerSm) &&
+              same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4, kernels::DmmaTileSize::medium>>(
+                  kDmmaShallowMediumGemmTile, kDmmaMediumBlocksPerSm) &&
               same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m16n8k16, kernels::DmmaTileSize::small>>(
                   kDmmaSmallGemmTile, kDmmaSmallBlocksPerSm) &&
               same_dmma_tile<kernels::DmmaGemmTile<kernels::DmmaShape::m8n8k4, kernels::DmmaTileSize::small>>(
@@ -84,6 +88,7 @@ static_assert(same_direct_b<float>() && same_direct_b<double>() && same_direct_b
 static_assert(kernels::NarrowGemmTile::kRows == kNarrowGemmTile.m &&
               kernels::NarrowGemmTile::kMaxColumns == kNarrowGemmTile.n &&
               kernels::NarrowGemmTile::kStageK == kNarrowGemmTile.k && kNarrowMaxColumns == kNarrowGemmTile.n &&
+              kernels::NarrowGemmTile::kChunk == kNarrowSplitStep &&
               kernels::NarrowGemmTile::kBlocksPerSm == kNarrowBlocksPerSm);
 static_assert(kernels::NarrowF64GemmTile::kRows == kNarrowF64GemmTile.m &&
               kernels::NarrowF64GemmTile::kMaxColumns == kNarrowF64GemmTile.n &&
@@ -251,6 +256,7 @@ class GemmCase final : public GpuPrepared {
   kernels::DmmaTileSize dmma_tile_size() const {
     return plan_.tile.m == kDmmaSmallGemmTile.m    ? kernels::DmmaTileSize::small
            : plan_.tile.m == kDmmaSkinnyGemmTile.m ? kernels::DmmaTileSize::skinny
+           : plan_.tile.n == kDmmaMediumGemmTile.n ? kernels::DmmaTileSize::medium
                                                    : kernels::DmmaTileSize::large;
   }
   // The wgmma kernel's consumer warpgroups: one for its 64-row tiles, two for the 128-row ones
@@ -356,7 +362,7 @@ class GemmCase final : public GpuPrepared {
                (dmma_tile_size() == kernels::DmmaTileSize::small    ? " warp_tile=32x32"
                 : dmma_tile_size() == kernels::DmmaTileSize::skinny ? " warp_tile=16x32"
                                                                     : " warp_tile=64x32") +
-               " stages=3 (cp.async)";
+               (dmma_tile_size() == kernels::DmmaTileSize::medium ? " stages=2" : " stages=3") + " (cp.async)";
       case GemmKernel::wgmma:
         return "block_tile=" + tile_text(plan_.tile) + " stages=" + std::to_string(kernels::WgmmaGemmTile::kStages) +
                " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +

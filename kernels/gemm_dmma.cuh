@@ -12,33 +12,40 @@ namespace gpb::kernels {
 // m16n8k16 (sm_90 and newer), eight times the work per instruction.
 enum class DmmaShape { m8n8k4, m16n8k16 };
 
-// The block tile: large, 128 x 128 of C for 8 warps (2 x 4), one block an SM; small,
-// 64 x 64 for 4 warps (2 x 2), two blocks an SM, for products whose large tiles are fewer than
-// the SMs and whose k is too short to split (1000 x 333 x 77: 24 large tiles, 96 small ones);
-// or skinny, 16 x 128 for 4 warps (1 x 4), two blocks an SM, for C of at most 16 rows (16 x
-// 8192 x 8192), where the others' rows would be padding and the product is bound by streaming
-// B: one m16n8k16 row of fragments a warp. Each warp holds 64 x 32 (large), 32 x 32 (small) or
-// 16 x 32 (skinny) of C.
-enum class DmmaTileSize { large, small, skinny };
+// The block tile: large, 128 x 128 of C for 8 warps (2 x 4), one block an SM; medium, 128 x 64
+// for 4 warps (2 x 2), two blocks an SM, the same 64 x 32 of C a warp (cuBLAS's DGEMM tiling on
+// sm_90): where one block waits at its stage barrier the other's warps keep the DMMA units
+// busy (on an H200 4096^3 in 2721 against 2818 us, 8192^3 21030 against 22380, 3000^3 1157
+// against 1356); small, 64 x 64 for 4 warps (2 x 2), two blocks an SM, for products whose large
+// tiles are fewer than the SMs and whose k is too short to split (1000 x 333 x 77: 24 large
+// tiles, 96 small ones); or skinny, 16 x 128 for 4 warps (1 x 4), two blocks an SM, for C of at
+// most 16 rows (16 x 8192 x 8192), where the others' rows would be padding and the product is
+// bound by streaming B: one m16n8k16 row of fragments a warp. Each warp holds 64 x 32 (large,
+// medium), 32 x 32 (small) or 16 x 32 (skinny) of C.
+enum class DmmaTileSize { large, medium, small, skinny };
 
 // The tiling, per shape and size. The stage depth is the shapes' one difference: m16n8k16
 // takes 32-deep stages (207 KiB in three stages for the large tile: an sm_90 block may have
 // 227), m8n8k4 16-deep ones (112 KiB, within the 163 KiB of an A100 block). On an H100 the
 // 32-deep stages ran 4096 at 48.6 against 45.9 TFLOP/s; 4 or 5 stages of 16 changed nothing
-// (docs/kernel-notes.md). The small tile's stages take 105 KiB (m16n8k16) or 56 KiB (m8n8k4),
-// the skinny tile's 112.5 or 57 KiB, so two of their blocks fit an SM (228 KiB on sm_90, 1 KiB
-// of it reserved a block) wherever the large tile fits one.
+// (docs/kernel-notes.md). The medium tile keeps two stages (106 KiB with m16n8k16, 58 KiB with
+// m8n8k4), so that two of its blocks fit an SM: on an H200 three 16-deep stages ran 4096^3 in
+// 2873 us against two 32-deep ones' 2721 (GEMM version 20). The small tile's stages take
+// 105 KiB (m16n8k16) or 56 KiB (m8n8k4), the skinny tile's 112.5 or 57 KiB, so two of their
+// blocks fit an SM (228 KiB on sm_90, 1 KiB of it reserved a block) wherever the large tile
+// fits one.
 template <DmmaShape kShape, DmmaTileSize kSize = DmmaTileSize::large>
 struct DmmaGemmTile {
   static constexpr bool kSmall = kSize == DmmaTileSize::small;
   static constexpr bool kSkinny = kSize == DmmaTileSize::skinny;
+  static constexpr bool kMedium = kSize == DmmaTileSize::medium;
   static constexpr int kBlockM = kSkinny ? 16 : kSmall ? 64 : 128;  // rows of C per block
-  static constexpr int kBlockN = kSmall ? 64 : 128;                 // columns of C per block
+  static constexpr int kBlockN = kSmall || kMedium ? 64 : 128;      // columns of C per block
   static constexpr int kBlockK = kShape == DmmaShape::m16n8k16 ? 32 : 16;  // depth of one shared-memory stage
-  static constexpr int kStages = 3;    // shared-memory stages in flight (cp.async pipeline)
-  static constexpr int kWarpsM = kSkinny ? 1 : 2;  // warps along the rows of a block tile
-  static constexpr int kWarpsN = kSmall ? 2 : 4;   // and along its columns
-  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 (large), 32 (small) or 16 (skinny) rows of C per warp
+  static constexpr int kStages = kMedium ? 2 : 3;  // shared-memory stages in flight (cp.async pipeline)
+  static constexpr int kWarpsM = kSkinny ? 1 : 2;    // warps along the rows of a block tile
+  static constexpr int kWarpsN = kSmall || kMedium ? 2 : 4;  // and along its columns
+  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 (large, medium), 32 (small) or 16 (skinny) rows of C per warp
   static constexpr int kWarpN = kBlockN / kWarpsN;  // 32 columns of C per warp
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kBlocksPerSm = kSize == DmmaTileSize::large ? 1 : 2;  // the launch bounds' minimum

@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
 constexpr int kPipeK = 128;      // rows of B a pipeline stage holds: 4 steps, one group of A's loads
 constexpr int kPipeStages = 3;   // 3 x 128 rows x 128 bytes at 64 columns: 48 KiB, static
 static_assert(Tile::kStageK % kPipeK == 0 && kPipeK == Tile::kChunk * kStepsInFlight,
-              "parts (multiples of kStageK) are whole pipeline stages of one group of steps");
+              "a pipeline stage is one group of steps (a part, whole steps, may end inside one)");
 
 // Where chunk `chunk` of row `row` (of a stage) sits among the row's kColumns / 8 chunks.
 template <int kColumns>
@@ -324,18 +324,18 @@ void launch_width(bool vectorized, int m, int n, int k, const T* a, const T* b, 
 // The checks both launches make: dimensions, parts of whole stages covering k, 16-byte loads
 // only where allowed, B aligned.
 void check_narrow_launch(const char* what, int columns, bool vectorized, int m, int n, int k, const void* a,
-                         const void* b, int parts, int split_k, int stage_k, int vector_elements, bool has_partials) {
+                         const void* b, int parts, int split_k, int split_step, int vector_elements, bool has_partials) {
   const std::string name = std::string("narrow ") + what + " GEMM";
   if (m < 1 || n < 1 || k < 1 || n > columns)
     throw std::invalid_argument(name + " of " + std::to_string(m) + " x " + std::to_string(n) + " x " +
                                 std::to_string(k) + " on " + std::to_string(columns) +
                                 " columns: m, n and k must be positive and n at most the columns");
-  if (parts < 1 || (parts > 1 && (!has_partials || split_k % stage_k != 0)) ||
+  if (parts < 1 || (parts > 1 && (!has_partials || split_k % split_step != 0)) ||
       (parts == 1 ? split_k < k : static_cast<std::int64_t>(parts - 1) * split_k >= k ||
                                       static_cast<std::int64_t>(parts) * split_k < k))
     throw std::invalid_argument(name + ": " + std::to_string(parts) + " parts of " + std::to_string(split_k) +
-                                " do not cover k = " + std::to_string(k) + " in whole stages of " +
-                                std::to_string(stage_k) + (parts > 1 && !has_partials ? " (no partials)" : ""));
+                                " do not cover k = " + std::to_string(k) + " in whole steps of " +
+                                std::to_string(split_step) + (parts > 1 && !has_partials ? " (no partials)" : ""));
   if (vectorized && (k % vector_elements != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0))
     throw std::invalid_argument(name + " asked for 16-byte loads of A, but k = " + std::to_string(k) +
                                 " or A's start does not allow them");
@@ -374,7 +374,7 @@ static_assert(NarrowGemmTile::kMaxColumns == 64 && NarrowF64GemmTile::kMaxColumn
 template <class T>
 void launch_gemm_narrow(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
                         float* partials, int parts, int split_k, cudaStream_t stream) {
-  check_narrow_launch("16-bit", columns, vectorized, m, n, k, a, b, parts, split_k, Tile::kStageK, 8,
+  check_narrow_launch("16-bit", columns, vectorized, m, n, k, a, b, parts, split_k, Tile::kChunk, 8,
                       partials != nullptr);
   with_columns<Tile::kMaxColumns>(columns, "16-bit", [&](auto width) {
     launch_width<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k, stream);

@@ -36,10 +36,12 @@ std::int64_t blocks_in_flight(const GemmPlan& plan, const GemmDevice& device) {
 
 // The matrix-vector kernels split k where fewer than `min_pieces` output pieces would leave
 // SMs without work: into as many parts as one wave of the device's blocks in flight holds (a
-// second, partial wave would take as long as the first), no part shallower than one step.
+// second, partial wave would take as long as the first), no part shallower than one step
+// (`step`: the tile's depth where 0).
 // Their partials are a few columns or rows: next to the operand they stream, nothing.
-void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device) {
-  const std::int64_t granule = plan.tile.k;
+void split_k(GemmPlan& plan, std::int64_t k, std::int64_t min_pieces, const GemmDevice& device,
+             std::int64_t step = 0) {
+  const std::int64_t granule = step > 0 ? step : plan.tile.k;
   const std::int64_t slots = blocks_in_flight(plan, device);
   plan.splits = 1;
   plan.split_k = round_up(k, granule);
@@ -96,7 +98,9 @@ constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.73,
 // The tensor-core kernels' tiles, each priced the same way: its rate an SM as a fraction of
 // the kernel's large tile's, its blocks an SM and the fraction of its SM's rate a lone block
 // runs at. `tile` is the m16n8k16 (DMMA) tile, `shallow_tile` the m8n8k4 one (the same for wgmma).
-// A tile whose rate holds only for a C of at most `max_m` rows is priced only there (0: any m).
+// A tile whose rate holds only for a C of at most `max_m` rows is priced only there (0: any m);
+// one measured only where its tiles fill every block in flight (full_waves_only) only there,
+// and only with the m16n8k16 DMMA shape where it says so (deep_only).
 struct TensorTileModel {
   GemmTile tile;
   GemmTile shallow_tile;
@@ -104,6 +108,8 @@ struct TensorTileModel {
   double rate_fraction;
   double solo_fraction;
   std::int64_t max_m = 0;
+  bool full_waves_only = false;
+  bool deep_only = false;
 };
 // DMMA: the large tile's 0.36 TFLOP/s an SM (H100, 4096^3, kernel-notes.md) and its one block an
 // SM. The small tile, measured on an H200 against the large one (kernel-notes.md, GEMM version
@@ -118,8 +124,15 @@ struct TensorTileModel {
 // (32 x 8192 x 8192: 213 us against the 64 x 64 tile's 199), and on small products its many
 // blocks would price below tiles whose rate it was never measured against, so it is priced only
 // for C of at most 16 rows.
+// The medium tile (128 x 64, the large tile's warp tile, two blocks an SM), measured on an H200
+// against the large one (GEMM version 20): 1.036 of its rate at 4096^3 (2721 against 2818 us) and
+// 1.064 at 8192^3, level at 2048^3. Those products fill every block in flight with tiles; it is
+// priced only where its tiles do (with few tiles its split was never measured against the large
+// and small tiles', and a C of 64 rows would leave half its warps idle), nor with m8n8k4 (A100).
+// Its solo fraction, as the small tile's, then never applies.
 constexpr TensorTileModel kDmmaTiles[] = {
     {kDmmaGemmTile, kDmmaShallowGemmTile, 1, 1.0, 1.0},
+    {kDmmaMediumGemmTile, kDmmaShallowMediumGemmTile, kDmmaMediumBlocksPerSm, 1.04, 0.5, 0, true, true},
     {kDmmaSmallGemmTile, kDmmaShallowSmallGemmTile, kDmmaSmallBlocksPerSm, 0.93, 0.5},
     {kDmmaSkinnyGemmTile, kDmmaShallowSkinnyGemmTile, kDmmaSkinnyBlocksPerSm, 0.345, 1.0, kDmmaSkinnyGemmTile.m}};
 constexpr double kDmmaRatePerSm = 0.36e12;
@@ -331,7 +344,7 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   plan.vectorized = k % static_cast<std::int64_t>(16 / dtype_size(dtype)) == 0;
   plan.pieces = ceil_div(m, block.m);
   const std::int64_t slots = blocks_in_flight(plan, device);
-  split_k(plan, k, slots, device);
+  split_k(plan, k, slots, device, f64 ? 0 : kNarrowSplitStep);
   const GemmTile& tiles = f64 ? kDmmaSmallGemmTile : kWgmmaGemmTile;
   plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64MaxColumns) +
                          " runs the narrow kernel (DMMA m16n8k16"
@@ -444,7 +457,8 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
   return cheapest_tile(base, models, dtype, m, n, k, device, [&](GemmPlan& candidate, const TensorTileModel& model) {
     candidate.tile = shallow ? model.shallow_tile : model.tile;
     candidate.blocks_per_sm = model.blocks_per_sm;
-    return model.max_m == 0 || m <= model.max_m;
+    const bool fills = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n) >= blocks_in_flight(candidate, device);
+    return (model.max_m == 0 || m <= model.max_m) && (fills || !model.full_waves_only) && !(shallow && model.deep_only);
   });
 }
 

@@ -171,6 +171,11 @@ constexpr int simt_blocks_per_sm(std::size_t element_bytes, int threads) {
 }
 inline constexpr GemmTile kDmmaGemmTile{128, 128, 32};        // m16n8k16
 inline constexpr GemmTile kDmmaShallowGemmTile{128, 128, 16};  // m8n8k4
+// The DMMA kernel's medium tile (4 warps of the large tile's 64 x 32, two blocks an SM; m16n8k16
+// only), ahead of the large one on squares (kernel-notes.md, GEMM version 20).
+inline constexpr GemmTile kDmmaMediumGemmTile{128, 64, 32};
+inline constexpr GemmTile kDmmaShallowMediumGemmTile{128, 64, 16};
+inline constexpr int kDmmaMediumBlocksPerSm = 2;
 // The DMMA kernel's small tile (4 warps, two blocks an SM), for products of few large tiles.
 inline constexpr GemmTile kDmmaSmallGemmTile{64, 64, 32};
 inline constexpr GemmTile kDmmaShallowSmallGemmTile{64, 64, 16};
@@ -189,8 +194,12 @@ inline constexpr GemmTile kWgmmaNarrowGemmTile{128, 128, 64};
 inline constexpr GemmTile kWgmmaNarrowHalfGemmTile{64, 128, 64};
 inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 // The narrow kernel's block: 128 rows of A (16 a warp), stages of 256 rows of B; its width
-// (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width.
+// (8, 16, 32 or 64 columns, at least n) is GemmPlan::vector_width. k splits into parts of whole
+// 32-deep steps (a warp's loads of A), not whole stages: a part's last stage may be partial. In
+// stages, a short k left few parts (16-bit 785 x 62 x 1005: 7 row blocks in 2 parts of 512, 14
+// blocks for 132 SMs, 26.8 us on an H200 against cuBLAS's 12.9).
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
+inline constexpr int kNarrowSplitStep = 32;
 inline constexpr int kNarrowMaxColumns = 64;
 // Where 16-bit takes it: n <= 64, except a C of 33 to 64 rows whose n and k are multiples of 8
 // on a device with wgmma, which runs the wgmma tiles (unpadded): there at most half the narrow

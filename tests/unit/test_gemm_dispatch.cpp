@@ -64,15 +64,22 @@ TEST(GemmDispatch, LongKWithOneTileSplitsKForEverySm) {
       << bf16.rule;
 
   // 16-bit n of 64 or less: the narrow kernel, one row block, two blocks per SM: 264 parts of
-  // whole 256-row stages.
+  // whole 32-row steps.
   const GemmPlan narrow = plan_gemm(DType::bf16, 128, 64, 1 << 20, hopper());
   EXPECT_EQ(narrow.kernel, GemmKernel::narrow);
   EXPECT_EQ(narrow.pieces, 1);
   EXPECT_EQ(narrow.vector_width, 64);
-  EXPECT_EQ(narrow.split_k % 256, 0);
-  EXPECT_EQ(narrow.splits, 256);  // 1048576 / 264 rounded up to a stage: 4096 deep, 256 parts
-  EXPECT_TRUE(contains(narrow.rule, "1 row blocks for 264 blocks in flight: k=1048576 split in 256 parts of 4096"))
+  EXPECT_EQ(narrow.split_k % kNarrowSplitStep, 0);
+  EXPECT_EQ(narrow.splits, 263);  // 1048576 / 264 rounded up to a step: 4000 deep, 263 parts
+  EXPECT_TRUE(contains(narrow.rule, "1 row blocks for 264 blocks in flight: k=1048576 split in 263 parts of 4000"))
       << narrow.rule;
+  // A short k splits in steps too, not in stages of 256: 7 row blocks of 785 x 62 x 1005 in 16
+  // parts of 64 (in stages, 2 parts of 512: 14 blocks for 264 in flight).
+  const GemmPlan short_narrow = plan_gemm(DType::f16, 785, 62, 1005, hopper());
+  EXPECT_EQ(short_narrow.kernel, GemmKernel::narrow);
+  EXPECT_EQ(short_narrow.pieces, 7);
+  EXPECT_EQ(short_narrow.splits, 16);
+  EXPECT_EQ(short_narrow.split_k, 64);
   // With 33 to 64 rows (n and k multiples of 8), the wgmma 64 x 128 tile, a part for every SM
   // (64 x 64 x 1048576 on an H200: 97.9 us against the narrow kernel's 119.9).
   const GemmPlan few_rows = plan_gemm(DType::bf16, 64, 64, 1 << 20, hopper());
@@ -399,12 +406,27 @@ TEST(GemmDispatch, F64TilesFollowTheirPrices) {
   EXPECT_EQ(small.splits, 1);
   EXPECT_EQ(small.pieces, 16 * 6);
   for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
-           {2048, 2048, 2048}, {4096, 4096, 4096}, {4097, 4097, 4097}, {8192, 8192, 8192}, {128, 128, 262144}}) {
+           {2048, 2048, 2048}, {4096, 4096, 4096}, {4097, 4097, 4097}, {8192, 8192, 8192}, {3000, 3000, 3000}}) {
+    // Squares whose tiles fill every block in flight: the medium tile, two blocks an SM.
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
     const GemmPlan plan = plan_gemm(DType::f64, m, n, k, hopper());
-    EXPECT_EQ(plan.tile.m, 128);
-    EXPECT_EQ(plan.blocks_per_sm, 1);
-    EXPECT_TRUE(contains(plan.rule, "): 128x128: ")) << plan.rule;
+    EXPECT_EQ(std::make_pair(plan.tile.m, plan.tile.n), std::make_pair(128, 64));
+    EXPECT_EQ(plan.blocks_per_sm, 2);
+    EXPECT_TRUE(contains(plan.rule, "tiles priced (128x128 ")) << plan.rule;
+    EXPECT_TRUE(contains(plan.rule, "): 128x64: ")) << plan.rule;
+    // Without the m16n8k16 shape (A100) the medium tile is not priced.
+    const GemmPlan shallow = plan_gemm(DType::f64, m, n, k, ampere());
+    EXPECT_NE(std::make_pair(shallow.tile.m, shallow.tile.n), std::make_pair(128, 64));
+    EXPECT_FALSE(contains(shallow.rule, "128x64 ")) << shallow.rule;
+  }
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+           {128, 128, 262144}, {1024, 1024, 8192}, {512, 2048, 4096}}) {
+    // Fewer medium tiles than blocks in flight: it is not priced (measured only where they fill
+    // them), and the large tile splits k.
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const GemmPlan plan = plan_gemm(DType::f64, m, n, k, hopper());
+    EXPECT_FALSE(contains(plan.rule, "128x64 ")) << plan.rule;
+    EXPECT_NE(std::make_pair(plan.tile.m, plan.tile.n), std::make_pair(128, 64));
   }
   const GemmPlan shallow = plan_gemm(DType::f64, 1000, 333, 77, ampere());
   EXPECT_EQ(shallow.tile.m, 64);
@@ -728,16 +750,24 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     if (plan.kernel == GemmKernel::dmma) {
       // One of its three tiles, in the shape's depth, with that tile's blocks an SM; all priced.
       const bool small = plan.tile.m == kDmmaSmallGemmTile.m, skinny = plan.tile.m == kDmmaSkinnyGemmTile.m;
+      const bool medium = !small && !skinny && plan.tile.n == kDmmaMediumGemmTile.n;
       const GemmTile& expected =
-          device.dmma_m16n8k16 ? (small ? kDmmaSmallGemmTile : skinny ? kDmmaSkinnyGemmTile : kDmmaGemmTile)
-                               : (small    ? kDmmaShallowSmallGemmTile
-                                  : skinny ? kDmmaShallowSkinnyGemmTile
-                                           : kDmmaShallowGemmTile);
+          device.dmma_m16n8k16
+              ? (small ? kDmmaSmallGemmTile : skinny ? kDmmaSkinnyGemmTile : medium ? kDmmaMediumGemmTile : kDmmaGemmTile)
+              : (small ? kDmmaShallowSmallGemmTile : skinny ? kDmmaShallowSkinnyGemmTile : kDmmaShallowGemmTile);
       EXPECT_EQ(std::make_tuple(plan.tile.m, plan.tile.n, plan.tile.k),
                 std::make_tuple(expected.m, expected.n, expected.k));
-      EXPECT_EQ(plan.blocks_per_sm, small ? kDmmaSmallBlocksPerSm : skinny ? kDmmaSkinnyBlocksPerSm : 1);
+      EXPECT_EQ(plan.blocks_per_sm, small    ? kDmmaSmallBlocksPerSm
+                                    : skinny ? kDmmaSkinnyBlocksPerSm
+                                    : medium ? kDmmaMediumBlocksPerSm
+                                             : 1);
       EXPECT_TRUE(contains(plan.rule, "tiles priced (128x128 ")) << plan.rule;
       EXPECT_TRUE(contains(plan.rule, ", 64x64 ")) << plan.rule;
+      // The medium tile, priced only with m16n8k16 and where its tiles fill every block in flight.
+      const std::int64_t medium_tiles = ceil_div(m, kDmmaMediumGemmTile.m) * ceil_div(n, kDmmaMediumGemmTile.n);
+      EXPECT_EQ(contains(plan.rule, ", 128x64 "),
+                device.dmma_m16n8k16 && medium_tiles >= std::int64_t{device.sm_count} * kDmmaMediumBlocksPerSm)
+          << plan.rule;
       // The skinny tile, priced only where C has one row tile of it.
       EXPECT_EQ(contains(plan.rule, ", 16x128 "), m <= kDmmaSkinnyGemmTile.m) << plan.rule;
       if (skinny) {
@@ -760,9 +790,10 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   //    split depth, no more than the blocks in flight need.
   const std::int64_t slots = static_cast<std::int64_t>(device.sm_count) * plan.blocks_per_sm;
   const bool split_per_wave = matrix_vector || narrow;  // split to fill a wave, not priced
-  const std::int64_t depth = plan.tile.k;
+  // (The 16-bit narrow kernel splits in its warps' 32-deep steps, not in its 256-deep stages.)
+  const std::int64_t depth = narrow && sixteen_bit ? kNarrowSplitStep : plan.tile.k;
   EXPECT_GE(plan.splits, 1);
-  EXPECT_EQ(plan.split_k % plan.tile.k, 0);
+  EXPECT_EQ(plan.split_k % depth, 0);
   EXPECT_GE(plan.split_k * plan.splits, k);
   EXPECT_LT(plan.split_k * (plan.splits - 1), k);
   const std::int64_t waves = split_per_wave ? 1 : kSplitMaxWaves;  // the priced splits may fill several
