@@ -567,10 +567,22 @@ bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0
 
 // The short-k kernel's block: 256 threads of 4 x 8 (16-bit) or 8 x (16 bytes' elements)
 // outputs, 32 to 32 x 16 bytes' elements wide, the width whose blocks pad C least, the wider
-// on a tie.
+// on a tie; where C is stored element by element (n not a multiple of the vector), first the
+// width whose rows' store instructions (each `threads across` neighbouring elements of a row)
+// move the fewest 32-byte sectors.
+std::int64_t row_store_sectors(std::int64_t n, std::int64_t threads_across, std::size_t element_bytes) {
+  std::int64_t sectors = 0;
+  for (std::int64_t first = 0; first < n; first += threads_across) {
+    const std::int64_t bytes = std::min(threads_across, n - first) * static_cast<std::int64_t>(element_bytes);
+    sectors += (bytes + 31) / 32;
+  }
+  return sectors;
+}
+
 void expect_short_k_block(DType dtype, std::int64_t m, std::int64_t n, const GemmPlan& plan) {
   const std::int64_t vector = 16 / static_cast<std::int64_t>(dtype_size(dtype));
   const std::int64_t rows = dtype_size(dtype) == 2 ? 4 : 8;
+  const bool element_wise = n % vector != 0;
   EXPECT_EQ(plan.kernel, GemmKernel::short_k);
   EXPECT_EQ(plan.tile.n % vector, 0);
   const std::int64_t threads_across = plan.tile.n / vector;
@@ -579,10 +591,19 @@ void expect_short_k_block(DType dtype, std::int64_t m, std::int64_t n, const Gem
   EXPECT_LE(threads_across, 32);
   EXPECT_EQ(threads_across * (plan.tile.m / rows), 256);
   EXPECT_EQ(plan.pieces, ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n));
+  EXPECT_EQ(plan.vectorized, !element_wise);
+  EXPECT_EQ(contains(plan.rule, "(C stored element by element: the width whose rows' stores take the fewest"),
+            element_wise)
+      << plan.rule;
   const std::int64_t area = ceil_div(m, plan.tile.m) * plan.tile.m * ceil_div(n, plan.tile.n) * plan.tile.n;
+  const std::int64_t sectors = element_wise ? row_store_sectors(n, threads_across, dtype_size(dtype)) : 0;
   for (std::int64_t across = 32 / vector; across <= 32; across *= 2) {
     const std::int64_t block_m = 256 / across * rows, block_n = across * vector;
     const std::int64_t other = ceil_div(m, block_m) * block_m * ceil_div(n, block_n) * block_n;
+    const std::int64_t other_sectors = element_wise ? row_store_sectors(n, across, dtype_size(dtype)) : 0;
+    EXPECT_LE(sectors, other_sectors) << "block " << block_m << "x" << block_n << " stores C's rows in fewer sectors than "
+                                      << plan.tile.m << "x" << plan.tile.n;
+    if (other_sectors != sectors) continue;
     EXPECT_LE(area, other) << "block " << block_m << "x" << block_n << " pads C less than " << plan.tile.m << "x"
                            << plan.tile.n;
     if (other == area) {
@@ -903,7 +924,8 @@ TEST(GemmDispatch, ShortKRunsUpToTheThresholdAndNoFurther) {
 
 TEST(GemmDispatch, ShortKBlocksAndRuleText) {
   // The cliff check's worst case: f16 830 x 383 x 1 (3.59x behind cuBLAS on the padded wgmma
-  // path). 64 x 128 pads C to 832 x 384, the least of the four widths; n odd: element stores.
+  // path). n odd: element stores; 64 x 128 and 32 x 256 store a row of C in the fewest sectors
+  // (a row of threads writes 32 or 64 bytes an instruction), and 64 x 128 pads C less (832 x 384).
   const GemmPlan f16 = plan_gemm(DType::f16, 830, 383, 1, hopper());
   EXPECT_EQ(f16.kernel, GemmKernel::short_k);
   EXPECT_EQ(f16.tile.m, 64);
@@ -916,7 +938,8 @@ TEST(GemmDispatch, ShortKBlocksAndRuleText) {
   EXPECT_EQ(f16.rule.rfind("k=1 <= 15 (f16) runs the short-k kernel, k below one 16-deep tensor-core step, where "
                            "the wgmma tiles would pad k to their stage (copying A where k is not a multiple of 8) "
                            "and leave a narrow C's SMs idle (CUDA-core FMAs at 0.42 of an H100's 33.5 TFMA/s); "
-                           "blocks of 64x128 (the width that pads C least): 39 blocks, no split; C, A and B ",
+                           "blocks of 64x128 (C stored element by element: the width whose rows' stores take the "
+                           "fewest 32-byte sectors, then pad C least): 39 blocks, no split; C, A and B ",
                            0),
             0u)
       << f16.rule;
@@ -930,14 +953,20 @@ TEST(GemmDispatch, ShortKBlocksAndRuleText) {
   const GemmPlan f64 = plan_gemm(DType::f64, 8192, 8192, 16, hopper());
   EXPECT_TRUE(contains(f64.rule, "its 8 bytes at 3 TB/s up to k=33")) << f64.rule;
   EXPECT_TRUE(contains(f64.rule, "16.7 TFMA/s")) << f64.rule;
-  // A narrow C takes a narrow block: f32 513 x 17 in blocks of 256 x 32 (3 of them), 16-bit
-  // 1000 x 5 in 256 x 32.
+  // A narrow C takes a narrow block: f32 513 x 17 in blocks of 256 x 32 (3 of them); 16-bit
+  // 1000 x 5 in 128 x 64 (32 wide, a row of its threads stores 8 bytes an instruction: a row of
+  // C in two sectors, not one).
   const GemmPlan narrow = plan_gemm(DType::f32, 513, 17, 3, hopper());
   EXPECT_EQ(narrow.tile.m, 256);
   EXPECT_EQ(narrow.tile.n, 32);
   EXPECT_EQ(narrow.pieces, 3);
   EXPECT_FALSE(narrow.vectorized);
-  EXPECT_EQ(plan_gemm(DType::bf16, 1000, 5, 3, hopper()).tile.n, 32);
+  EXPECT_EQ(plan_gemm(DType::bf16, 1000, 5, 3, hopper()).tile.n, 64);
+  // An odd wide C on 16-bit, stored element by element: blocks 256 wide (a row of threads stores
+  // 64 bytes an instruction), not the 32 that pad it least (8 bytes an instruction).
+  const GemmPlan odd_wide = plan_gemm(DType::f16, 9906, 2450, 8, hopper());
+  EXPECT_EQ(odd_wide.tile.n, 256);
+  EXPECT_FALSE(odd_wide.vectorized);
   EXPECT_EQ(plan_gemm(DType::f64, 100, 4096, 3, hopper()).tile.n, 64);  // f64's widest: 32 x 2
 }
 
