@@ -41,7 +41,9 @@
 //      The block is 256 threads, each computing 32 outputs of 16-byte rows (f16/bf16 4 x 8,
 //      f32 8 x 4, f64 8 x 2); its width, 32 to 32 x 16 bytes of C, is the one that pads C
 //      least (ties: the wider, for longer runs of C's stores). C's rows are stored 16 bytes at
-//      a time where n is a multiple of 16 bytes' elements, else element by element.
+//      a time where n is a multiple of 16 bytes' elements, else element by element, and then
+//      the width is first the one whose rows' stores take the fewest 32-byte sectors (a row of
+//      threads stores as many neighbouring elements an instruction as it has threads).
 //   3. Otherwise f16 and bf16 with n of at most 64 (narrow_sixteen_bit_takes: not a C of 33 to
 //      64 rows with n and k multiples of 8 where wgmma runs), and f64 with n of 5
 //      to 16 (narrow_f64_takes) where the device has DMMA m16n8k16 (sm_90 on), run the narrow
@@ -52,7 +54,7 @@
 //      tensor cores hide under the copy rate). The tiles of step 3b are 256
 //      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290
 //      TFLOP/s (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the
-//      matrix-vector kernels (step 4). The f64 kernel is the same design on DMMA m16n8k16
+//      matrix-vector kernels (step 4), in parts of whole 32-deep steps (16-bit). The f64 kernel is the same design on DMMA m16n8k16
 //      (kernels/gemm_narrow.cu; n/4 flops a byte of A, 16 at 64 columns, under the 67 TFLOP/s of
 //      an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles computed
 //      4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200) and the
@@ -65,6 +67,7 @@
 //      rate; each is priced with its best split of k (step 4), waves of blocks and padded
 //      products counted, and the cheapest runs (the large one on a tie). The wgmma kernel
 //      (128 x 256, or 64 x 256 with one consumer warpgroup) and the DMMA kernel (128 x 128,
+//      128 x 64 at two blocks an SM where its tiles fill every block in flight (m16n8k16),
 //      64 x 64 at two blocks an SM, or 16 x 128 at two blocks an SM for C of few rows, priced
 //      at the rate it streams B) have several tiles each, priced the same way: a smaller one
 //      runs where the larger leaves most SMs idle and k is too short for a split to pay, or
