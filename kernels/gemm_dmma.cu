@@ -4,16 +4,15 @@
 // does eight times the work per instruction; the host picks by device
 // (dmma_shape_for_current_device).
 //
-// Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in
-// stages of 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile); the
-// medium tile is the same kernel at 128 x 64 for 128 threads (4 warps, 2 x 2, the same warp
-// tile) in two stages (58 or 106 KiB, two blocks an SM: one block's warps multiply while the
-// other's wait at their barrier); the small tile, for products whose 128 x 128 tiles are fewer than the SMs, is the same kernel
-// at 64 x 64 for 128 threads (4 warps, 2 x 2; 56 or 105 KiB, two blocks an SM), and the
-// skinny one, for C of at most 16 rows, at 16 x 128 for 128 threads (4 warps, 1 x 4; 57 or
-// 112.5 KiB, two blocks an SM): there the product is bound by streaming B (16 x 8192 x 8192:
-// 512 MiB of B for 2 GFLOP, 4 flops a byte), and the other tiles' rows past the 16th only
-// multiply zeros:
+// Each block of 256 threads (8 warps, 2 x 4) computes a 128 x 128 tile of C, walking k in stages of
+// 16 (m8n8k4: 112 KiB for three) or 32 (m16n8k16: 207 KiB; DmmaGemmTile); the medium tile is the
+// same kernel at 128 x 64 for 128 threads (4 warps, 2 x 2, the same warp tile) in two stages (58 or
+// 106 KiB, two blocks an SM: one block's warps multiply while the other's wait at their barrier);
+// the small tile, for products whose 128 x 128 tiles are fewer than the SMs, is the same kernel at
+// 64 x 64 for 128 threads (4 warps, 2 x 2; 56 or 105 KiB, two blocks an SM), and the skinny one,
+// for C of at most 16 rows, at 16 x 128 for 128 threads (4 warps, 1 x 4; 57 or 112.5 KiB, two
+// blocks an SM): there the product is bound by streaming B (16 x 8192 x 8192: 512 MiB of B for 2
+// GFLOP, 4 flops a byte), and the other tiles' rows past the 16th only multiply zeros:
 //   - Three shared-memory stages in flight (two in the medium tile): while the warps multiply
 //     stage s, the copies of stages s + 1 and s + 2 are under way (cp.async, global to shared
 //     without passing through registers), so global latency hides behind two stages of
@@ -23,8 +22,8 @@
 //   - Copies are 16 bytes (2 doubles) when n and k are even (every row then starts 16-byte
 //     aligned), 8 bytes otherwise. Entries outside A or B are zero-filled by the copy
 //     itself (cp.async with a source size of 0), so partial tiles add nothing.
-//   - Each warp owns a 64 x 32 tile of C (large and medium; 32 x 32 in the small tile, half the fragments
-//     below; 16 x 32 in the skinny one, a quarter), 64 accumulators (doubles) per lane: with m8n8k4,
+//   - Each warp owns a 64 x 32 tile of C (large and medium; 32 x 32 in the small tile, half
+//     the fragments below; 16 x 32 in the skinny one, a quarter), 64 accumulators (doubles) per lane: with m8n8k4,
 //     8 x 4 fragments of 8 x 8 (2 per lane), 32 MMAs of 512 flops per 4-deep step; with
 //     m16n8k16, 4 x 4 fragments of 16 x 8 (4 per lane), 16 MMAs of 4096 flops per 16-deep step.
 //     Either way a warp reads 48 doubles per lane from shared memory per 16-deep step: 12 KiB per

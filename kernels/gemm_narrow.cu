@@ -321,10 +321,11 @@ void launch_width(bool vectorized, int m, int n, int k, const T* a, const T* b, 
     gemm_narrow_kernel<T, kColumns, false><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, split_k, a, b, c, partials);
 }
 
-// The checks both launches make: dimensions, parts of whole stages covering k, 16-byte loads
+// The checks both launches make: dimensions, parts of whole steps covering k, 16-byte loads
 // only where allowed, B aligned.
 void check_narrow_launch(const char* what, int columns, bool vectorized, int m, int n, int k, const void* a,
-                         const void* b, int parts, int split_k, int split_step, int vector_elements, bool has_partials) {
+                         const void* b, int parts, int split_k, int split_step, int vector_elements,
+                         bool has_partials) {
   const std::string name = std::string("narrow ") + what + " GEMM";
   if (m < 1 || n < 1 || k < 1 || n > columns)
     throw std::invalid_argument(name + " of " + std::to_string(m) + " x " + std::to_string(n) + " x " +

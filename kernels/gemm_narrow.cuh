@@ -22,8 +22,8 @@ struct NarrowGemmTile {
 // kernel computes. `vectorized`: k a multiple of 8 and A 16-byte aligned, so that A's rows
 // are read in 16-byte pieces (element by element otherwise). With parts > 1, k is split into
 // parts of split_k (a multiple of kChunk, so that a part starts where a warp's step of A does
-// and 16-byte aligned; the last may be shorter, and a part's last stage may be partial) and part p writes its f32
-// sums to partials + p * m * n (m x n) for launch_add_partials; with one part the kernel
+// and 16-byte aligned; the last may be shorter, and a part's last stage may be partial) and
+// part p writes its f32 sums to partials + p * m * n (m x n) for launch_add_partials; with one part the kernel
 // writes C, rounded once to T. Needs compute capability 8.0 or newer (below it the kernel
 // traps): the caller checks.
 template <class T>

@@ -458,8 +458,10 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
   return cheapest_tile(base, models, dtype, m, n, k, device, [&](GemmPlan& candidate, const TensorTileModel& model) {
     candidate.tile = shallow ? model.shallow_tile : model.tile;
     candidate.blocks_per_sm = model.blocks_per_sm;
-    const bool fills = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n) >= blocks_in_flight(candidate, device);
-    return (model.max_m == 0 || m <= model.max_m) && (fills || !model.full_waves_only) && !(shallow && model.deep_only);
+    const bool fills =
+        ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n) >= blocks_in_flight(candidate, device);
+    return (model.max_m == 0 || m <= model.max_m) && (fills || !model.full_waves_only) &&
+           !(shallow && model.deep_only);
   });
 }
 
@@ -531,9 +533,9 @@ GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
   const int rows = short_k_thread_rows(size);
   // Element by element (n not a multiple of the vector), a row of threads stores `threads`
   // neighbouring elements an instruction, and an instruction moves whole 32-byte sectors: so
-  // the width is weighed first by the sectors a row of C takes (16-bit 9906 x 2450 x 8 on 32-column
-  // blocks, 8 bytes a row an instruction, ran 98 us against cuBLAS's 40 on an H200), then by the
-  // padded area.
+  // the width is weighed first by the sectors a row of C takes (16-bit 9906 x 2450 x 8 on
+  // 32-column blocks, 8 bytes a row an instruction, ran 98 us against cuBLAS's 40 on an H200),
+  // then by the padded area.
   const bool element_wise = n % vector != 0;
   std::pair<double, double> least{std::numeric_limits<double>::max(), 0};
   for (int threads = kShortKMaxColumnThreads; threads * vector >= 32; threads /= 2) {

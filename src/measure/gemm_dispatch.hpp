@@ -52,15 +52,15 @@
 //      memory (at 32 and 64 columns, B's rows 16-byte aligned, by a cp.async pipeline), f32
 //      sums; bound by reading A (2 n flops per 2-byte element, 32 a byte at n = 16, which the
 //      tensor cores hide under the copy rate). The tiles of step 3b are 256
-//      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290
-//      TFLOP/s (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the
-//      matrix-vector kernels (step 4), in parts of whole 32-deep steps (16-bit). The f64 kernel is the same design on DMMA m16n8k16
-//      (kernels/gemm_narrow.cu; n/4 flops a byte of A, 16 at 64 columns, under the 67 TFLOP/s of
-//      an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles computed
-//      4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200) and the
-//      matrix_vector kernel streamed 8192 x 16 x 8192 at 38 % of the copy rate (its 4 x 16 f64
-//      sums a thread), so f64 there takes matrix_vector only up to 4 columns. From 17 columns
-//      the DMMA kernel's 64 x 64 tile (rule 3b) ran ahead of the f64 narrow kernel.
+//      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290 TFLOP/s
+//      (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the matrix-vector kernels
+//      (step 4), in parts of whole 32-deep steps (16-bit). The f64 kernel is the same design on
+//      DMMA m16n8k16 (kernels/gemm_narrow.cu; n/4 flops a byte of A, 16 at 64 columns, under the 67
+//      TFLOP/s of an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles
+//      computed 4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200) and
+//      the matrix_vector kernel streamed 8192 x 16 x 8192 at 38 % of the copy rate (its 4 x 16 f64
+//      sums a thread), so f64 there takes matrix_vector only up to 4 columns. From 17 columns the
+//      DMMA kernel's 64 x 64 tile (rule 3b) ran ahead of the f64 narrow kernel.
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
 //      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured

@@ -120,8 +120,8 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {300, 64, 77},      // 16-bit: narrow at its widest (B's rows aligned: pipelined), k part of one stage
     {2000, 24, 4104},   // 16-bit: narrow at 32 columns, 16-byte loads, a last stage of 8 rows
     {5, 40, 20000},     // 16-bit: narrow with one warp's rows, most of them past m
-    {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 64 (inside a stage), the last 40 rows
-    {785, 62, 1005},    // 16-bit: narrow, B staged, k split in parts of 64 (inside a stage), odd k: element-wise A
+    {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 64 (in a stage), the last 40
+    {785, 62, 1005},    // 16-bit: narrow, B staged, k split in parts of 64 (in a stage), odd k: element-wise A
     {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
     {129, 257, 65},     // one past each tile edge (16-bit: padded; f64 on sm_90: small DMMA tiles, element-wise)
     {64, 64, 100000},   // one tile, k split (16-bit: wgmma 64 x 128; f32, f64: the 64 x 64 tile)
@@ -130,7 +130,8 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {300, 520, 5000},   // several tiles, still fewer than the SMs: k split
     {1025, 1031, 1027}, // several waves of tiles, odd (16-bit: padded; f32: A and B padded, k split)
     {4097, 1031, 41},   // odd, many tiles (f32: the 64 x 64 tile, element-wise, whole k)
-    {1537, 2047, 41},   // odd, many tiles (f32: the 128 x 128 tile over A and B padded, whole k; f64: the 128 x 64 DMMA tile, element-wise)
+    {1537, 2047, 41},   // odd, many tiles (f32: the 128 x 128 tile over A and B padded, whole k; f64: 128 x 64,
+                        // element-wise)
     {1536, 1408, 512},  // f64: the 128 x 64 DMMA tile, 16-byte copies, its tiles one per block in flight
     {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: 64 x 64)
     {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)

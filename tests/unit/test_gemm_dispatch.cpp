@@ -601,8 +601,8 @@ void expect_short_k_block(DType dtype, std::int64_t m, std::int64_t n, const Gem
     const std::int64_t block_m = 256 / across * rows, block_n = across * vector;
     const std::int64_t other = ceil_div(m, block_m) * block_m * ceil_div(n, block_n) * block_n;
     const std::int64_t other_sectors = element_wise ? row_store_sectors(n, across, dtype_size(dtype)) : 0;
-    EXPECT_LE(sectors, other_sectors) << "block " << block_m << "x" << block_n << " stores C's rows in fewer sectors than "
-                                      << plan.tile.m << "x" << plan.tile.n;
+    EXPECT_LE(sectors, other_sectors) << "block " << block_m << "x" << block_n
+                                      << " stores C's rows in fewer sectors than " << plan.tile.m << "x" << plan.tile.n;
     if (other_sectors != sectors) continue;
     EXPECT_LE(area, other) << "block " << block_m << "x" << block_n << " pads C less than " << plan.tile.m << "x"
                            << plan.tile.n;
@@ -774,7 +774,10 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
       const bool medium = !small && !skinny && plan.tile.n == kDmmaMediumGemmTile.n;
       const GemmTile& expected =
           device.dmma_m16n8k16
-              ? (small ? kDmmaSmallGemmTile : skinny ? kDmmaSkinnyGemmTile : medium ? kDmmaMediumGemmTile : kDmmaGemmTile)
+              ? (small    ? kDmmaSmallGemmTile
+                 : skinny ? kDmmaSkinnyGemmTile
+                 : medium ? kDmmaMediumGemmTile
+                          : kDmmaGemmTile)
               : (small ? kDmmaShallowSmallGemmTile : skinny ? kDmmaShallowSkinnyGemmTile : kDmmaShallowGemmTile);
       EXPECT_EQ(std::make_tuple(plan.tile.m, plan.tile.n, plan.tile.k),
                 std::make_tuple(expected.m, expected.n, expected.k));
