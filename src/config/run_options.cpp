@@ -103,7 +103,17 @@ Shape parse_matmul_shape(const std::string& text) {
   const auto parts = split_list(text, 'x');
   if (parts.size() != 3 || text.find(",") != std::string::npos)
     throw UsageError("malformed matmul shape '" + text + "' (expected MxNxK, e.g. 1000x333x77)");
-  return matmul_shape(parse_size(parts[0]), parse_size(parts[1]), parse_size(parts[2]));
+  // A bad side names itself and the shape: "matmul shape '0x4x4': m: size '0' is zero; ...".
+  std::int64_t sides[3];
+  const char* names[3] = {"m", "n", "k"};
+  for (int i = 0; i < 3; ++i) {
+    try {
+      sides[i] = parse_size(parts[static_cast<std::size_t>(i)]);
+    } catch (const UsageError& error) {
+      throw UsageError("matmul shape '" + text + "' (MxNxK): " + names[i] + ": " + error.what());
+    }
+  }
+  return matmul_shape(sides[0], sides[1], sides[2]);
 }
 
 bool sizes_apply(const RunOptions& options) {

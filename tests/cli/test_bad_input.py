@@ -65,6 +65,9 @@ class BadInputTests(CliTestCase):
 
     def test_malformed_matmul_shape(self):
         self.run_bad("--op", "matmul", "--shape", "10x10", fragments=("10x10",))
+        # A bad side: the shape and the side are named.
+        self.run_bad("--op", "matmul", "--shape", "0x4x4", fragments=("0x4x4", "m: ", "zero"))
+        self.run_bad("--op", "matmul", "--shape", "64x64x1M0", fragments=("64x64x1M0", "k: ", "1M0"))
 
     def test_bad_pattern_and_nnz(self):
         self.run_bad("--op", "spmv", "--pattern", "diagonal", fragments=("diagonal",))

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "config/plan.hpp"
 #include "config/run_config.hpp"
@@ -96,6 +99,18 @@ TEST(ParseMatmulShape, MxNxK) {
   EXPECT_EQ(s.k, 77);
   EXPECT_THROW(parse_matmul_shape("10x10"), UsageError);
   EXPECT_THROW(parse_matmul_shape("10x0x3"), UsageError);
+  // A bad side is named, with the shape it is in.
+  for (const auto& [text, side, value] : std::vector<std::array<std::string, 3>>{
+           {"0x4x4", "m", "0"}, {"4x-3x4", "n", "-3"}, {"4x4x4q", "k", "4q"}, {"4x4x0", "k", "0"}}) {
+    try {
+      parse_matmul_shape(text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const UsageError& error) {
+      const std::string message = error.what();
+      EXPECT_EQ(message.rfind("matmul shape '" + text + "' (MxNxK): " + side + ": ", 0), 0u) << message;
+      EXPECT_NE(message.find("'" + value + "'"), std::string::npos) << message;
+    }
+  }
 }
 
 TEST(ExpandCases, CrossesOpsDtypesSizesAndBackendsWithSharedProblemsAdjacent) {
