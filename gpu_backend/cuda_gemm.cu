@@ -362,7 +362,7 @@ class GemmCase final : public GpuPrepared {
                (dmma_tile_size() == kernels::DmmaTileSize::small    ? " warp_tile=32x32"
                 : dmma_tile_size() == kernels::DmmaTileSize::skinny ? " warp_tile=16x32"
                                                                     : " warp_tile=64x32") +
-               (dmma_tile_size() == kernels::DmmaTileSize::medium ? " stages=2" : " stages=3") + " (cp.async)";
+               " stages=" + std::to_string(kernels::dmma_tile_stages(dmma_tile_size())) + " (cp.async)";
       case GemmKernel::wgmma:
         return "block_tile=" + tile_text(plan_.tile) + " stages=" + std::to_string(kernels::WgmmaGemmTile::kStages) +
                " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +

@@ -15,8 +15,8 @@ enum class DmmaShape { m8n8k4, m16n8k16 };
 // The block tile: large, 128 x 128 of C for 8 warps (2 x 4), one block an SM; medium, 128 x 64
 // for 4 warps (2 x 2), two blocks an SM, the same 64 x 32 of C a warp (cuBLAS's DGEMM tiling on
 // sm_90): where one block waits at its stage barrier the other's warps keep the DMMA units
-// busy (on an H200 4096^3 in 2721 against 2818 us, 8192^3 21030 against 22380, 3000^3 1157
-// against 1356); small, 64 x 64 for 4 warps (2 x 2), two blocks an SM, for products whose large
+// busy (on an H200 4096^3 in 2721 against 2818 us, 8192^3 21030 against 22380; 3000^3 1157
+// against 1356 measured in another call); small, 64 x 64 for 4 warps (2 x 2), two blocks an SM, for products whose large
 // tiles are fewer than the SMs and whose k is too short to split (1000 x 333 x 77: 24 large
 // tiles, 96 small ones); or skinny, 16 x 128 for 4 warps (1 x 4), two blocks an SM, for C of at
 // most 16 rows (16 x 8192 x 8192), where the others' rows would be padding and the product is
@@ -34,6 +34,9 @@ enum class DmmaTileSize { large, medium, small, skinny };
 // 105 KiB (m16n8k16) or 56 KiB (m8n8k4), the skinny tile's 112.5 or 57 KiB, so two of their
 // blocks fit an SM (228 KiB on sm_90, 1 KiB of it reserved a block) wherever the large tile
 // fits one.
+// Shared-memory stages in flight (cp.async pipeline), the same for both shapes.
+constexpr int dmma_tile_stages(DmmaTileSize size) { return size == DmmaTileSize::medium ? 2 : 3; }
+
 template <DmmaShape kShape, DmmaTileSize kSize = DmmaTileSize::large>
 struct DmmaGemmTile {
   static constexpr bool kSmall = kSize == DmmaTileSize::small;
@@ -42,7 +45,7 @@ struct DmmaGemmTile {
   static constexpr int kBlockM = kSkinny ? 16 : kSmall ? 64 : 128;  // rows of C per block
   static constexpr int kBlockN = kSmall || kMedium ? 64 : 128;      // columns of C per block
   static constexpr int kBlockK = kShape == DmmaShape::m16n8k16 ? 32 : 16;  // depth of one shared-memory stage
-  static constexpr int kStages = kMedium ? 2 : 3;  // shared-memory stages in flight (cp.async pipeline)
+  static constexpr int kStages = dmma_tile_stages(kSize);
   static constexpr int kWarpsM = kSkinny ? 1 : 2;    // warps along the rows of a block tile
   static constexpr int kWarpsN = kSmall || kMedium ? 2 : 4;  // and along its columns
   static constexpr int kWarpM = kBlockM / kWarpsM;  // 64 (large, medium), 32 (small) or 16 (skinny) rows of C per warp

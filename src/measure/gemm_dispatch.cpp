@@ -523,6 +523,16 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   return plan;
 }
 
+constexpr std::int64_t kSectorBytes = 32;  // the memory's write granule
+
+// The sectors a row of C of n elements takes to store element by element from blocks `threads`
+// threads wide: each instruction writes `threads` neighbouring elements of the row (the last
+// fewer) and moves whole sectors.
+std::int64_t row_store_sectors(std::int64_t n, int threads, std::size_t element_bytes) {
+  const auto size = static_cast<std::int64_t>(element_bytes);
+  return n / threads * ceil_div(threads * size, kSectorBytes) + ceil_div(n % threads * size, kSectorBytes);
+}
+
 // Rule 2: the short-k kernel, its block as wide as pads C least (the wider on a tie); where C
 // is stored element by element, as wide as stores its rows in the fewest sectors first.
 GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -537,13 +547,11 @@ GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
   // 32-column blocks, 8 bytes a row an instruction, ran 98 us against cuBLAS's 40 on an H200),
   // then by the padded area.
   const bool element_wise = n % vector != 0;
-  std::pair<double, double> least{std::numeric_limits<double>::max(), 0};
+  std::pair<std::int64_t, std::int64_t> least{std::numeric_limits<std::int64_t>::max(), 0};
   for (int threads = kShortKMaxColumnThreads; threads * vector >= 32; threads /= 2) {
     const GemmTile tile{kShortKThreads / threads * rows, threads * vector, static_cast<int>(k)};
-    const double area = static_cast<double>(round_up(m, tile.m)) * static_cast<double>(round_up(n, tile.n));
-    const std::pair<double, double> cost{
-        element_wise ? short_k_row_store_bytes(n, threads, size) : area,
-        area};
+    const std::int64_t area = round_up(m, tile.m) * round_up(n, tile.n);
+    const std::pair<std::int64_t, std::int64_t> cost{element_wise ? row_store_sectors(n, threads, size) : 0, area};
     if (cost < least) {
       least = cost;
       plan.tile = tile;
@@ -575,7 +583,7 @@ GemmPlan plan_short_k(DType dtype, std::int64_t m, std::int64_t n, std::int64_t 
               "; blocks of " +
               str(plan.tile.m) + "x" + str(plan.tile.n) +
               (element_wise ? " (C stored element by element: the width whose rows' stores take the fewest " +
-                                  str(static_cast<std::int64_t>(kShortKSectorBytes)) +
+                                  str(kSectorBytes) +
                                   "-byte sectors, then pad C least): "
                             : " (the width that pads C least): ") +
               str(plan.pieces) +

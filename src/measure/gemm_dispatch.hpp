@@ -259,19 +259,6 @@ constexpr bool matrix_vector_reads_b_directly(std::size_t element_bytes, bool ve
 // CUDA-core FMA rate (132 SMs x 128 f32 FMAs a clock x 1.98 GHz; f64 half of it) and the
 // fraction of it the kernel is taken to reach.
 inline constexpr double kShortKCopyBytesPerSecond = 3.0e12;
-inline constexpr double kShortKSectorBytes = 32;  // the memory's write granule: a sector
-// The bytes a row of C of n elements takes to store element by element from blocks `threads`
-// threads wide: each instruction writes `threads` neighbouring elements of the row (the last
-// fewer), and moves whole sectors.
-constexpr double short_k_row_store_bytes(std::int64_t n, int threads, std::size_t element_bytes) {
-  const auto sectors = [](std::int64_t bytes) {
-    return static_cast<double>((bytes + static_cast<std::int64_t>(kShortKSectorBytes) - 1) /
-                               static_cast<std::int64_t>(kShortKSectorBytes)) *
-           kShortKSectorBytes;
-  };
-  const auto size = static_cast<std::int64_t>(element_bytes);
-  return static_cast<double>(n / threads) * sectors(threads * size) + sectors(n % threads * size);
-}
 inline constexpr double kCudaCoreF32FmaPerSecond = 132.0 * 128 * 1.98e9;
 inline constexpr double kCudaCoreF64FmaPerSecond = kCudaCoreF32FmaPerSecond / 2;
 // The CUDA cores' FMA rate for elements of `element_bytes`: f64's lanes, or f32's (16-bit
