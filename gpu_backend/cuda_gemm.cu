@@ -221,7 +221,7 @@ class GemmCase final : public GpuPrepared {
     }
     if (count > 0) kernels::launch_padded_copies(copies, count, stream());
     Acc* partials = plan_.splits > 1 ? partials_.data() : nullptr;
-    multiply(a, b, device_output<D>(), partials);
+    multiply(a, b, device_output<D>(), partials, count > 0);
     if (partials && !sums_own_partials())
       kernels::launch_add_partials(partials, plan_.splits, dims_.m, dims_.n, plan_.n_kernel, device_output<D>(), dims_.n,
                                    stream());
@@ -266,7 +266,8 @@ class GemmCase final : public GpuPrepared {
     return plan_.tile.m == kWgmmaHalfGemmTile.m ? 1 : plan_.tile.m == kWgmmaGemmTile.m ? 2 : 0;
   }
 
-  void multiply(const D* a, const D* b, D* c, Acc* partials) {
+  // after_copies: padded copies of A or B were launched just before, on the same stream.
+  void multiply(const D* a, const D* b, D* c, Acc* partials, bool after_copies) {
     switch (plan_.kernel) {
       case GemmKernel::short_k:
         kernels::launch_gemm_short_k<D>(plan_.tile.n, plan_.vectorized, dims_.m, dims_.n, dims_.k, a, b, c, stream());
@@ -293,7 +294,7 @@ class GemmCase final : public GpuPrepared {
                                               dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
       if (plan_.kernel == GemmKernel::wgmma)
         kernels::launch_gemm_wgmma(operands, wgmma_consumers(), plan_.tile.n, plan_.cluster_m, wgmma_grid_,
-                                   stream());
+                                   stream(), after_copies, &wgmma_maps_);
       else
         kernels::launch_gemm_mma(operands, stream());
     } else {
@@ -368,7 +369,9 @@ class GemmCase final : public GpuPrepared {
                " cluster=" + std::to_string(plan_.cluster_m) + "x1 (TMA" +
                (plan_.cluster_m > 1 ? " with B multicast" : "") +
                ", warp-specialized, persistent: " +
-               std::to_string(wgmma_grid_.clusters(wgmma_consumers(), plan_.tile.n, plan_.cluster_m)) + " clusters)";
+               std::to_string(wgmma_grid_.clusters(wgmma_consumers(), plan_.tile.n, plan_.cluster_m)) + " clusters" +
+               (plan_.stage_a || plan_.stage_b ? "; launched while the padded copies run, its loads after them" : "") +
+               ")";
       case GemmKernel::narrow:
         return "block=" + std::to_string(plan_.tile.m) + " rows of A (16 a warp, read into registers), " +
                std::to_string(plan_.vector_width) + " columns of B (stages of " + std::to_string(plan_.tile.k) +
@@ -386,6 +389,7 @@ class GemmCase final : public GpuPrepared {
   DeviceBuffer<D> padded_a_, padded_b_;
   DeviceBuffer<unsigned> arrivals_;
   kernels::WgmmaGrid wgmma_grid_;
+  kernels::WgmmaMaps wgmma_maps_;  // the operands' TMA descriptors, encoded on the first launch
 };
 
 }  // namespace

@@ -42,6 +42,11 @@ std::int64_t chunks_of(const PaddedCopy<W>& copy) {
 // other), reading the source entry by entry: its rows need not be aligned.
 template <class W>
 __global__ void __launch_bounds__(kThreads) padded_copies_kernel(Copies<W> copies) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // A GEMM launched after these copies as a programmatic dependent launch may start now: it
+  // waits (griddepcontrol.wait) for the whole grid to finish before it reads the copies.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
   constexpr int kChunkLanes = kLanes<W>;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   std::int64_t first = 0;  // the current copy's first chunk in the joint index

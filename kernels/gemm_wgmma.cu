@@ -81,6 +81,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -370,6 +371,10 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   cluster_sync();
+  // Launched after padded copies of A or B (launch_gemm_wgmma's after_copies), the block got
+  // here while they may still run: it reads nothing of global memory before they are done and
+  // their writes visible. Launched plainly this returns at once.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
   const TileCounts counts = tile_counts<kConsumers, kBlockN, kClusterM>(m, n, parts);
   const int cluster = static_cast<int>(blockIdx.x) / kClusterM;
@@ -558,20 +563,27 @@ CUtensorMap tensor_map(const T* base, int columns, int rows, int stride, int box
   return map;
 }
 
+// The launch's configuration: clusters of kClusterM blocks, and where `overlap` a programmatic
+// dependent launch (the kernel's griddepcontrol.wait holds its loads). attributes: room for two.
 template <int kConsumers, int kBlockN, int kClusterM>
-cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& cluster) {
+cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute (&attributes)[2],
+                                 bool overlap = false) {
   using Block = WgmmaGemmTileOf<kConsumers, kBlockN>;
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kClusterM;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
+  attributes[0] = cudaLaunchAttribute{};
+  attributes[0].id = cudaLaunchAttributeClusterDimension;
+  attributes[0].val.clusterDim.x = kClusterM;
+  attributes[0].val.clusterDim.y = 1;
+  attributes[0].val.clusterDim.z = 1;
+  attributes[1] = cudaLaunchAttribute{};
+  attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attributes[1].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(blocks));
   config.blockDim = dim3(Block::kThreads);
   config.dynamicSmemBytes = Block::kSharedBytes;
   config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  config.attrs = attributes;
+  config.numAttrs = overlap ? 2 : 1;
   return config;
 }
 
@@ -582,8 +594,8 @@ int allow_shared_bytes_and_count_clusters() {
        {reinterpret_cast<const void*>(gemm_wgmma_kernel<__half, kConsumers, kBlockN, kClusterM>),
         reinterpret_cast<const void*>(gemm_wgmma_kernel<__nv_bfloat16, kConsumers, kBlockN, kClusterM>)})
     GPB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  cudaLaunchAttribute cluster{};
-  const cudaLaunchConfig_t config = launch_config<kConsumers, kBlockN, kClusterM>(kClusterM, nullptr, cluster);
+  cudaLaunchAttribute attributes[2];
+  const cudaLaunchConfig_t config = launch_config<kConsumers, kBlockN, kClusterM>(kClusterM, nullptr, attributes);
   int clusters = 0;
   GPB_CUDA_CHECK(
       cudaOccupancyMaxActiveClusters(&clusters, gemm_wgmma_kernel<__half, kConsumers, kBlockN, kClusterM>, &config));
@@ -602,26 +614,55 @@ void count_clusters(WgmmaGrid& grid) {
   counts[1] = allow_shared_bytes_and_count_clusters<kConsumers, kBlockN, 2>();
 }
 
+// A's and B's descriptors for a tile of block_m rows: maps' where it holds them for these
+// operands, else encoded (into maps, where given).
+template <class T>
+void operand_maps(const GemmOperands<T>& o, int block_m, WgmmaMaps* maps, CUtensorMap& map_a, CUtensorMap& map_b) {
+  static_assert(sizeof(CUtensorMap) == sizeof(WgmmaMaps::a), "a descriptor is 128 bytes");
+  const bool same = maps && maps->encoded && maps->a_base == o.a && maps->b_base == o.b && maps->m == o.m &&
+                    maps->n == o.n && maps->k == o.k && maps->lda == o.lda && maps->ldb == o.ldb &&
+                    maps->block_m == block_m;
+  if (same) {
+    std::memcpy(&map_a, maps->a, sizeof map_a);
+    std::memcpy(&map_b, maps->b, sizeof map_b);
+    return;
+  }
+  map_a = tensor_map(o.a, o.k, o.m, o.lda, Tile::kBlockK, block_m);
+  map_b = tensor_map(o.b, o.n, o.k, o.ldb, kBBoxN, Tile::kBlockK);
+  if (!maps) return;
+  std::memcpy(maps->a, &map_a, sizeof map_a);
+  std::memcpy(maps->b, &map_b, sizeof map_b);
+  maps->a_base = o.a;
+  maps->b_base = o.b;
+  maps->m = o.m;
+  maps->n = o.n;
+  maps->k = o.k;
+  maps->lda = o.lda;
+  maps->ldb = o.ldb;
+  maps->block_m = block_m;
+  maps->encoded = true;
+}
+
 template <class T, int kConsumers, int kBlockN, int kClusterM>
-void launch_clusters(const GemmOperands<T>& o, int clusters, cudaStream_t stream) {
+void launch_clusters(const GemmOperands<T>& o, const CUtensorMap& map_a, const CUtensorMap& map_b, int clusters,
+                     bool after_copies, cudaStream_t stream) {
   using Block = WgmmaGemmTileOf<kConsumers, kBlockN>;
-  const CUtensorMap map_a = tensor_map(o.a, o.k, o.m, o.lda, Block::kBlockK, Block::kBlockM);
-  const CUtensorMap map_b = tensor_map(o.b, o.n, o.k, o.ldb, kBBoxN, Block::kBlockK);
   const int split_stages = (o.split_k + Block::kBlockK - 1) / Block::kBlockK;
   const int units = tile_counts<kConsumers, kBlockN, kClusterM>(o.m, o.n, o.parts).units;
-  cudaLaunchAttribute cluster{};
-  const cudaLaunchConfig_t config =
-      launch_config<kConsumers, kBlockN, kClusterM>((units < clusters ? units : clusters) * kClusterM, stream, cluster);
+  cudaLaunchAttribute attributes[2];
+  const cudaLaunchConfig_t config = launch_config<kConsumers, kBlockN, kClusterM>(
+      (units < clusters ? units : clusters) * kClusterM, stream, attributes, after_copies);
   GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kConsumers, kBlockN, kClusterM>, map_a, map_b, o.c,
                                     o.ldc, o.c_columns, o.partials, o.m, o.n, o.k, o.parts, split_stages));
 }
 
 template <class T, int kConsumers, int kBlockN>
-void launch_tile(const GemmOperands<T>& o, int cluster_m, int clusters, cudaStream_t stream) {
+void launch_tile(const GemmOperands<T>& o, const CUtensorMap& map_a, const CUtensorMap& map_b, int cluster_m,
+                 int clusters, bool after_copies, cudaStream_t stream) {
   if (cluster_m == 2)
-    launch_clusters<T, kConsumers, kBlockN, 2>(o, clusters, stream);
+    launch_clusters<T, kConsumers, kBlockN, 2>(o, map_a, map_b, clusters, after_copies, stream);
   else
-    launch_clusters<T, kConsumers, kBlockN, 1>(o, clusters, stream);
+    launch_clusters<T, kConsumers, kBlockN, 1>(o, map_a, map_b, clusters, after_copies, stream);
 }
 
 }  // namespace
@@ -659,26 +700,29 @@ WgmmaGrid configure_gemm_wgmma() {
 
 template <class T>
 void launch_gemm_wgmma(const GemmOperands<T>& operands, int consumers, int block_n, int cluster_m,
-                       const WgmmaGrid& grid, cudaStream_t stream) {
+                       const WgmmaGrid& grid, cudaStream_t stream, bool after_copies, WgmmaMaps* maps) {
   if ((consumers != 1 && consumers != 2) || (block_n != 256 && block_n != 128) || (cluster_m != 1 && cluster_m != 2))
     throw std::invalid_argument("wgmma GEMM: " + std::to_string(consumers) + " consumer warpgroups, tiles " +
                                 std::to_string(block_n) + " columns wide and clusters of " + std::to_string(cluster_m) +
                                 " blocks; 1 or 2 warpgroups, 256 or 128 columns, clusters of 1 or 2");
   const int clusters = grid.clusters(consumers, block_n, cluster_m);
+  CUtensorMap map_a, map_b;
+  operand_maps(operands, 64 * consumers, maps, map_a, map_b);
   if (block_n == 256) {
     if (consumers == 2)
-      launch_tile<T, 2, 256>(operands, cluster_m, clusters, stream);
+      launch_tile<T, 2, 256>(operands, map_a, map_b, cluster_m, clusters, after_copies, stream);
     else
-      launch_tile<T, 1, 256>(operands, cluster_m, clusters, stream);
+      launch_tile<T, 1, 256>(operands, map_a, map_b, cluster_m, clusters, after_copies, stream);
   } else if (consumers == 2) {
-    launch_tile<T, 2, 128>(operands, cluster_m, clusters, stream);
+    launch_tile<T, 2, 128>(operands, map_a, map_b, cluster_m, clusters, after_copies, stream);
   } else {
-    launch_tile<T, 1, 128>(operands, cluster_m, clusters, stream);
+    launch_tile<T, 1, 128>(operands, map_a, map_b, cluster_m, clusters, after_copies, stream);
   }
 }
 
-template void launch_gemm_wgmma<__half>(const GemmOperands<__half>&, int, int, int, const WgmmaGrid&, cudaStream_t);
+template void launch_gemm_wgmma<__half>(const GemmOperands<__half>&, int, int, int, const WgmmaGrid&, cudaStream_t,
+                                        bool, WgmmaMaps*);
 template void launch_gemm_wgmma<__nv_bfloat16>(const GemmOperands<__nv_bfloat16>&, int, int, int, const WgmmaGrid&,
-                                               cudaStream_t);
+                                               cudaStream_t, bool, WgmmaMaps*);
 
 }  // namespace gpb::kernels

@@ -23,6 +23,7 @@
 #include "base/half_float.hpp"
 #include "base/random.hpp"
 #include "gpu_backend/device_buffer.cuh"
+#include "kernels/gemm_padding.cuh"
 #include "kernels/gemm_split_k.cuh"
 #include "kernels/gemm_wgmma.cuh"
 
@@ -187,6 +188,107 @@ void check_every_tile() {
 
 TEST(WgmmaGemmKernel, F16EveryTileAndClusterVerifies) { check_every_tile<__half>(); }
 TEST(WgmmaGemmKernel, BF16EveryTileAndClusterVerifies) { check_every_tile<__nv_bfloat16>(); }
+
+// The padded copies and the kernel as the backend runs them where rows are not whole 16-byte
+// chunks: A and B copied into buffers of whole chunks, then the kernel launched while the
+// copies run (after_copies) with one WgmmaMaps kept over rounds whose inputs change: new
+// values in the same buffers (the copies of this round, not the last, must be read), other
+// buffers (the descriptors encoded again), another shape in those buffers (again). Each
+// round's C must be its exact product, bit for bit, and C's padding untouched.
+template <class T>
+void check_after_copies(const WgmmaTile& tile, int cluster_m) {
+  const std::string unavailable = wgmma_unavailable();
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  const kernels::WgmmaGrid grid = kernels::configure_gemm_wgmma();
+  SCOPED_TRACE("tile " + std::to_string(64 * tile.consumers) + "x" + std::to_string(tile.block_n) + " cluster " +
+               std::to_string(cluster_m) + (std::is_same_v<T, __half> ? ", f16" : ", bf16"));
+  constexpr int kLanes = 8;  // 16-bit elements in 16 bytes
+  const auto padded = [](int size) { return (size + kLanes - 1) / kLanes * kLanes; };
+  struct Round {
+    int m, n, k, buffers;
+  };
+  const Round rounds[] = {{777, 130, 1001, 0}, {777, 130, 1001, 0}, {777, 130, 1001, 1}, {300, 45, 77, 1}};
+  constexpr int kMaxM = 777, kMaxN = 130, kMaxK = 1001;
+  std::vector<cuda::DeviceBuffer<T>> sources_a, sources_b, copies_a, copies_b;
+  for (int set = 0; set < 2; ++set) {
+    sources_a.emplace_back(std::size_t(kMaxM) * kMaxK, "A");
+    sources_b.emplace_back(std::size_t(kMaxK) * kMaxN, "B");
+    copies_a.emplace_back(std::size_t(kMaxM) * padded(kMaxK), "A padded");
+    copies_b.emplace_back(std::size_t(kMaxK) * padded(kMaxN), "B padded");
+  }
+  cuda::DeviceBuffer<T> c_device(std::size_t(kMaxM) * kMaxN, "C");
+  kernels::WgmmaMaps maps;
+  SplitMix64 rng(77);
+  const auto draw = [&] { return static_cast<double>(static_cast<int>(rng.next() % 33) - 16) / 16; };
+  int round_index = 0;
+  for (const Round& round : rounds) {
+    SCOPED_TRACE("round " + std::to_string(round_index++) + ": " + std::to_string(round.m) + "x" +
+                 std::to_string(round.n) + "x" + std::to_string(round.k) + " in buffers " +
+                 std::to_string(round.buffers));
+    const int m = round.m, n = round.n, k = round.k, lda = padded(k), ldb = padded(n);
+    std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n);
+    for (double& value : a) value = draw();
+    for (double& value : b) value = draw();
+    std::vector<std::uint16_t> a_bits(a.size()), b_bits(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) a_bits[i] = round_to_bits(a[i], layout<T>());
+    for (std::size_t i = 0; i < b.size(); ++i) b_bits[i] = round_to_bits(b[i], layout<T>());
+    T* a_source = sources_a[round.buffers].data();
+    T* b_source = sources_b[round.buffers].data();
+    ASSERT_EQ(cudaMemcpy(a_source, a_bits.data(), a_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(b_source, b_bits.data(), b_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(c_device.data(), 0xff, c_device.bytes()), cudaSuccess);  // NaN in every entry
+
+    const kernels::PaddedCopy<T> copies[2] = {{a_source, copies_a[round.buffers].data(), m, k, lda},
+                                              {b_source, copies_b[round.buffers].data(), k, n, ldb}};
+    kernels::launch_padded_copies(copies, 2, nullptr);
+    kernels::GemmOperands<T> operands;
+    operands.m = m;
+    operands.n = ldb;
+    operands.k = k;
+    operands.lda = lda;
+    operands.ldb = ldb;
+    operands.ldc = n;
+    operands.c_columns = n;
+    operands.a = copies[0].dst;
+    operands.b = copies[1].dst;
+    operands.c = c_device.data();
+    kernels::launch_gemm_wgmma(operands, tile.consumers, tile.block_n, cluster_m, grid, nullptr, true, &maps);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(maps.a_base, copies[0].dst);
+    EXPECT_EQ(maps.m, m);
+    std::vector<std::uint16_t> c(std::size_t(kMaxM) * kMaxN);
+    ASSERT_EQ(cudaMemcpy(c.data(), c_device.data(), c_device.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    int bad = 0;
+    for (int row = 0; row < m && bad < 5; ++row)
+      for (int column = 0; column < n && bad < 5; ++column) {
+        double sum = 0;
+        for (int depth = 0; depth < k; ++depth)
+          sum += a[std::size_t(row) * k + depth] * b[std::size_t(depth) * n + column];
+        const std::uint16_t expected = round_to_bits(sum, layout<T>());
+        const std::uint16_t got = c[std::size_t(row) * n + column];
+        if (got != expected) {
+          ++bad;
+          ADD_FAILURE() << "C[" << row << "][" << column << "] = " << value_of_bits(got, layout<T>())
+                        << ", expected " << value_of_bits(expected, layout<T>()) << " (exact " << sum << ")";
+        }
+      }
+    for (std::size_t at = std::size_t(m) * n; at < c.size() && bad < 5; ++at)
+      if (c[at] != 0xffff) {
+        ++bad;
+        ADD_FAILURE() << "C past its " << m << " x " << n << " entries, at " << at << ", was written";
+      }
+    if (bad > 0) return;
+  }
+}
+
+TEST(WgmmaGemmKernel, F16AfterPaddedCopiesWithKeptDescriptors) {
+  check_after_copies<__half>({1, 128}, 2);
+  check_after_copies<__half>({2, 256}, 1);
+}
+TEST(WgmmaGemmKernel, BF16AfterPaddedCopiesWithKeptDescriptors) {
+  check_after_copies<__nv_bfloat16>({2, 128}, 2);
+  check_after_copies<__nv_bfloat16>({1, 256}, 1);
+}
 
 }  // namespace
 }  // namespace gpb
