@@ -195,13 +195,16 @@ TEST(WgmmaGemmKernel, BF16EveryTileAndClusterVerifies) { check_every_tile<__nv_b
 // values in the same buffers (the copies of this round, not the last, must be read), other
 // buffers (the descriptors encoded again), another shape in those buffers (again). Each
 // round's C must be its exact product, bit for bit, and C's padding untouched.
+// `stream`: one of the test's own, as the backend's cases have, or the legacy default stream
+// (nullptr), where the launch ignores after_copies.
 template <class T>
-void check_after_copies(const WgmmaTile& tile, int cluster_m) {
+void check_after_copies(const WgmmaTile& tile, int cluster_m, cudaStream_t stream) {
   const std::string unavailable = wgmma_unavailable();
   if (!unavailable.empty()) GTEST_SKIP() << unavailable;
   const kernels::WgmmaGrid grid = kernels::configure_gemm_wgmma();
   SCOPED_TRACE("tile " + std::to_string(64 * tile.consumers) + "x" + std::to_string(tile.block_n) + " cluster " +
-               std::to_string(cluster_m) + (std::is_same_v<T, __half> ? ", f16" : ", bf16"));
+               std::to_string(cluster_m) + (std::is_same_v<T, __half> ? ", f16" : ", bf16") +
+               (stream ? ", own stream" : ", legacy default stream"));
   constexpr int kLanes = 8;  // 16-bit elements in 16 bytes
   const auto padded = [](int size) { return (size + kLanes - 1) / kLanes * kLanes; };
   struct Round {
@@ -237,10 +240,11 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m) {
     ASSERT_EQ(cudaMemcpy(a_source, a_bits.data(), a_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(b_source, b_bits.data(), b_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemset(c_device.data(), 0xff, c_device.bytes()), cudaSuccess);  // NaN in every entry
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // before the work on `stream`
 
     const kernels::PaddedCopy<T> copies[2] = {{a_source, copies_a[round.buffers].data(), m, k, lda},
                                               {b_source, copies_b[round.buffers].data(), k, n, ldb}};
-    kernels::launch_padded_copies(copies, 2, nullptr);
+    kernels::launch_padded_copies(copies, 2, stream);
     kernels::GemmOperands<T> operands;
     operands.m = m;
     operands.n = ldb;
@@ -252,7 +256,7 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m) {
     operands.a = copies[0].dst;
     operands.b = copies[1].dst;
     operands.c = c_device.data();
-    kernels::launch_gemm_wgmma(operands, tile.consumers, tile.block_n, cluster_m, grid, nullptr, true, &maps);
+    kernels::launch_gemm_wgmma(operands, tile.consumers, tile.block_n, cluster_m, grid, stream, true, &maps);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(maps.a_base, copies[0].dst);
     EXPECT_EQ(maps.m, m);
@@ -281,13 +285,38 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m) {
   }
 }
 
+// A stream of the test's own, destroyed at the end of the scope.
+class OwnStream {
+ public:
+  OwnStream() {
+    if (cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking) != cudaSuccess) stream_ = nullptr;
+  }
+  ~OwnStream() {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  OwnStream(const OwnStream&) = delete;
+  OwnStream& operator=(const OwnStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
 TEST(WgmmaGemmKernel, F16AfterPaddedCopiesWithKeptDescriptors) {
-  check_after_copies<__half>({1, 128}, 2);
-  check_after_copies<__half>({2, 256}, 1);
+  if (const std::string unavailable = wgmma_unavailable(); !unavailable.empty()) GTEST_SKIP() << unavailable;
+  const OwnStream stream;
+  ASSERT_NE(stream.get(), nullptr) << "cudaStreamCreateWithFlags failed";
+  check_after_copies<__half>({1, 128}, 2, stream.get());
+  check_after_copies<__half>({2, 256}, 1, stream.get());
+  check_after_copies<__half>({1, 128}, 2, nullptr);
 }
 TEST(WgmmaGemmKernel, BF16AfterPaddedCopiesWithKeptDescriptors) {
-  check_after_copies<__nv_bfloat16>({2, 128}, 2);
-  check_after_copies<__nv_bfloat16>({1, 256}, 1);
+  if (const std::string unavailable = wgmma_unavailable(); !unavailable.empty()) GTEST_SKIP() << unavailable;
+  const OwnStream stream;
+  ASSERT_NE(stream.get(), nullptr) << "cudaStreamCreateWithFlags failed";
+  check_after_copies<__nv_bfloat16>({2, 128}, 2, stream.get());
+  check_after_copies<__nv_bfloat16>({1, 256}, 1, stream.get());
+  check_after_copies<__nv_bfloat16>({1, 128}, 1, nullptr);
 }
 
 }  // namespace
