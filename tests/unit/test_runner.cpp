@@ -40,9 +40,15 @@ struct Script : testing::BackendScript {
   bool energy = false;
   double busy_s = 0;
 
+  // What a timed interval holding runs takes beyond them: a GPU launch's latency, once an
+  // interval (the first launch's, from an idle stream).
+  double interval_overhead_s = 0;
+
   // The timer's clock: the runs so far, seconds_per_run each.
   int timer_mark() const { return runs; }
-  double seconds_between(int start, int stop) const { return (stop - start) * seconds_per_run; }
+  double seconds_between(int start, int stop) const {
+    return (stop - start) * seconds_per_run + (stop > start ? interval_overhead_s : 0);
+  }
 };
 
 class ScriptedEnergyCounter final : public EnergyCounter {
@@ -323,6 +329,25 @@ TEST_F(RunnerTest, ShortOpsAreBatchedAndReportedPerLaunch) {
   const ResultRecord record = run_case(spec, problem, backend, options);
   EXPECT_EQ(record.batch, 20);
   EXPECT_DOUBLE_EQ(record.stats.median, 1e-6);
+}
+
+// An op under the target whose one launch, with its latency, is not: the batch is sized from
+// a batch of 8 launches, which share the latency (15 us an op, 10 us of latency: 25 us alone,
+// 16.25 us a launch over 8), so it is batched as every op under the target is.
+TEST_F(RunnerTest, TheBatchIsSizedFromLaunchesThatShareTheirLatency) {
+  script.seconds_per_run = 15e-6;
+  script.interval_overhead_s = 10e-6;
+  options.min_sample_s = 20e-6;
+  ResultRecord record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(record.batch, 2);
+  // 8 us an op: 18 us alone, 9.25 us a launch over 8: batches of 3.
+  script.seconds_per_run = 8e-6;
+  record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(record.batch, 3);
+  // An op of 30 us is over the target: one launch a sample, whatever its first launch took.
+  script.seconds_per_run = 30e-6;
+  record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(record.batch, 1);
 }
 
 TEST_F(RunnerTest, WarmL2SkipsFlushes) {
