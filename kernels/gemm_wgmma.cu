@@ -649,12 +649,9 @@ void launch_clusters(const GemmOperands<T>& o, const CUtensorMap& map_a, const C
   using Block = WgmmaGemmTileOf<kConsumers, kBlockN>;
   const int split_stages = (o.split_k + Block::kBlockK - 1) / Block::kBlockK;
   const int units = tile_counts<kConsumers, kBlockN, kClusterM>(o.m, o.n, o.parts).units;
-  // Not on the legacy default stream: there the launch did not wait for the copies (an H200,
-  // CUDA 13.0: the kernel read the copies' buffers before they were written).
-  const bool overlap = after_copies && stream != nullptr && stream != cudaStreamLegacy;
   cudaLaunchAttribute attributes[2];
   const cudaLaunchConfig_t config = launch_config<kConsumers, kBlockN, kClusterM>(
-      (units < clusters ? units : clusters) * kClusterM, stream, attributes, overlap);
+      (units < clusters ? units : clusters) * kClusterM, stream, attributes, after_copies);
   GPB_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_kernel<T, kConsumers, kBlockN, kClusterM>, map_a, map_b, o.c,
                                     o.ldc, o.c_columns, o.partials, o.m, o.n, o.k, o.parts, split_stages));
 }

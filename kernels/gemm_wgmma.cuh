@@ -108,11 +108,10 @@ WgmmaGrid configure_gemm_wgmma();
 // std::invalid_argument. Needs what wgmma_gemm_compiled_in says, and `grid` from
 // configure_gemm_wgmma on the current device.
 //
-// after_copies: the launch follows launch_padded_copies of its operands on the same stream, a
-// stream of the caller's own (on the legacy default stream the flag is ignored). It is then a
-// programmatic dependent launch: its blocks start and set up while the copies run, and wait
-// for them to finish before their first load (16-bit 1000 x 333 x 77 on an H200: copies and
-// product 9.0 to 8.0 us, graph-timed).
+// after_copies: the launch follows launch_padded_copies of its operands on the same stream. It
+// is then a programmatic dependent launch: its blocks start and set up while the copies run,
+// and wait for them to finish before their first load (16-bit 1000 x 333 x 77 on an H200:
+// copies and product 9.0 to 8.0 us, graph-timed).
 // maps, where given, keeps the operands' TMA descriptors from one launch to the next: they
 // are encoded again only where the operands or the tile's rows differ from the last launch's.
 template <class T>

@@ -196,7 +196,7 @@ TEST(WgmmaGemmKernel, BF16EveryTileAndClusterVerifies) { check_every_tile<__nv_b
 // buffers (the descriptors encoded again), another shape in those buffers (again). Each
 // round's C must be its exact product, bit for bit, and C's padding untouched.
 // `stream`: one of the test's own, as the backend's cases have, or the legacy default stream
-// (nullptr), where the launch ignores after_copies.
+// (nullptr).
 template <class T>
 void check_after_copies(const WgmmaTile& tile, int cluster_m, cudaStream_t stream) {
   const std::string unavailable = wgmma_unavailable();
@@ -256,6 +256,7 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m, cudaStream_t strea
     operands.a = copies[0].dst;
     operands.b = copies[1].dst;
     operands.c = c_device.data();
+    operands.split_k = k;  // one part
     kernels::launch_gemm_wgmma(operands, tile.consumers, tile.block_n, cluster_m, grid, stream, true, &maps);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(maps.a_base, copies[0].dst);
