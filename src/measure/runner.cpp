@@ -169,9 +169,11 @@ class ColdLaunches final : public Strategy {
 // One launch from an idle stream carries that overhead in its time: an op of 8 us whose
 // launch took 10 us more read as 18 or 21 us from one run to the next, and was batched in
 // one run and not in the next (16-bit 1000 x 333 x 77 on an H200: 12 us a launch in batches
-// of two, 17 us alone). So where one launch comes under kRefineBelow times the target, a
-// batch of kEstimateLaunches, the overhead shared among them, makes the estimate.
-constexpr double kRefineBelow = 2;
+// of two, 17 us alone, and now and then a single launch of over 40 us). So where one launch
+// comes under kRefineBelow (at most kEstimateLaunches x kRefineBelow of GPU time), a batch of
+// kEstimateLaunches, the overhead shared among them, gives a second estimate, and the lesser
+// of the two sizes the batch.
+constexpr double kRefineBelow = 1e-3;
 constexpr std::int64_t kEstimateLaunches = 8;
 
 class BatchedLaunches final : public Strategy {
@@ -179,8 +181,8 @@ class BatchedLaunches final : public Strategy {
   using Strategy::Strategy;
   void calibrate(double min_sample_s) override {
     double estimate = time_launches(1, [this] { prepared_.run(); });
-    if (estimate < kRefineBelow * min_sample_s)
-      estimate = time_launches(kEstimateLaunches, [this] { prepared_.run(); });
+    if (estimate < kRefineBelow)
+      estimate = std::min(estimate, time_launches(kEstimateLaunches, [this] { prepared_.run(); }));
     if (estimate < min_sample_s)
       // The 1e-9 keeps an exact ratio (20 us / 1 us) from rounding up to the next launch.
       batch_ = std::min<std::int64_t>(kMaxBatch,

@@ -164,11 +164,12 @@ TEST_F(RunnerTest, AShortCaseIsLengthenedByCountedUntimedRunsForItsEnergy) {
   EXPECT_GT(energy.extra_launches, 0);
   const auto timed = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
   EXPECT_EQ(energy.launches, timed + energy.extra_launches);
-  // Every run the record counts happened: the first call, the warm-up's, the calibration's, the
-  // samples', the extra ones, and the host-cost calls after the window closed.
+  // Every run the record counts happened: the first call, the warm-up's, the calibration's (one
+  // launch and, 0.2 ms being under 1 ms, a batch of 8), the samples', the extra ones, and the
+  // host-cost calls after the window closed.
   ASSERT_TRUE(record.first_call.has_value());
   const auto host_cost_calls = record.host_cost ? static_cast<std::int64_t>(record.host_cost->samples_s.size()) : 0;
-  EXPECT_EQ(script.runs, 1 + options.warmup + 1 + timed + energy.extra_launches + host_cost_calls);
+  EXPECT_EQ(script.runs, 1 + options.warmup + 1 + 8 + timed + energy.extra_launches + host_cost_calls);
   EXPECT_GT(energy.uncertainty_j, 0);
 }
 
@@ -195,10 +196,11 @@ TEST_F(RunnerTest, ARunWithoutEnergyNeitherReadsTheCounterNorLengthensTheCase) {
   EXPECT_FALSE(record.energy->measured());
   EXPECT_EQ(record.energy->reason, "not measured: --no-energy");
   EXPECT_EQ(record.energy->extra_launches, 0);
-  // Only the runs the timing needs: no untimed runs to fill the counter's window.
+  // Only the runs the timing needs (the calibration's one launch and batch of 8): no untimed
+  // runs to fill the counter's window.
   const auto timed = static_cast<std::int64_t>(record.samples_s.size()) * record.batch;
   const auto host_cost_calls = record.host_cost ? static_cast<std::int64_t>(record.host_cost->samples_s.size()) : 0;
-  EXPECT_EQ(script.runs, 1 + options.warmup + 1 + timed + host_cost_calls);
+  EXPECT_EQ(script.runs, 1 + options.warmup + 1 + 8 + timed + host_cost_calls);
 }
 
 TEST_F(RunnerTest, ACaseWithoutACounterSaysWhy) {
@@ -332,8 +334,8 @@ TEST_F(RunnerTest, ShortOpsAreBatchedAndReportedPerLaunch) {
 }
 
 // An op under the target whose one launch, with its latency, is not: the batch is sized from
-// a batch of 8 launches, which share the latency (15 us an op, 10 us of latency: 25 us alone,
-// 16.25 us a launch over 8), so it is batched as every op under the target is.
+// the lesser of that launch and a batch of 8, which share the latency (15 us an op, 10 us of
+// latency: 25 us alone, 16.25 us a launch over 8), so it is batched as ops under the target are.
 TEST_F(RunnerTest, TheBatchIsSizedFromLaunchesThatShareTheirLatency) {
   script.seconds_per_run = 15e-6;
   script.interval_overhead_s = 10e-6;
@@ -348,6 +350,11 @@ TEST_F(RunnerTest, TheBatchIsSizedFromLaunchesThatShareTheirLatency) {
   script.seconds_per_run = 30e-6;
   record = run_case(spec, problem, backend, options);
   EXPECT_EQ(record.batch, 1);
+  // An op of 15 us whose single launch took 45 us (a latency of 30 us) is batched too.
+  script.seconds_per_run = 15e-6;
+  script.interval_overhead_s = 30e-6;
+  record = run_case(spec, problem, backend, options);
+  EXPECT_EQ(record.batch, 2);
 }
 
 TEST_F(RunnerTest, WarmL2SkipsFlushes) {
