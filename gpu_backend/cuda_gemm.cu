@@ -194,7 +194,7 @@ class GemmCase final : public GpuPrepared {
         arrivals_(buffer_if<unsigned>(plan_.splits > 1 && sums_own_partials(),
                                       kernels::GemvTile::arrival_counters<D>(plan_.kernel == GemmKernel::vector_matrix,
                                                                              static_cast<int>(dims_.m),
-                                                                             static_cast<int>(dims_.n)),
+                                                                             static_cast<int>(dims_.n), plan_.vector_width),
                                       "matmul split-k arrival counters")) {
     // Zero once; each launch leaves its counters at zero again.
     if (arrivals_.size() > 0) GPB_CUDA_CHECK(cudaMemsetAsync(arrivals_.data(), 0, arrivals_.bytes(), stream()));

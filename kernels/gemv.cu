@@ -3,7 +3,8 @@
 // sums are kept in the accumulation type (f32 for f16 and bf16), each entry of C rounded once.
 //
 // vector_matrix (m <= 16): C's rows are sums of B's rows, weighted by A's entries. A block
-// takes all of A's kRows rows and 32 lanes x 16 bytes of columns of B, over one part of k;
+// takes a group of kRows rows of A (all m where kRows >= m) and 32 lanes x 16 bytes of
+// columns of B, over one part of k;
 // its 8 warps each walk a contiguous run of the part's rows of B, a lane loading its 16-byte
 // piece of each row (8 rows in flight; 4 element by element at two blocks an SM) and the
 // warp reading the kRows weights A[r][p] at one address each (a broadcast). Per lane kRows x
@@ -149,9 +150,15 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
   constexpr int kInFlight = kVectorized ? 8 : 8 / kVectorMatrixBlocksPerSm<T, kRows>;
   __shared__ Acc sums[Tile::kWarps][kColumns];
 
+  // Blocks by column block, then group of kRows rows of A, then part of k; a piece (its
+  // arrival counter) is a column block's group of rows.
   const int column_blocks = (n + kColumns - 1) / kColumns;
+  const int row_groups = (m + kRows - 1) / kRows;
   const int column_block = static_cast<int>(blockIdx.x) % column_blocks;
-  const int part = static_cast<int>(blockIdx.x) / column_blocks;
+  const int row_group = static_cast<int>(blockIdx.x) / column_blocks % row_groups;
+  const int part = static_cast<int>(blockIdx.x) / column_blocks / row_groups;
+  const int piece = row_group * column_blocks + column_block;
+  const int row0 = row_group * kRows;
   const int col0 = column_block * kColumns;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int part_begin = part * split_k, part_end = min(k, part_begin + split_k);
@@ -161,7 +168,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
   // Rows past m read row m - 1; their sums are never stored.
   const T* a_rows[kRows];
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) a_rows[r] = a + static_cast<std::int64_t>(min(r, m - 1)) * k;
+  for (int r = 0; r < kRows; ++r) a_rows[r] = a + static_cast<std::int64_t>(min(row0 + r, m - 1)) * k;
   const T* b_block = b + col0;
   const int columns_inside = n - col0;
 
@@ -179,9 +186,10 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
     weigh_row<T, kRows>(acc, load_piece<T, kVectorized>(b_block + static_cast<std::int64_t>(p) * n, lane, columns_inside),
                         a_rows, p);
 
+  const int rows_inside = min(kRows, m - row0);
 #pragma unroll
   for (int row = 0; row < kRows; ++row) {
-    if (row >= m) break;  // the same for the whole block
+    if (row >= rows_inside) break;  // the same for the whole block
 #pragma unroll
     for (int e = 0; e < kLanes<T>; ++e) sums[warp][piece_offset<T, kVectorized>(lane, e)] = acc[row][e];
     __syncthreads();
@@ -189,17 +197,18 @@ __global__ void __launch_bounds__(Tile::kThreads, (kVectorMatrixBlocksPerSm<T, k
       Acc sum = sums[0][col];
 #pragma unroll
       for (int w = 1; w < Tile::kWarps; ++w) sum += sums[w][col];
-      if (col < columns_inside) store_entry(sum, static_cast<std::int64_t>(row) * n + col0 + col, c, partials, part, m, n);
+      if (col < columns_inside)
+        store_entry(sum, static_cast<std::int64_t>(row0 + row) * n + col0 + col, c, partials, part, m, n);
     }
     __syncthreads();  // the sums are read before the next row overwrites them
   }
-  if (partials && last_part_to_finish(arrivals, column_block, parts)) {
+  if (partials && last_part_to_finish(arrivals, piece, parts)) {
     // Every thread an entry of the block's rows and columns at a time (row by row, a narrow
     // C left most threads idle: f32 13 x 28 x 10117 ran 2.6x slower than cuBLAS).
     const int columns = min(kColumns, columns_inside);
-    for (int entry = static_cast<int>(threadIdx.x); entry < m * columns; entry += Tile::kThreads)
+    for (int entry = static_cast<int>(threadIdx.x); entry < rows_inside * columns; entry += Tile::kThreads)
       add_entry_partials(partials, parts, static_cast<std::int64_t>(m) * n,
-                         static_cast<std::int64_t>(entry / columns) * n + col0 + entry % columns, c);
+                         static_cast<std::int64_t>(row0 + entry / columns) * n + col0 + entry % columns, c);
   }
 }
 
@@ -420,7 +429,8 @@ void launch_vector_matrix_rows(bool vectorized, int m, int n, int k, const T* a,
                                Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals,
                                cudaStream_t stream) {
   constexpr int kColumns = Tile::kColumnsPerBlock<T>;
-  const unsigned blocks = static_cast<unsigned>((n + kColumns - 1) / kColumns) * static_cast<unsigned>(parts);
+  const unsigned blocks = static_cast<unsigned>((n + kColumns - 1) / kColumns) *
+                          static_cast<unsigned>((m + kRows - 1) / kRows) * static_cast<unsigned>(parts);
   if (vectorized)
     vector_matrix_kernel<T, kRows, true>
         <<<blocks, Tile::kThreads, 0, stream>>>(m, n, k, a, b, c, partials, parts, split_k, arrivals);

@@ -37,22 +37,24 @@ struct GemvTile {
   // vector_matrix: columns of B per block, 16 bytes a lane.
   template <class T>
   static constexpr int kColumnsPerBlock = 32 * 16 / static_cast<int>(sizeof(T));
-  // The counters a launch with k split needs (`arrivals`): one a block of columns
-  // (vector_matrix) or of rows (matrix_vector).
+  // The counters a launch with k split needs (`arrivals`): one a block of columns and group of
+  // `rows` rows of A (vector_matrix, `rows` its launch's), or a block of rows (matrix_vector).
   template <class T>
-  static constexpr int arrival_counters(bool vector_matrix, int m, int n) {
-    return vector_matrix ? (n + kColumnsPerBlock<T> - 1) / kColumnsPerBlock<T>
+  static constexpr int arrival_counters(bool vector_matrix, int m, int n, int rows) {
+    return vector_matrix ? (n + kColumnsPerBlock<T> - 1) / kColumnsPerBlock<T> * ((m + rows - 1) / rows)
                          : (m + kRowsPerBlock - 1) / kRowsPerBlock;
   }
 };
 
-// m <= 16 (rows of A times B): kernels for 1, 2, 4, 8 and 16 `rows` of A (at least m; 16-bit:
-// up to kMaxWidth); each block takes all m rows, 32 lanes x 16 bytes of columns of B and the
-// rows of B of one part of k. `vectorized`: n a multiple of 16 bytes' elements, so B's and C's rows are aligned.
+// m <= 16 (rows of A times B): kernels for 1, 2, 4, 8 and 16 `rows` of A (16-bit: up to
+// kMaxWidth); each block takes a group of that many rows of A (all m where `rows` >= m; groups
+// of fewer rows give a C of few columns and a short k more blocks, each group reading B), 32
+// lanes x 16 bytes of columns of B and the rows of B of one part of k. `vectorized`: n a
+// multiple of 16 bytes' elements, so B's and C's rows are aligned.
 // With parts > 1, part p writes its sums to partials + p * m * n (m x n, in the accumulation
-// type), and the last of a column block's parts to finish adds them into C in part order
+// type), and the last of a piece's parts to finish adds them into C in part order
 // (launch_add_partials's sum, the same bits on every run), counting the parts in
-// `arrivals`: one counter a block of columns (GemvTile::arrival_counters), zero before the
+// `arrivals`: one counter a block of columns and group of rows (GemvTile::arrival_counters), zero before the
 // first launch and left at zero by each. With one part C is written directly and
 // arrivals is not read. Each part spans split_k rows of B (the last may be shorter).
 template <class T>

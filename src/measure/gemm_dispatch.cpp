@@ -19,6 +19,12 @@ std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * 
 constexpr std::int64_t kTensorChunk = 8;
 
 constexpr int kVectorMatrixStep = 8 * kGemvWarps;
+// vector_matrix's groups of rows (plan_matrix_vector): B at most this large (L2-sized on an
+// A100, H100 or H200, each group reading it), the last block's sum of parts at most this many
+// rounds of kVectorMatrixSumParts parts' loads (kernels/gemv.cu, add_entry_partials).
+constexpr std::int64_t kVectorMatrixGroupBytes = std::int64_t{32} << 20;
+constexpr std::int64_t kVectorMatrixSumRounds = 4;
+constexpr std::int64_t kVectorMatrixSumParts = 16;
 // Blocks of the matrix-vector kernels in flight per SM (two for most of their variants).
 constexpr int kGemvBlocksPerSm = 2;
 
@@ -320,12 +326,49 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
   } else {
     plan.kernel = GemmKernel::vector_matrix;
     plan.vector_width = power_of_two_at_least(m, kVectorMatrixMaxRows);
-    plan.tile = {plan.vector_width, static_cast<int>(32 * lanes), kVectorMatrixStep};
+    const auto columns = static_cast<std::int64_t>(32 * lanes);
+    const std::int64_t column_blocks = ceil_div(n, columns);
+    plan.tile = {plan.vector_width, static_cast<int>(columns), kVectorMatrixStep};
     plan.vectorized = n % lanes == 0;
-    plan.pieces = ceil_div(n, plan.tile.n);
-    split_k(plan, k, slots, device);
+    // Groups of A's rows, each a block reading B, where B is L2-sized and k splits: the widest
+    // kernel whose column blocks and groups, in the parts k allows (steps of
+    // kVectorMatrixStep), fill the blocks in flight, and whose last block of a piece adds its
+    // parts' partials in at most kVectorMatrixSumRounds rounds of loads (16 parts' loads a
+    // round, an entry a thread).
+    // Both grow with a block's rows: on an H200, f32 m x 127 x 3562 in 28 blocks of all m rows
+    // took 6.3 us at m = 1, 10.1 at 4, 16.0 at 8, 29.5 at 16 (cuBLAS 5.6-8.5), its last
+    // block's sum of 28 parts most of it (Nsight Compute: 28 SMs active a fifth of the time).
+    const auto at_width = [&](int width) {
+      GemmPlan trial = plan;
+      trial.vector_width = width;
+      trial.tile.m = width;
+      trial.pieces = column_blocks * ceil_div(m, width);
+      split_k(trial, k, slots, device);
+      return trial;
+    };
+    const auto sum_rounds = [&](const GemmPlan& trial) {
+      if (trial.splits < 2) return std::int64_t{0};
+      return ceil_div(std::min<std::int64_t>(trial.vector_width, m) * std::min(columns, n), kGemvWarps * 32) *
+             ceil_div(trial.splits - 1, kVectorMatrixSumParts);
+    };
+    const std::int64_t most_parts = std::max<std::int64_t>(1, k / kVectorMatrixStep);
+    const auto fits = [&](const GemmPlan& trial) {
+      return trial.pieces * most_parts >= slots && sum_rounds(trial) <= kVectorMatrixSumRounds;
+    };
+    std::string groups;
+    if (k * n * static_cast<std::int64_t>(dtype_size(dtype)) <= kVectorMatrixGroupBytes &&
+        at_width(plan.vector_width).splits > 1) {
+      while (plan.vector_width > 1 && !fits(at_width(plan.vector_width))) plan.vector_width /= 2;
+      if (plan.vector_width < m)
+        groups = " in " + str(ceil_div(m, plan.vector_width)) + " groups of " + str(plan.vector_width) +
+                 " (B of at most " + str(kVectorMatrixGroupBytes >> 20) +
+                 " MiB: the widest whose blocks fill the blocks in flight and whose sums of parts take at most " +
+                 str(kVectorMatrixSumRounds) + " rounds of loads)";
+    }
+    plan = at_width(plan.vector_width);
     plan.rule = shape + "m=" + str(m) + ": B streamed by rows, blocks of " + str(plan.tile.n) + " columns x " +
-                str(plan.vector_width) + " rows; " + split_text(plan, k, "blocks", slots, "blocks in flight");
+                str(plan.vector_width) + " rows" + groups + "; " +
+                split_text(plan, k, "blocks", slots, "blocks in flight");
   }
   return plan;
 }

@@ -112,7 +112,9 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {16, 129, 2048},    // f64: one column past a 16 x 128 tile, all 16 of its rows, element-wise, k split
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
     {9, 64, 300007},    // the same at 16 rows (16-bit: narrow, one warp's rows, k split)
-    {13, 28, 10117},    // vector_matrix at 16 rows, a narrow C, k in many parts summed by entries
+    {13, 28, 10117},    // vector_matrix in groups of 4 rows, a narrow C, k in many parts summed by entries
+    {15, 127, 3562},    // vector_matrix in groups of 2 rows (f32), element-wise, k split
+    {4, 300, 5000},     // vector_matrix in groups of 1 row (16-bit), a partial column block, k split
     {17, 17, 17},       // 16-bit: narrow at 32 columns, k within one stage, element-wise A
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
     {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns, B staged)
@@ -196,10 +198,11 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     std::set<GemmKernel> kernels, split;
     std::set<std::pair<int, int>> tiles, split_tiles;  // the SIMT or DMMA tiles planned, and those split
     std::set<std::pair<int, int>> wgmma_tiles;          // the wgmma tiles planned
-    bool staged = false, staged_and_split = false, element_wise = false;
+    bool staged = false, staged_and_split = false, element_wise = false, row_groups = false;
     for (const auto& [m, n, k] : kShapes) {
       const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
       kernels.insert(plan.kernel);
+      row_groups = row_groups || (plan.kernel == GemmKernel::vector_matrix && plan.vector_width < m);
       if (plan.splits > 1) split.insert(plan.kernel);
       if (plan.kernel == GemmKernel::wgmma) wgmma_tiles.insert({plan.tile.m, plan.tile.n});
       if (plan.kernel == GemmKernel::simt || plan.kernel == GemmKernel::dmma) {
@@ -210,6 +213,7 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
       staged = staged || (plan.stage_b && plan.splits == 1);
       staged_and_split = staged_and_split || (plan.stage_b && plan.splits > 1);
     }
+    EXPECT_TRUE(row_groups) << to_string(dtype) << ": no shape runs vector_matrix in groups of A's rows";
     if (dtype == DType::f32) {
       const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}, {128, 32}};
       EXPECT_EQ(tiles, every_tile);

@@ -38,13 +38,14 @@ def test_cpu_record_holds_the_runners_measurement():
 
 
 def test_every_call_is_the_runners():
-    # the first call, warm-ups, one calibration call, then batch calls per sample: nothing else
-    # calls it (a CPU callable has no host-cost calls: its work runs on the calling thread).
+    # the first call, warm-ups, the calibration's call and batch of 8 (a call under 1 ms), then
+    # batch calls per sample: nothing else calls it (a CPU callable has no host-cost calls: its
+    # work runs on the calling thread).
     function = Counted()
     record = gpubench.benchmark(function, warmup=4, **QUICK)[0]
     assert record["settings"]["warmup"] == 4
     assert record["first_call"] is not None and record["host_cost"] is None
-    assert function.calls == 1 + 4 + 1 + record["settings"]["batch"] * record["statistics"]["count"]
+    assert function.calls == 1 + 4 + 1 + 8 + record["settings"]["batch"] * record["statistics"]["count"]
 
 
 def test_a_sleep_is_timed_at_least_as_long():

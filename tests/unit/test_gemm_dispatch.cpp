@@ -186,15 +186,36 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
   }
 
   // Short k splits in steps of the kernel (8 rows of B a warp): 2 column blocks of 2 x 347 x 1408
-  // in 22 parts of 64.
+  // in 22 parts of 64, each of A's rows a block of its own (2 x 2 x 22 blocks: with both rows
+  // in a block, 2 x 22 would leave most of the 264 in flight idle).
   const GemmPlan short_k = plan_gemm(DType::f16, 2, 347, 1408, hopper());
-  EXPECT_EQ(short_k.pieces, 2);
+  EXPECT_EQ(short_k.vector_width, 1);
+  EXPECT_EQ(short_k.pieces, 4);
   EXPECT_EQ(short_k.splits, 22);
   EXPECT_EQ(short_k.split_k, 64);
+  EXPECT_TRUE(contains(short_k.rule, "in 2 groups of 1")) << short_k.rule;
+
+  // Rows of A in groups: f32 15 x 127 x 3562 (28 parts at most) in 8 groups of 2, each piece's
+  // last block adding 28 parts in 2 rounds of loads; 16 x 127 x 35620 (556 parts at most, so
+  // the blocks fill at 16 rows) in groups too, its 186 parts of all 16 rows taking 96 rounds;
+  // B over 32 MiB keeps the rows together (16 x 8192 x 8192: 256 MiB).
+  const GemmPlan grouped = plan_gemm(DType::f32, 15, 127, 3562, hopper());
+  EXPECT_EQ(grouped.vector_width, 2);
+  EXPECT_EQ(grouped.pieces, 8);
+  EXPECT_EQ(grouped.splits, 28);
+  const GemmPlan deep_grouped = plan_gemm(DType::f32, 16, 127, 35620, hopper());
+  EXPECT_EQ(deep_grouped.vector_width, 2);
+  EXPECT_EQ(deep_grouped.pieces, 8);
+  EXPECT_EQ(deep_grouped.splits, 33);
+  const GemmPlan wide_b = plan_gemm(DType::f32, 16, 8192, 8192, hopper());
+  EXPECT_EQ(wide_b.vector_width, 16);
+  EXPECT_EQ(wide_b.pieces, 64);
+  // A k that does not split keeps the rows together (16 x 4096 x 64: one step of 64).
+  EXPECT_EQ(plan_gemm(DType::f32, 16, 4096, 64, hopper()).vector_width, 16);
 
   // Odd widths run the same kernels with element-wise loads.
   EXPECT_FALSE(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vectorized);
-  EXPECT_EQ(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vector_width, 4);
+  EXPECT_EQ(plan_gemm(DType::f16, 3, 1001, 777, hopper()).vector_width, 1);  // 3 groups of 1
   EXPECT_FALSE(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vectorized);
   EXPECT_EQ(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vector_width, 4);
 }
@@ -499,7 +520,9 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
     EXPECT_EQ(plan_gemm(dtype, rows, 4096, 64, hopper()).vector_width, rows);
     EXPECT_NE(plan_gemm(dtype, rows + 1, 4096, 64, hopper()).kernel, GemmKernel::vector_matrix);
     EXPECT_EQ(plan_gemm(dtype, side, 64, 4096, hopper()).kernel, GemmKernel::vector_matrix);
-    EXPECT_EQ(plan_gemm(dtype, side, 64, 4096, hopper()).vector_width, side);
+    // All side rows in one block where B is over 32 MiB; in groups below it, here split k.
+    EXPECT_EQ(plan_gemm(dtype, side, 64, 1 << 20, hopper()).vector_width, side);
+    EXPECT_LT(plan_gemm(dtype, side, 64, 4096, hopper()).vector_width, side);
     EXPECT_EQ(plan_gemm(dtype, 4096, side, 64, hopper()).vector_width, side);
     EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::matrix_vector);
     EXPECT_NE(plan_gemm(dtype, side + 1, side + 1, 64, hopper()).kernel, GemmKernel::vector_matrix);
@@ -713,10 +736,16 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.pieces, ceil_div(m, kMatrixVectorRows));
   }
   if (plan.kernel == GemmKernel::vector_matrix) {
-    EXPECT_GE(plan.vector_width, m);  // all of A's rows in one block
+    // All of A's rows in one block, or, where B is at most 32 MiB and k splits, groups of them
+    // (a block each, narrower kernels).
     EXPECT_LT(plan.vector_width, 2 * m);
+    if (plan.vector_width < m) {
+      EXPECT_LE(k * n * static_cast<std::int64_t>(dtype_size(dtype)), std::int64_t{32} << 20);
+      EXPECT_GE(k, 2 * 64);  // k of two steps at least: all rows in one block would split it
+      EXPECT_TRUE(contains(plan.rule, " groups of " + std::to_string(plan.vector_width))) << plan.rule;
+    }
     EXPECT_EQ(plan.vectorized, n % lanes == 0);
-    EXPECT_EQ(plan.pieces, ceil_div(n, 32 * lanes));
+    EXPECT_EQ(plan.pieces, ceil_div(n, 32 * lanes) * ceil_div(m, plan.vector_width));
   }
   // 2. A short k (at most the dtype's threshold) runs the short-k kernel on any device, in one
   //    launch over blocks of 256 threads as wide as pads C least; nothing split or padded.
@@ -832,7 +861,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     }
     // (Where two parts of each tile fit one wave: beyond it, parts buy only whole waves.)
     if (may_split && slots / plan.pieces >= 2 && k >= 512 * depth) {
-      EXPECT_GT(plan.splits, 1);
+      EXPECT_GE(k, 2 * 64);  // k of two steps at least: all rows in one block would split it
     }
     if (plan.pieces < slots) {
       EXPECT_TRUE(contains(plan.rule, "(priced ")) << plan.rule;
