@@ -334,10 +334,10 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
     // kernel whose column blocks and groups, in the parts k allows (steps of
     // kVectorMatrixStep), fill the blocks in flight, and whose last block of a piece adds its
     // parts' partials in at most kVectorMatrixSumRounds rounds of loads (16 parts' loads a
-    // round, an entry a thread).
-    // Both grow with a block's rows: on an H200, f32 m x 127 x 3562 in 28 blocks of all m rows
-    // took 6.3 us at m = 1, 10.1 at 4, 16.0 at 8, 29.5 at 16 (cuBLAS 5.6-8.5), its last
-    // block's sum of 28 parts most of it (Nsight Compute: 28 SMs active a fifth of the time).
+    // round, an entry a thread). A block's walk and its sum both grow with its rows: on an
+    // H200, f32 m x 127 x 3562 in 28 blocks of all m rows took 6.3 us at m = 1, 10.1 at 4, 16.0
+    // at 8, 29.5 at 16 (cuBLAS 5.6-8.5), one block's sum of 28 parts the most of it (Nsight
+    // Compute: the 28 SMs active a fifth of the elapsed cycles); in groups, 6.6-7.9 us.
     const auto at_width = [&](int width) {
       GemmPlan trial = plan;
       trial.vector_width = width;

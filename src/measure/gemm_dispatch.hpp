@@ -18,7 +18,9 @@
 //      padding rows of C with zeros. matrix_vector reads B through shared tiles, except for
 //      16-bit at n of 1 or 2 with 16-byte loads, where each lane reads its rows of B from L1
 //      (matrix_vector_reads_b_directly). Split k's partials are added by the last block of
-//      each piece to finish, in part order, not by a second kernel.
+//      each piece to finish, in part order, not by a second kernel. vector_matrix takes A's
+//      rows in groups, a block each, where B is L2-sized and the groups' blocks fill the
+//      device with a short sum of parts (plan_matrix_vector).
 //   2. Otherwise a short k, at most short_k_max_depth(dtype) (15 for f16 and bf16, 33 for
 //      f32 and f64), runs the short-k kernel (kernels/gemm_short_k.cu): CUDA-core FMAs over
 //      A and B tiles held whole in shared memory, one launch, no split, no padded copies.
@@ -140,8 +142,9 @@ struct GemmPlan {
   std::int64_t split_k = 0;      // k per part, a multiple of tile.k (the last part may be shorter)
   int cluster_m = 1;             // wgmma: row tiles per cluster (2: they share B's tiles)
   // Matrix-vector kernels: the rows of A (vector_matrix) or columns of B (matrix_vector) they
-  // are compiled for, 1, 2, 4, 8 or 16 (f16, bf16: 1, 2 or 4), at least m or n; the narrow
-  // kernel: its columns, 8, 16, 32 or 64, at least n.
+  // are compiled for, 1, 2, 4, 8 or 16 (f16, bf16: 1, 2 or 4), at least n, and at least m but
+  // where vector_matrix takes A's rows in groups of this many; the narrow kernel: its columns,
+  // 8, 16, 32 or 64, at least n.
   int vector_width = 0;
   // 16-byte global accesses: rows of the streamed operands start 16-byte aligned.
   bool vectorized = false;
@@ -159,7 +162,8 @@ struct GemmPlan {
 
 // The kernels' tiles (kernels/*.cuh hold them too; gpu_backend/cuda_gemm.cu checks that they
 // agree). Matrix-vector kernels run 8 warps a block: vector_matrix takes 32 lanes x 16 bytes
-// of columns, all m (up to 16) rows of A, and k's parts in multiples of 8 rows per warp;
+// of columns, all m (up to 16) rows of A or a group of them (GemmPlan::vector_width), and k's
+// parts in multiples of 8 rows per warp;
 // matrix_vector takes 32 rows of A (4 a warp) and walks k in tiles of B of 512 rows (256
 // for f64's 8-byte sums), the multiple k's parts are made of.
 inline constexpr GemmTile kSimtGemmTile{128, 128, 16};
