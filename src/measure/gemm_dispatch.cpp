@@ -336,8 +336,9 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
     // parts' partials in at most kVectorMatrixSumRounds rounds of loads (16 parts' loads a
     // round, an entry a thread). A block's walk and its sum both grow with its rows: on an
     // H200, f32 m x 127 x 3562 in 28 blocks of all m rows took 6.3 us at m = 1, 10.1 at 4, 16.0
-    // at 8, 29.5 at 16 (cuBLAS 5.6-8.5), one block's sum of 28 parts the most of it (Nsight
-    // Compute: the 28 SMs active a fifth of the elapsed cycles); in groups, 6.6-7.9 us.
+    // at 8, 29.5 at 16 (cuBLAS 5.6-8.5); Nsight Compute at 15 rows: the 28 busy SMs active
+    // about 40 % of the kernel's cycles, the rest, by inference, one block's sum of 28 parts;
+    // in groups, 6.6-7.9 us.
     const auto at_width = [&](int width) {
       GemmPlan trial = plan;
       trial.vector_width = width;
@@ -355,17 +356,17 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
     const auto fits = [&](const GemmPlan& trial) {
       return trial.pieces * most_parts >= slots && sum_rounds(trial) <= kVectorMatrixSumRounds;
     };
-    std::string groups;
-    if (k * n * static_cast<std::int64_t>(dtype_size(dtype)) <= kVectorMatrixGroupBytes &&
-        at_width(plan.vector_width).splits > 1) {
-      while (plan.vector_width > 1 && !fits(at_width(plan.vector_width))) plan.vector_width /= 2;
-      if (plan.vector_width < m)
-        groups = " in " + str(ceil_div(m, plan.vector_width)) + " groups of " + str(plan.vector_width) +
-                 " (B of at most " + str(kVectorMatrixGroupBytes >> 20) +
-                 " MiB: the widest whose blocks fill the blocks in flight and whose sums of parts take at most " +
-                 str(kVectorMatrixSumRounds) + " rounds of loads)";
-    }
-    plan = at_width(plan.vector_width);
+    GemmPlan chosen = at_width(plan.vector_width);
+    if (k * n * static_cast<std::int64_t>(dtype_size(dtype)) <= kVectorMatrixGroupBytes && chosen.splits > 1)
+      while (chosen.vector_width > 1 && !fits(chosen)) chosen = at_width(chosen.vector_width / 2);
+    plan = chosen;
+    const std::string groups =
+        plan.vector_width >= m
+            ? ""
+            : " in " + str(ceil_div(m, plan.vector_width)) + " groups of " + str(plan.vector_width) + " (B of at most " +
+                  str(kVectorMatrixGroupBytes >> 20) +
+                  " MiB: the widest whose blocks fill the blocks in flight and whose sums of parts take at most " +
+                  str(kVectorMatrixSumRounds) + " rounds of loads)";
     plan.rule = shape + "m=" + str(m) + ": B streamed by rows, blocks of " + str(plan.tile.n) + " columns x " +
                 str(plan.vector_width) + " rows" + groups + "; " +
                 split_text(plan, k, "blocks", slots, "blocks in flight");

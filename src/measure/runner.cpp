@@ -166,10 +166,9 @@ class ColdLaunches final : public Strategy {
 // op's duration, and short ones are batched so that event resolution (~0.5 us) and launch
 // overhead (2-5 us) stay small against the sample.
 //
-// One launch from an idle stream carries that overhead in its time: an op of 8 us whose
-// launch took 10 us more read as 18 or 21 us from one run to the next, and was batched in
-// one run and not in the next (16-bit 1000 x 333 x 77 on an H200: 12 us a launch in batches
-// of two, 17 us alone, and now and then a single launch of over 40 us). So where one launch
+// One launch from an idle stream carries that overhead in its time, and the batch sized from
+// it flipped from run to run (16-bit 1000 x 333 x 77 on an H200, 8-9 us of GPU time: 12-14 us
+// a launch in batches of two, 17 us a sample alone, a first call of 27 us). So where one launch
 // comes under kRefineBelow (at most kEstimateLaunches x kRefineBelow of GPU time), a batch of
 // kEstimateLaunches, the overhead shared among them, gives a second estimate, and the lesser
 // of the two sizes the batch.

@@ -23,6 +23,7 @@
 #include "base/half_float.hpp"
 #include "base/random.hpp"
 #include "gpu_backend/device_buffer.cuh"
+#include "gpu_backend/stream.cuh"
 #include "kernels/gemm_padding.cuh"
 #include "kernels/gemm_split_k.cuh"
 #include "kernels/gemm_wgmma.cuh"
@@ -89,6 +90,38 @@ constexpr const Binary16Layout& layout() {
   return std::is_same_v<T, __half> ? kFloat16Layout : kBFloat16Layout;
 }
 
+// A (m x k) and B (k x n) of multiples of 1/16 in [-1, 1], as values and as T's bits.
+template <class T>
+struct Operands {
+  std::vector<double> a, b;
+  std::vector<std::uint16_t> a_bits, b_bits;
+};
+template <class T>
+Operands<T> draw_operands(SplitMix64& rng, int m, int n, int k) {
+  const auto draw = [&] { return static_cast<double>(static_cast<int>(rng.next() % 33) - 16) / 16; };
+  Operands<T> o{std::vector<double>(std::size_t(m) * k), std::vector<double>(std::size_t(k) * n), {}, {}};
+  for (double& value : o.a) value = draw();
+  for (double& value : o.b) value = draw();
+  o.a_bits.resize(o.a.size());
+  o.b_bits.resize(o.b.size());
+  for (std::size_t i = 0; i < o.a.size(); ++i) o.a_bits[i] = round_to_bits(o.a[i], layout<T>());
+  for (std::size_t i = 0; i < o.b.size(); ++i) o.b_bits[i] = round_to_bits(o.b[i], layout<T>());
+  return o;
+}
+
+// Whether C[row][column] = `got` is the exact sum of A's row times B's column rounded once to
+// T; a failure names the entry. B is n columns wide.
+template <class T>
+bool entry_is_exact(const Operands<T>& o, int n, int k, int row, int column, std::uint16_t got) {
+  double sum = 0;
+  for (int depth = 0; depth < k; ++depth) sum += o.a[std::size_t(row) * k + depth] * o.b[std::size_t(depth) * n + column];
+  const std::uint16_t expected = round_to_bits(sum, layout<T>());
+  if (got == expected) return true;
+  ADD_FAILURE() << "C[" << row << "][" << column << "] = " << value_of_bits(got, layout<T>()) << ", expected "
+                << value_of_bits(expected, layout<T>()) << " (exact " << sum << ")";
+  return false;
+}
+
 // C = A B by the kernel on `tile` in clusters of cluster_m, k in `parts` parts, against the
 // exact sums rounded to T.
 template <class T>
@@ -101,17 +134,11 @@ void expect_product(const Shape& shape, const WgmmaTile& tile, int cluster_m, in
                std::to_string(cluster_m) + " in " + std::to_string(parts) + " parts, " +
                (std::is_same_v<T, __half> ? "f16" : "bf16"));
   SplitMix64 rng(seed);
-  const auto draw = [&] { return static_cast<double>(static_cast<int>(rng.next() % 33) - 16) / 16; };
-  std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n);
-  for (double& value : a) value = draw();
-  for (double& value : b) value = draw();
-  std::vector<std::uint16_t> a_bits(a.size()), b_bits(b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) a_bits[i] = round_to_bits(a[i], layout<T>());
-  for (std::size_t i = 0; i < b.size(); ++i) b_bits[i] = round_to_bits(b[i], layout<T>());
+  const Operands<T> o = draw_operands<T>(rng, m, n, k);
 
-  cuda::DeviceBuffer<T> a_device(a.size(), "A"), b_device(b.size(), "B"), c_device(std::size_t(m) * ldc, "C");
-  ASSERT_EQ(cudaMemcpy(a_device.data(), a_bits.data(), a_device.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b_device.data(), b_bits.data(), b_device.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  cuda::DeviceBuffer<T> a_device(o.a.size(), "A"), b_device(o.b.size(), "B"), c_device(std::size_t(m) * ldc, "C");
+  ASSERT_EQ(cudaMemcpy(a_device.data(), o.a_bits.data(), a_device.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b_device.data(), o.b_bits.data(), b_device.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemset(c_device.data(), 0xff, c_device.bytes()), cudaSuccess);  // NaN in every entry
 
   constexpr int kStageK = kernels::WgmmaGemmTile::kBlockK;
@@ -150,15 +177,7 @@ void expect_product(const Shape& shape, const WgmmaTile& tile, int cluster_m, in
         }
         continue;
       }
-      double sum = 0;
-      for (int depth = 0; depth < k; ++depth)
-        sum += a[std::size_t(row) * k + depth] * b[std::size_t(depth) * n + column];
-      const std::uint16_t expected = round_to_bits(sum, layout<T>());
-      if (got != expected) {
-        ++bad;
-        ADD_FAILURE() << "C[" << row << "][" << column << "] = " << value_of_bits(got, layout<T>()) << ", expected "
-                      << value_of_bits(expected, layout<T>()) << " (exact " << sum << ")";
-      }
+      if (!entry_is_exact(o, n, k, row, column, got)) ++bad;
     }
 }
 
@@ -222,23 +241,17 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m, cudaStream_t strea
   cuda::DeviceBuffer<T> c_device(std::size_t(kMaxM) * kMaxN, "C");
   kernels::WgmmaMaps maps;
   SplitMix64 rng(77);
-  const auto draw = [&] { return static_cast<double>(static_cast<int>(rng.next() % 33) - 16) / 16; };
   int round_index = 0;
   for (const Round& round : rounds) {
     SCOPED_TRACE("round " + std::to_string(round_index++) + ": " + std::to_string(round.m) + "x" +
                  std::to_string(round.n) + "x" + std::to_string(round.k) + " in buffers " +
                  std::to_string(round.buffers));
     const int m = round.m, n = round.n, k = round.k, lda = padded(k), ldb = padded(n);
-    std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n);
-    for (double& value : a) value = draw();
-    for (double& value : b) value = draw();
-    std::vector<std::uint16_t> a_bits(a.size()), b_bits(b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) a_bits[i] = round_to_bits(a[i], layout<T>());
-    for (std::size_t i = 0; i < b.size(); ++i) b_bits[i] = round_to_bits(b[i], layout<T>());
+    const Operands<T> o = draw_operands<T>(rng, m, n, k);
     T* a_source = sources_a[round.buffers].data();
     T* b_source = sources_b[round.buffers].data();
-    ASSERT_EQ(cudaMemcpy(a_source, a_bits.data(), a_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(b_source, b_bits.data(), b_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(a_source, o.a_bits.data(), o.a_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(b_source, o.b_bits.data(), o.b_bits.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemset(c_device.data(), 0xff, c_device.bytes()), cudaSuccess);  // NaN in every entry
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // before the work on `stream`
 
@@ -265,18 +278,8 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m, cudaStream_t strea
     ASSERT_EQ(cudaMemcpy(c.data(), c_device.data(), c_device.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
     int bad = 0;
     for (int row = 0; row < m && bad < 5; ++row)
-      for (int column = 0; column < n && bad < 5; ++column) {
-        double sum = 0;
-        for (int depth = 0; depth < k; ++depth)
-          sum += a[std::size_t(row) * k + depth] * b[std::size_t(depth) * n + column];
-        const std::uint16_t expected = round_to_bits(sum, layout<T>());
-        const std::uint16_t got = c[std::size_t(row) * n + column];
-        if (got != expected) {
-          ++bad;
-          ADD_FAILURE() << "C[" << row << "][" << column << "] = " << value_of_bits(got, layout<T>())
-                        << ", expected " << value_of_bits(expected, layout<T>()) << " (exact " << sum << ")";
-        }
-      }
+      for (int column = 0; column < n && bad < 5; ++column)
+        if (!entry_is_exact(o, n, k, row, column, c[std::size_t(row) * n + column])) ++bad;
     for (std::size_t at = std::size_t(m) * n; at < c.size() && bad < 5; ++at)
       if (c[at] != 0xffff) {
         ++bad;
@@ -286,26 +289,9 @@ void check_after_copies(const WgmmaTile& tile, int cluster_m, cudaStream_t strea
   }
 }
 
-// A stream of the test's own, destroyed at the end of the scope.
-class OwnStream {
- public:
-  OwnStream() {
-    if (cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking) != cudaSuccess) stream_ = nullptr;
-  }
-  ~OwnStream() {
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  OwnStream(const OwnStream&) = delete;
-  OwnStream& operator=(const OwnStream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
 TEST(WgmmaGemmKernel, F16AfterPaddedCopiesWithKeptDescriptors) {
   if (const std::string unavailable = wgmma_unavailable(); !unavailable.empty()) GTEST_SKIP() << unavailable;
-  const OwnStream stream;
+  const cuda::Stream stream;
   ASSERT_NE(stream.get(), nullptr) << "cudaStreamCreateWithFlags failed";
   check_after_copies<__half>({1, 128}, 2, stream.get());
   check_after_copies<__half>({2, 256}, 1, stream.get());
@@ -313,7 +299,7 @@ TEST(WgmmaGemmKernel, F16AfterPaddedCopiesWithKeptDescriptors) {
 }
 TEST(WgmmaGemmKernel, BF16AfterPaddedCopiesWithKeptDescriptors) {
   if (const std::string unavailable = wgmma_unavailable(); !unavailable.empty()) GTEST_SKIP() << unavailable;
-  const OwnStream stream;
+  const cuda::Stream stream;
   ASSERT_NE(stream.get(), nullptr) << "cudaStreamCreateWithFlags failed";
   check_after_copies<__nv_bfloat16>({2, 128}, 2, stream.get());
   check_after_copies<__nv_bfloat16>({1, 256}, 1, stream.get());
