@@ -169,7 +169,7 @@ std::string tile_text(const GemmTile& tile) {
 template <class Tile, class D>
 std::string simt_thread_text() {
   return "thread_tile=" + std::to_string(Tile::kThreadM) + "x" + std::to_string(Tile::kThreadN) +
-         " stage_depth=" + std::to_string(kernels::simt_stage_depth<D, Tile>());
+         " stage_depth=" + std::to_string(kernels::simt_stage_depth<kernels::Accumulate<D>, Tile>());
 }
 
 template <class T>
@@ -289,6 +289,10 @@ class GemmCase final : public GpuPrepared {
                                        partials, plan_.splits, split_k(), stream());
         return;
       }
+      if (plan_.kernel == GemmKernel::simt) {  // rows not whole chunks, a small product: one part, element-wise
+        kernels::launch_gemm_widened<D>(dims_.m, dims_.n, dims_.k, a, b, c, simt_tile(), stream());
+        return;
+      }
       // C is dims_.n wide, its rows dims_.n apart (GemmOperands::c_columns and ldc).
       const kernels::GemmOperands<D> operands{dims_.m, n_kernel(), dims_.k, int_lda(), int_ldb(),
                                               dims_.n, dims_.n, a, b, c, plan_.splits, split_k(), partials};
@@ -326,7 +330,8 @@ class GemmCase final : public GpuPrepared {
       case GemmKernel::short_k:
         return std::string("bound by writing C, CUDA-core FMA") + (kComputedWider<T> ? ", f32 accumulation" : "");
       case GemmKernel::simt:
-        return "CUDA-core FMA; no TF32 path";
+        return kComputedWider<T> ? "CUDA-core FMA, f32 accumulation, elements read one at a time"
+                                 : "CUDA-core FMA; no TF32 path";
       case GemmKernel::dmma:
         return std::string("FP64 tensor cores, mma.sync ") + kernels::dmma_shape_name(dmma_shape());
       case GemmKernel::wgmma:

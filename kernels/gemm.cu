@@ -28,23 +28,33 @@
 //   - Split k (blockIdx.z: part z of k, split_k deep): each part's blocks write their
 //     product over that part to the z-th m x n slab of the output, which is then a workspace
 //     of partials (gemm_split_k.cuh adds them); with one part the slab is C.
+//   - f16 and bf16 (launch_gemm_widened): the same kernel with A's and B's elements loaded
+//     one at a time and widened to f32 on their way to the shared tiles, which, the register
+//     tiles and the sums are f32 (Accumulate<T>), so the inner loop is f32's; C's entries are
+//     rounded once as they are stored. All of k in one part.
 #include "kernels/gemm.cuh"
 
 #include <cstdint>
 
 #include "kernels/launch_check.cuh"
+#include "kernels/numeric.cuh"
 #include "kernels/vec16.cuh"
 
 namespace gpb::kernels {
 namespace {
 
+// T: the element type of A, B and C; S = Accumulate<T>: the type of the shared tiles, the
+// register tiles and the sums (f32 for f16 and bf16, whose elements are widened as they are
+// loaded and C rounded once as it is stored; 16-bit runs only element by element).
 template <class T, bool kVectorized, bool kStoreVectors, class Tile>
-__global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Tile>()))
+__global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<Accumulate<T>, Tile>()))
     gemm_kernel(int m, int n, int k, int lda, int ldb, int split_k, const T* __restrict__ a, const T* __restrict__ b,
                 T* __restrict__ c) {
-  constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = simt_stage_depth<T, Tile>();
+  using S = Accumulate<T>;
+  static_assert(sizeof(T) == sizeof(S) || !kVectorized, "16-bit elements are loaded one at a time");
+  constexpr int kBM = Tile::kBlockM, kBN = Tile::kBlockN, kBK = simt_stage_depth<S, Tile>();
   constexpr int kTM = Tile::kThreadM, kTN = Tile::kThreadN, kThreads = Tile::kThreads;
-  using Vec = Vec16<T>;
+  using Vec = Vec16<S>;  // shared-memory reads; 16-byte global accesses are of S = T
   constexpr int kGlobalLanes = kVectorized ? Vec::kLanes : 1;  // elements per global access
   constexpr int kALoads = kBM * kBK / (kGlobalLanes * kThreads);
   constexpr int kBLoads = kBK * kBN / (kGlobalLanes * kThreads);
@@ -53,8 +63,8 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
   constexpr int kHalfM = kTM / kGroups, kHalfN = kTN / kGroups;  // a group's rows and columns
   static_assert(kHalfM % Vec::kLanes == 0 && kHalfN % Vec::kLanes == 0, "register groups must be whole vectors");
 
-  __shared__ __align__(16) T a_tile[2][kBK][kBM + Vec::kLanes];
-  __shared__ __align__(16) T b_tile[2][kBK][kBN];
+  __shared__ __align__(16) S a_tile[2][kBK][kBM + Vec::kLanes];
+  __shared__ __align__(16) S b_tile[2][kBK][kBN];
 
   const int tid = static_cast<int>(threadIdx.x);
   const int m0 = static_cast<int>(blockIdx.y) * kBM;
@@ -67,11 +77,11 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
   // Where row `row` of A's transposed slice sits at step kk: f32 steps 8 to 15 swap rows in
   // blocks of 8 (whole 16-byte vectors), so a warp's transposing stores of steps kk and kk + 8
   // land in different banks.
-  auto a_position = [](int row, int kk) { return sizeof(T) == 4 && kBK > 8 ? row ^ (((kk >> 3) & 1) << 3) : row; };
+  auto a_position = [](int row, int kk) { return sizeof(S) == 4 && kBK > 8 ? row ^ (((kk >> 3) & 1) << 3) : row; };
 
-  T a_stage[kALoads][kGlobalLanes];
-  T b_stage[kBLoads][kGlobalLanes];
-  T acc[kTM][kTN] = {};
+  S a_stage[kALoads][kGlobalLanes];
+  S b_stage[kBLoads][kGlobalLanes];
+  S acc[kTM][kTN] = {};
 
   auto load_stage = [&](int k0) {
 #pragma unroll
@@ -86,7 +96,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
 #pragma unroll
         for (int l = 0; l < kGlobalLanes; ++l) a_stage[i][l] = loaded.lane[l];
       } else {
-        a_stage[i][0] = inside ? *source : T(0);
+        a_stage[i][0] = inside ? Arithmetic<T>::load(*source) : S(0);
       }
     }
 #pragma unroll
@@ -101,7 +111,7 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
 #pragma unroll
         for (int l = 0; l < kGlobalLanes; ++l) b_stage[i][l] = loaded.lane[l];
       } else {
-        b_stage[i][0] = inside ? *source : T(0);
+        b_stage[i][0] = inside ? Arithmetic<T>::load(*source) : S(0);
       }
     }
   };
@@ -128,8 +138,8 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
   auto multiply_stage = [&](int stage) {
 #pragma unroll
     for (int kk = 0; kk < kBK; ++kk) {
-      T a_frag[kTM];
-      T b_frag[kTN];
+      S a_frag[kTM];
+      S b_frag[kTN];
 #pragma unroll
       for (int half = 0; half < kGroups; ++half) {
 #pragma unroll
@@ -184,14 +194,14 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<T, Til
         const int j = half * kHalfN + v * kGlobalLanes;
         if (col >= n) continue;
         if constexpr (kStoreVectors) {
-          Vec out;
+          Vec16<T> out;
 #pragma unroll
           for (int l = 0; l < kGlobalLanes; ++l) out.lane[l] = acc[i][j + l];
-          *reinterpret_cast<Vec*>(c_row + col) = out;
+          *reinterpret_cast<Vec16<T>*>(c_row + col) = out;
         } else {
 #pragma unroll
           for (int l = 0; l < kGlobalLanes; ++l)
-            if (col + l < n) c_row[col + l] = acc[i][j + l];
+            if (col + l < n) c_row[col + l] = Arithmetic<T>::store(acc[i][j + l]);
         }
       }
     }
@@ -203,7 +213,9 @@ void launch_tiled(int m, int n, int k, int lda, int ldb, const T* a, const T* b,
                   int split_k, cudaStream_t stream) {
   const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
                   static_cast<unsigned>(parts));
-  if (vectorized && n % Vec16<T>::kLanes == 0)
+  if constexpr (sizeof(T) == 2) {
+    gemm_kernel<T, false, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
+  } else if (vectorized && n % Vec16<T>::kLanes == 0)
     gemm_kernel<T, true, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
   else if (vectorized)
     gemm_kernel<T, true, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
@@ -230,6 +242,14 @@ void launch_gemm(int m, int n, int k, int lda, int ldb, const T* a, const T* b, 
   }
 }
 
+template <class T>
+void launch_gemm_widened(int m, int n, int k, const T* a, const T* b, T* c, SimtTile tile, cudaStream_t stream) {
+  launch_gemm<T>(m, n, k, k, n, a, b, c, false, tile, 1, k, stream);
+}
+
+template void launch_gemm_widened<__half>(int, int, int, const __half*, const __half*, __half*, SimtTile, cudaStream_t);
+template void launch_gemm_widened<__nv_bfloat16>(int, int, int, const __nv_bfloat16*, const __nv_bfloat16*,
+                                                 __nv_bfloat16*, SimtTile, cudaStream_t);
 template void launch_gemm<float>(int, int, int, int, int, const float*, const float*, float*, bool, SimtTile, int,
                                  int, cudaStream_t);
 template void launch_gemm<double>(int, int, int, int, int, const double*, const double*, double*, bool, SimtTile, int,

@@ -1,6 +1,8 @@
 // Dense C = A * B (row-major) with a tiled shared-memory kernel; design notes in gemm.cu.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 namespace gpb::kernels {
@@ -78,5 +80,13 @@ __host__ __device__ constexpr int simt_stage_depth() {
 template <class T>
 void launch_gemm(int m, int n, int k, int lda, int ldb, const T* a, const T* b, T* c, bool vectorized, SimtTile tile,
                  int parts, int split_k, cudaStream_t stream);
+
+// The same tiles for f16 and bf16 (T: __half, __nv_bfloat16) on the CUDA cores: A's and B's
+// elements read one at a time (rows of any length, no padded copies) and widened to f32 as a
+// stage is stored to shared memory, the sums in f32, each entry of C rounded once. One launch,
+// all of k: for small products whose rows are not whole 16-byte chunks, where the tensor-core
+// path's padded copies and second launch cost more than the FMAs (src/gemm_dispatch.cpp).
+template <class T>
+void launch_gemm_widened(int m, int n, int k, const T* a, const T* b, T* c, SimtTile tile, cudaStream_t stream);
 
 }  // namespace gpb::kernels

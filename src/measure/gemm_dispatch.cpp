@@ -162,6 +162,19 @@ constexpr TensorTileModel kWgmmaTiles[] = {{kWgmmaGemmTile, kWgmmaGemmTile, 1, 1
                                            {kWgmmaNarrowGemmTile, kWgmmaNarrowGemmTile, 1, 0.80, 1.0},
                                            {kWgmmaNarrowHalfGemmTile, kWgmmaNarrowHalfGemmTile, 1, 0.56, 1.0}};
 constexpr double kWgmmaRatePerSm = 5.7e12;
+// Rule 5's choice for 16-bit rows that are not whole 16-byte chunks, between the padded wgmma
+// path and the SIMT tiles widened to f32, priced from an H200's graph timings (GPU only;
+// kernel-notes.md, GEMM version 22). The wgmma path took 4.7 us at 1000 x 336 x 81 (A padded)
+// and 7.7-8.2 us at 1000 x 333 x 77, 555 x 777 x 99, 300 x 301 x 100 and 830 x 383 x 16 (B
+// padded, C stored element by element), where its tiles price under 2 us and its copies 2.5-2.7:
+// a start of 1.5 us beyond the tiles and the copies, and 3 us more where B is padded. The
+// widened SIMT tiles on small products wait out a stage's loads at a time: 3.7 us at k = 16,
+// 5.8 at 57, 7.0 at 65, 7.8 at 77, 8.3 at 81 (one wave of 64 x 64 tiles): at least 2.8 us and
+// 0.92 us a 16-deep stage, whatever the FMAs price at.
+constexpr double kWgmmaStartSeconds = 1.5e-6;
+constexpr double kWgmmaOddWidthSeconds = 3.0e-6;
+constexpr double kWidenedBaseSeconds = 2.8e-6;
+constexpr double kWidenedStageSeconds = 0.92e-6;
 
 // The model of the plan's tile among `models`, if it is one of them.
 template <std::size_t kCount>
@@ -424,15 +437,22 @@ struct TileChoice {
 // Prices each of `models` (configure(candidate, model) sets its tile and blocks an SM, and says
 // whether the tile applies to the shape) with its best split and keeps the cheapest, the earlier
 // on a tie: the SIMT tiles here, the tensor-core kernels' tiles below (cheapest_tensor_tile).
+// With whole_k, no tile is split: each is priced with all of k in one part.
 template <class Models, class Configure>
 TileChoice cheapest_tile(const GemmPlan& base, const Models& models, DType dtype, std::int64_t m, std::int64_t n,
-                         std::int64_t k, const GemmDevice& device, Configure configure) {
+                         std::int64_t k, const GemmDevice& device, Configure configure, bool whole_k = false) {
   TileChoice best;
   for (const auto& model : models) {
     GemmPlan candidate = base;
     if (!configure(candidate, model)) continue;
     candidate.pieces = ceil_div(m, candidate.tile.m) * ceil_div(n, candidate.tile.n);
-    const SplitPrices prices = split_k_priced(candidate, dtype, m, k, device);
+    SplitPrices prices;
+    if (whole_k) {
+      candidate.splits = 1;
+      candidate.split_k = round_up(k, candidate.tile.k);
+    } else {
+      prices = split_k_priced(candidate, dtype, m, k, device);
+    }
     const double seconds = split_seconds(candidate, dtype, m, k, candidate.split_k, device);
     best.text += (best.text.empty() ? "" : ", ") + str(candidate.tile.m) + "x" + str(candidate.tile.n) + " " +
                  format_seconds(seconds) + (candidate.splits > 1 ? " in " + str(candidate.splits) + " parts" : "");
@@ -446,12 +466,24 @@ TileChoice cheapest_tile(const GemmPlan& base, const Models& models, DType dtype
 }
 
 TileChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                              const GemmDevice& device) {
-  return cheapest_tile(base, kSimtTiles, dtype, m, n, k, device, [&](GemmPlan& candidate, const SimtTileModel& model) {
-    candidate.tile = model.tile;
-    candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
-    return true;
-  });
+                              const GemmDevice& device, bool whole_k = false) {
+  return cheapest_tile(
+      base, kSimtTiles, dtype, m, n, k, device,
+      [&](GemmPlan& candidate, const SimtTileModel& model) {
+        candidate.tile = model.tile;
+        candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
+        return true;
+      },
+      whole_k);
+}
+
+// The padded copies of A and B a plan stages: their bytes read and written at the copy rate,
+// and their launch.
+double staging_seconds(const GemmPlan& plan, std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
+  const double copied = static_cast<double>((plan.stage_a ? m * (k + plan.lda) : 0) +
+                                            (plan.stage_b ? k * (n + plan.ldb) : 0)) *
+                        static_cast<double>(dtype_size(dtype));
+  return kSplitLaunchSeconds + copied / kSplitBytesPerSecond;
 }
 
 GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -469,10 +501,7 @@ GemmPlan plan_simt(GemmPlan plan, DType dtype, std::int64_t m, std::int64_t n, s
     padded.lda = round_up(k, lanes);
     padded.ldb = round_up(n, lanes);
     TileChoice staged = cheapest_simt_tile(padded, dtype, m, n, k, device);
-    const double copied = static_cast<double>((padded.stage_a ? m * (k + padded.lda) : 0) +
-                                              (padded.stage_b ? k * (n + padded.ldb) : 0)) *
-                          static_cast<double>(dtype_size(dtype));
-    const double copy_seconds = kSplitLaunchSeconds + copied / kSplitBytesPerSecond;
+    const double copy_seconds = staging_seconds(padded, m, n, k, dtype);
     const std::string prices = "16-byte rows priced " + format_seconds(staged.seconds) + " + " +
                                format_seconds(copy_seconds) + " for the padded copies, against " +
                                format_seconds(best.seconds) + " element-wise";
@@ -507,6 +536,53 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
     return (model.max_m == 0 || m <= model.max_m) && (fills || !model.full_waves_only) &&
            !(shallow && model.deep_only);
   });
+}
+
+// f16 and bf16 whose rows are not whole 16-byte chunks (rule 5): the tensor-core plan, priced
+// with its padded copies and (wgmma) its kernel's start, against the SIMT tiles in f32 reading
+// the 16-bit elements one at a time (kernels/gemm.cu, launch_gemm_widened: no copies, one
+// launch, all of k), priced at f32's element-wise rates; the cheaper runs. The CUDA cores win
+// only where the product is small enough that the copies and the start outweigh its FMAs
+// (f16 1000 x 333 x 77).
+GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, std::int64_t m, std::int64_t n,
+                         std::int64_t k, const GemmDevice& device) {
+  const bool wgmma = tensor.kernel == GemmKernel::wgmma;
+  const double start = wgmma ? kWgmmaStartSeconds + (tensor.stage_b ? kWgmmaOddWidthSeconds : 0) : 0;
+  const double copies = staging_seconds(tensor, m, n, k, dtype);
+  const double tensor_total = tensor_seconds + copies + start;
+  GemmPlan base;
+  base.kernel = GemmKernel::simt;
+  base.lda = k;
+  base.ldb = n;
+  base.n_kernel = n;
+  base.vectorized = false;
+  const TileChoice widened = cheapest_simt_tile(base, DType::f32, m, n, k, device, /*whole_k=*/true);
+  const std::int64_t stages = ceil_div(k, widened.plan.tile.k);
+  const double floor = kWidenedBaseSeconds + kWidenedStageSeconds * static_cast<double>(stages);
+  const double widened_seconds = std::max(widened.seconds, floor);
+  const std::string tensor_price =
+      format_seconds(tensor_total) + " (" + format_seconds(tensor_seconds) + " + " + format_seconds(copies) +
+      " for the padded copies" +
+      (start > 0 ? " + " + format_seconds(start) + " for the wgmma kernel's start" +
+                       (tensor.stage_b ? " and C's element-wise stores" : "")
+                 : "") +
+      ")";
+  const std::string floor_text = "at least " + format_seconds(floor) + ": " + format_seconds(kWidenedBaseSeconds) +
+                                 " and " + format_seconds(kWidenedStageSeconds) + " for each of " + str(stages) +
+                                 " stages' loads";
+  if (widened_seconds >= tensor_total) {
+    tensor.rule += "; priced " + tensor_price + " against " + format_seconds(widened_seconds) +
+                   " for the CUDA-core tiles in f32 reading the 16-bit elements one at a time (" + floor_text + ")";
+    return tensor;
+  }
+  GemmPlan plan = widened.plan;
+  plan.rule = "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; rows not whole 16-byte chunks (k=" + str(k) +
+              ", n=" + str(n) + "): the CUDA-core tiles in f32, the 16-bit elements read one at a time and widened " +
+              "(no padded copies, one launch, all of k), priced (" + widened.text + "; " + floor_text + ") against " +
+              tensor_price +
+              " on the tensor cores: " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " + str(plan.pieces) +
+              " tiles for " + str(blocks_in_flight(plan, device)) + " blocks in flight: no split";
+  return plan;
 }
 
 GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
@@ -549,21 +625,27 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
                 "vector_matrix); "
           : "16-bit m of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kMatmulVectorMaxSide) +
                 " runs the tensor cores (8 or more f32 sums per 2-byte element streamed outrun the CUDA cores); ";
+  double tensor_seconds = 0;
   if (plan.kernel == GemmKernel::mma_sync) {
     plan.pieces = ceil_div(m, plan.tile.m) * ceil_div(n, plan.tile.n);
     const SplitPrices prices = split_k_priced(plan, dtype, m, k, device);
+    tensor_seconds = split_seconds(plan, dtype, m, k, plan.split_k, device);
     plan.rule = shape + "tiles of " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
                 tiles_split_text(plan, k, device, prices);
   } else {
     TileChoice best = plan.kernel == GemmKernel::dmma ? cheapest_tensor_tile(plan, kDmmaTiles, dtype, m, n, k, device)
                                                       : cheapest_tensor_tile(plan, kWgmmaTiles, dtype, m, n, k, device);
     plan = best.plan;
+    tensor_seconds = best.seconds;
     if (plan.kernel == GemmKernel::wgmma) plan.cluster_m = m > plan.tile.m ? 2 : 1;
     plan.rule = shape + "tiles priced (" + best.text + "): " + str(plan.tile.m) + "x" + str(plan.tile.n) + ": " +
                 tiles_split_text(plan, k, device, best.prices);
   }
-  if (plan.stage_a || plan.stage_b)
+  if (plan.stage_a || plan.stage_b) {
     plan.rule += staged_text(plan) + (plan.stage_b ? ", C stored element by element" : "");
+    if (plan.kernel == GemmKernel::wgmma || plan.kernel == GemmKernel::mma_sync)
+      return plan_widened_or(std::move(plan), tensor_seconds, dtype, m, n, k, device);
+  }
   return plan;
 }
 

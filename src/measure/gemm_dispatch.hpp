@@ -87,9 +87,13 @@
 //      in one wave split into parts that fill whole waves.
 //   5. The 16-bit tensor-core kernels read whole 16-byte chunks of rows: where k or n is not a
 //      multiple of 8, A (k) or B (n) goes through a copy padded to a multiple of 8 (with zeros),
-//      made inside the timed op; C is then stored element by element. The SIMT kernel does
-//      the same for f32 and f64 (multiples of 4 and 2) where the copies price below its
-//      element-wise variant (rule 3b).
+//      made inside the timed op; C is then stored element by element. That path (its tiles, the
+//      copies and the wgmma kernel's start, more where B is padded) is priced against the SIMT
+//      tiles widened to f32, which read the 16-bit elements one at a time (no copies, one
+//      launch, all of k, at least a load latency a stage), and the cheaper runs: the CUDA cores
+//      for small products (830 x 383 x 16), the padded tensor cores elsewhere. The SIMT kernel
+//      pads f32 and f64 (multiples of 4 and 2) where the copies price below its element-wise
+//      variant (rule 3b).
 #pragma once
 
 #include <cstddef>

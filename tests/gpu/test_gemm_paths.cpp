@@ -125,7 +125,9 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 64 (in a stage), the last 40
     {785, 62, 1005},    // 16-bit: narrow, B staged, k split in parts of 64 (in a stage), odd k: element-wise A
     {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
-    {129, 257, 65},     // one past each tile edge (16-bit: padded; f64 on sm_90: small DMMA tiles, element-wise)
+    {129, 257, 65},     // one past each tile edge (16-bit on sm_90: the SIMT tiles widened; f64 on sm_90: small DMMA
+                        // tiles, element-wise)
+    {1000, 333, 77},    // odd and small (16-bit on sm_90: the SIMT 64 x 64 tile widened, no padded copies)
     {64, 64, 100000},   // one tile, k split (16-bit: wgmma 64 x 128; f32, f64: the 64 x 64 tile)
     {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials; f64: 64 x 64)
@@ -239,6 +241,10 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     if (sixteen_bit || (dtype == DType::f64 && device.compute_capability >= 90)) every.insert(GemmKernel::narrow);
     std::set<GemmKernel> every_and_short_k = every;
     every_and_short_k.insert(GemmKernel::short_k);
+    // 16-bit rows not whole chunks, small products: the SIMT tiles in f32 (never split), where
+    // they price below the padded copies and the tensor-core kernel (wgmma: its start too).
+    if (sixteen_bit && (device.compute_capability == 90 || kernels.count(GemmKernel::simt) > 0))
+      every_and_short_k.insert(GemmKernel::simt);
     EXPECT_EQ(kernels, every_and_short_k) << to_string(dtype);
     EXPECT_EQ(split, every) << to_string(dtype);  // short k never splits
     // Padded copies: the 16-bit tensor-core kernels, and f32's SIMT kernel where they price lower.

@@ -1,6 +1,7 @@
 // The SIMT GEMM kernel (kernels/gemm.cu) and the padded copies (kernels/gemm_padding.cu)
 // launched directly, in f32 and f64, on every tile, element-wise, with 16-byte accesses and over
-// padded copies, whole and with k split: the cuda backend reaches f64 on this kernel only on a
+// padded copies, whole and with k split, and in f16 and bf16 (launch_gemm_widened: element-wise,
+// whole k, f32 sums) on every tile: the cuda backend reaches f64 on this kernel only on a
 // device without FP64 tensor cores (never an A100, H100, H200 or B200), and a given device's
 // dispatch only some of the tiles a shape could take, so these paths are tested here by
 // themselves. Seeded log-uniform shapes and the edges of each tile; every entry of C is checked
@@ -10,6 +11,8 @@
 
 #if GPUBENCH_HAVE_CUDA
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include <limits>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/random.hpp"
@@ -133,6 +137,65 @@ std::vector<std::array<int, 3>> shapes(std::uint64_t seed) {
   return list;
 }
 
+// f16 or bf16 (T) through launch_gemm_widened on `tile`: the reference from the 16-bit inputs in
+// double; the kernel's f32 sums of exact products, then one rounding to T.
+template <class T>
+void expect_widened_product(int m, int n, int k, const Tile& tile, std::uint64_t seed) {
+  const bool half = std::is_same_v<T, __half>;
+  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + tile.name + " " +
+               (half ? "f16" : "bf16"));
+  SplitMix64 rng(seed);
+  std::vector<T> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
+  std::vector<double> a_value(a.size()), b_value(b.size());
+  const auto draw = [&](std::vector<T>& stored, std::vector<double>& value) {
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+      const float x = static_cast<float>(2 * unit_interval(rng.next()) - 1);
+      if constexpr (std::is_same_v<T, __half>) {
+        stored[i] = __float2half_rn(x);
+        value[i] = __half2float(stored[i]);
+      } else {
+        stored[i] = __float2bfloat16_rn(x);
+        value[i] = __bfloat162float(stored[i]);
+      }
+    }
+  };
+  draw(a, a_value);
+  draw(b, b_value);
+  cuda::DeviceBuffer<T> a_device(a.size(), "A"), b_device(b.size(), "B"), c_device(std::size_t(m) * n, "C");
+  upload(a_device, a);
+  upload(b_device, b);
+  ASSERT_EQ(cudaMemset(c_device.data(), 0xff, c_device.bytes()), cudaSuccess);  // NaN in every entry
+  kernels::launch_gemm_widened<T>(m, n, k, a_device.data(), b_device.data(), c_device.data(), tile.tile, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<T> c(std::size_t(m) * n);
+  ASSERT_EQ(cudaMemcpy(c.data(), c_device.data(), c_device.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+  const double epsilon16 = half ? 0x1p-10 : 0x1p-7;
+  constexpr double kEpsilon32 = std::numeric_limits<float>::epsilon();
+  int bad = 0;
+  for (int row = 0; row < m && bad < 5; ++row)
+    for (int column = 0; column < n && bad < 5; ++column) {
+      double reference = 0, magnitude = 0;
+      for (int depth = 0; depth < k; ++depth) {
+        const double term = a_value[std::size_t(row) * k + depth] * b_value[std::size_t(depth) * n + column];
+        reference += term;
+        magnitude += std::fabs(term);
+      }
+      // f32 sums of exact products, then one rounding to T (half an ulp of T, subnormals aside).
+      const double tolerance = (k + 1) * kEpsilon32 * magnitude + epsilon16 * std::fabs(reference) + 1e-7;
+      const T stored = c[std::size_t(row) * n + column];
+      double got = 0;
+      if constexpr (std::is_same_v<T, __half>) {
+        got = __half2float(stored);
+      } else {
+        got = __bfloat162float(stored);
+      }
+      if (!(std::fabs(got - reference) <= tolerance)) {
+        ++bad;
+        ADD_FAILURE() << "C[" << row << "][" << column << "] = " << got << ", reference " << reference;
+      }
+    }
+}
+
 template <class T>
 void check_every_path(std::uint64_t seed) {
   constexpr int kLanes = 16 / static_cast<int>(sizeof(T));
@@ -155,6 +218,28 @@ TEST(SimtGemmKernel, F32EveryTileAndAccessVerifies) {
 TEST(SimtGemmKernel, F64EveryTileAndAccessVerifies) {
   SKIP_WITHOUT_DEVICE();
   check_every_path<double>(20261128);
+}
+
+// The 16-bit variant reads element by element at any row length: odd n and k, and the ones the
+// dispatch sends here (1000 x 333 x 77), on every tile.
+template <class T>
+void check_widened(std::uint64_t seed) {
+  std::vector<std::array<int, 3>> list = shapes(seed);
+  list.push_back({1000, 333, 77});
+  list.push_back({300, 301, 9});
+  for (const auto& [m, n, k] : list)
+    for (const Tile& tile : kTiles)
+      expect_widened_product<T>(m, n, k, tile, seed + static_cast<std::uint64_t>(m * 131 + n * 7 + k));
+}
+
+TEST(SimtGemmKernel, F16WidenedEveryTileVerifies) {
+  SKIP_WITHOUT_DEVICE();
+  check_widened<__half>(20261129);
+}
+
+TEST(SimtGemmKernel, Bf16WidenedEveryTileVerifies) {
+  SKIP_WITHOUT_DEVICE();
+  check_widened<__nv_bfloat16>(20261130);
 }
 
 }  // namespace

@@ -462,7 +462,7 @@ TEST(GemmDispatch, F64TilesFollowTheirPrices) {
 // (4096^3 178 against 221 for 128 x 128).
 TEST(GemmDispatch, SixteenBitTilesFollowTheirPrices) {
   const std::vector<std::pair<std::array<std::int64_t, 3>, GemmTile>> measured = {
-      {{1024, 1024, 1024}, kWgmmaNarrowHalfGemmTile}, {{1000, 333, 77}, kWgmmaNarrowHalfGemmTile},
+      {{1024, 1024, 1024}, kWgmmaNarrowHalfGemmTile}, {{1000, 336, 80}, kWgmmaNarrowHalfGemmTile},
       {{128, 16384, 1024}, kWgmmaHalfGemmTile},       {{16384, 128, 1024}, kWgmmaNarrowGemmTile},
       {{4096, 4096, 4096}, kWgmmaGemmTile},           {{8192, 8192, 8192}, kWgmmaGemmTile},
       {{4097, 4097, 4097}, kWgmmaGemmTile},           {{2048, 2048, 2048}, kWgmmaGemmTile},
@@ -547,7 +547,7 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
   EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).tile.n, 128);
   EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).pieces, 2);
   EXPECT_EQ(plan_gemm(DType::bf16, 65, 256, 64, hopper()).pieces, 4);
-  EXPECT_EQ(plan_gemm(DType::bf16, 64, 257, 64, hopper()).pieces, 3);
+  EXPECT_EQ(plan_gemm(DType::bf16, 64, 264, 64, hopper()).pieces, 3);  // (257 columns: the CUDA-core tiles)
   EXPECT_EQ(plan_gemm(DType::bf16, 64, 256, 64, hopper()).cluster_m, 1);
   EXPECT_EQ(plan_gemm(DType::bf16, 65, 256, 64, hopper()).cluster_m, 2);
   // and of 128 x 256 where it fills the SMs (4096 x 4096: 512 tiles).
@@ -710,6 +710,45 @@ void expect_simt_plan(DType dtype, std::int64_t n, std::int64_t k, const GemmPla
   }
 }
 
+// f16 or bf16 on the SIMT tiles (rule 5): one of the three tiles at f32's rate, element by
+// element, unpadded, all of k in one part, cheaper than the tensor-core plan its rule prices.
+void expect_widened_plan(std::int64_t n, std::int64_t k, const GemmDevice& device, const GemmPlan& plan) {
+  const std::string& rule = plan.rule;
+  const std::vector<std::string> tiles = {"128x128", "64x64", "128x32"};
+  const std::string chosen = std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n);
+  ASSERT_NE(std::find(tiles.begin(), tiles.end(), chosen), tiles.end()) << rule;
+  EXPECT_FALSE(plan.vectorized);
+  EXPECT_FALSE(plan.stage_a || plan.stage_b);
+  EXPECT_EQ(plan.lda, k);
+  EXPECT_EQ(plan.ldb, n);
+  EXPECT_EQ(plan.n_kernel, n);
+  EXPECT_EQ(plan.splits, 1);
+  EXPECT_GE(plan.split_k, k);
+  EXPECT_EQ(plan.blocks_per_sm, simt_blocks_per_sm(sizeof(float), plan.tile.n == 32 ? kSimtSlimThreads : kSimtThreads));
+  const auto listed = [](const std::string& tile) { return (tile == "128x128" ? "(" : ", ") + tile + " "; };
+  const double chosen_price = price_after(rule, listed(chosen));
+  ASSERT_GT(chosen_price, 0) << rule;
+  for (const std::string& tile : tiles) {
+    const double price = price_after(rule, listed(tile));
+    ASSERT_GT(price, 0) << tile << ": " << rule;
+    EXPECT_LE(chosen_price, price) << chosen << " against " << tile << ": " << rule;
+  }
+  // Its price is at least the stages' load latency, which the rule gives.
+  const double floor = price_after(rule, "; at least ");
+  ASSERT_GT(floor, 0) << rule;
+  const double tensor = price_after(rule, ") against ");
+  ASSERT_GT(tensor, 0) << rule;
+  EXPECT_LT(std::max(chosen_price, floor), tensor * 1.01) << rule;
+  EXPECT_TRUE(contains(rule, " for each of " + std::to_string(ceil_div(k, plan.tile.k)) + " stages' loads")) << rule;
+  EXPECT_TRUE(contains(rule, "rows not whole 16-byte chunks (k=" + std::to_string(k) + ", n=" + std::to_string(n) +
+                                 "): the CUDA-core tiles in f32"))
+      << rule;
+  EXPECT_TRUE(contains(rule, "for the padded copies")) << rule;
+  EXPECT_EQ(contains(rule, "for the wgmma kernel's start"), !device.no_wgmma) << rule;
+  EXPECT_TRUE(contains(rule, " on the tensor cores: " + chosen + ": " + std::to_string(plan.pieces) + " tiles for "))
+      << rule;
+}
+
 // The rule's invariants on one plan.
 void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device,
                                   const GemmPlan& plan) {
@@ -790,9 +829,16 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
         << plan.rule;
   }
   // 3b. The dtype's tiled kernel, as the device allows.
+  // 16-bit rows not whole 16-byte chunks may take the CUDA-core tiles (rule 5).
+  const bool widened = sixteen_bit && plan.kernel == GemmKernel::simt;
+  if (widened) {
+    EXPECT_TRUE(k % 8 != 0 || n % 8 != 0) << plan.rule;
+  }
   if (!matrix_vector && !narrow) {
-    if (sixteen_bit)
+    if (sixteen_bit && !widened)
       EXPECT_EQ(plan.kernel, device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma);
+    else if (sixteen_bit)
+      EXPECT_EQ(plan.kernel, GemmKernel::simt);
     else if (dtype == DType::f64 && !device.no_dmma)
       EXPECT_EQ(plan.kernel, GemmKernel::dmma);
     else
@@ -863,7 +909,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     if (may_split && slots / plan.pieces >= 2 && k >= 512 * depth) {
       EXPECT_GE(k, 2 * 64);  // k of two steps at least: all rows in one block would split it
     }
-    if (plan.pieces < slots) {
+    if (plan.pieces < slots && !widened) {
       EXPECT_TRUE(contains(plan.rule, "(priced ")) << plan.rule;
     }
   }
@@ -895,7 +941,24 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     EXPECT_EQ(plan.lda, k);
     EXPECT_EQ(plan.n_kernel, n);
   }
-  if (plan.kernel == GemmKernel::simt) expect_simt_plan(dtype, n, k, plan);
+  if (widened) {
+    expect_widened_plan(n, k, device, plan);
+  } else if (plan.kernel == GemmKernel::simt) {
+    expect_simt_plan(dtype, n, k, plan);
+  }
+  // The padded tensor-core plan was priced against the CUDA-core tiles and cost no more.
+  if (tensor && (plan.stage_a || plan.stage_b)) {
+    const double ours = price_after(plan.rule, "; priced ");
+    const double theirs = price_after(plan.rule, " against ");
+    const std::size_t against = plan.rule.rfind(" against ");
+    ASSERT_NE(against, std::string::npos) << plan.rule;
+    const double cuda_cores = parse_seconds(plan.rule, against + 9);
+    EXPECT_GT(ours, 0) << plan.rule;
+    EXPECT_GT(theirs, 0) << plan.rule;
+    EXPECT_LE(ours, cuda_cores * 1.01) << plan.rule;
+    EXPECT_TRUE(contains(plan.rule, " for the CUDA-core tiles in f32 reading the 16-bit elements one at a time"))
+        << plan.rule;
+  }
 }
 
 // Rule 2's thresholds: for f32 and f64 the deepest k whose FMAs an output (on the CUDA cores at
@@ -935,7 +998,16 @@ TEST(GemmDispatch, ShortKRunsUpToTheThresholdAndNoFurther) {
       const GemmKernel tiled = sixteen_bit ? (device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma)
                                : dtype == DType::f64 && !device.no_dmma ? GemmKernel::dmma
                                                                         : GemmKernel::simt;
-      EXPECT_EQ(past.kernel, tiled);
+      // (16-bit 830 x 383: rows of B not whole chunks, a small product: the CUDA-core tiles where
+      // they price lower, as on an H100 against the padded copies and the wgmma kernel's start.)
+      if (sixteen_bit && past.kernel == GemmKernel::simt) {
+        expect_plan_follows_the_rule(dtype, 830, 383, depth + 1, device, past);
+      } else {
+        EXPECT_EQ(past.kernel, tiled) << past.rule;
+      }
+      if (sixteen_bit && !device.no_wgmma) {
+        EXPECT_EQ(past.kernel, GemmKernel::simt) << past.rule;
+      }
       // The matrix-vector shapes keep their kernels at any k; one wider runs the short-k kernel.
       const bool f64_narrow = dtype == DType::f64 && device.dmma_m16n8k16;
       const std::int64_t side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
@@ -1009,7 +1081,7 @@ TEST(GemmDispatch, ShortKBlocksAndRuleText) {
 TEST(GemmDispatch, SeededShapesAroundTheShortKThreshold) {
   SplitMix64 rng(20260214);
   const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
-  int short_k = 0, past = 0, matrix_vector = 0;
+  int short_k = 0, past = 0, matrix_vector = 0, widened = 0;
   for (int draw = 0; draw < 4000; ++draw) {
     const DType dtype = all_dtypes()[static_cast<std::size_t>(draw) % all_dtypes().size()];
     const GemmDevice& device = devices[static_cast<std::size_t>(draw / 4) % devices.size()];
@@ -1022,6 +1094,7 @@ TEST(GemmDispatch, SeededShapesAroundTheShortKThreshold) {
     expect_plan_follows_the_rule(dtype, m, n, k, device, plan);
     const bool vector_shape = plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
     short_k += plan.kernel == GemmKernel::short_k;
+    widened += plan.kernel == GemmKernel::simt && (dtype == DType::f16 || dtype == DType::bf16);
     past += k > depth && !vector_shape;
     matrix_vector += vector_shape;
     // The boundary for this m and n: the threshold short k, one past it tiled (or both on the
@@ -1037,12 +1110,13 @@ TEST(GemmDispatch, SeededShapesAroundTheShortKThreshold) {
   EXPECT_GT(short_k, 1000);
   EXPECT_GT(past, 300);
   EXPECT_GT(matrix_vector, 300);
+  EXPECT_GT(widened, 50) << widened;  // 16-bit k just past the threshold, B padded: the widened SIMT tiles
 }
 
 TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
   SplitMix64 rng(20251125);
   const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
-  int splits = 0, matrix_vector = 0, staged = 0, short_k = 0;
+  int splits = 0, matrix_vector = 0, staged = 0, short_k = 0, widened = 0;
   for (int draw = 0; draw < 3000; ++draw) {
     // m, n, k log-uniform over 1 .. 2^24, k sometimes far beyond.
     const std::int64_t m = log_uniform(rng, 24), n = log_uniform(rng, 24);
@@ -1057,12 +1131,52 @@ TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
     matrix_vector += plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
     staged += plan.stage_a || plan.stage_b;
     short_k += plan.kernel == GemmKernel::short_k;
+    widened += plan.kernel == GemmKernel::simt && (dtype == DType::f16 || dtype == DType::bf16);
   }
   // The draw reaches every branch of the rule.
   EXPECT_GT(short_k, 100);
   EXPECT_GT(splits, 100);
   EXPECT_GT(matrix_vector, 100);
   EXPECT_GT(staged, 100);
+  EXPECT_GT(widened, 2);  // small odd 16-bit products are few over 1 .. 2^24 (the short-k draw has more)
+}
+
+// Rule 5's other way for 16-bit rows that are not whole 16-byte chunks: the SIMT tiles in f32,
+// elements read one at a time, where the padded copies and the wgmma kernel's start (more where
+// B is padded) outweigh a small product's FMAs and stages (H200, graph timing: 830 x 383 x 16
+// 3.7 us against 8.0 on the padded wgmma path, 129 x 257 x 65 7.0 against 7.7); the padded tensor
+// cores everywhere else, the price of the CUDA-core tiles in their rule.
+TEST(GemmDispatch, SixteenBitOddRowsTakeTheCheaperOfCudaCoresAndPaddedTensorCores) {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    SCOPED_TRACE(to_string(dtype));
+    const GemmPlan small = plan_gemm(dtype, 1000, 333, 77, hopper());
+    EXPECT_EQ(small.kernel, GemmKernel::simt);
+    EXPECT_EQ(std::make_pair(small.tile.m, small.tile.n), std::make_pair(kSimtSmallGemmTile.m, kSimtSmallGemmTile.n));
+    EXPECT_EQ(small.pieces, 16 * 6);
+    expect_plan_follows_the_rule(dtype, 1000, 333, 77, hopper(), small);
+    // Products whose FMAs outweigh the copies and the start keep the padded tensor cores.
+    for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{4097, 4097, 4097}, {300, 300, 300}, {2000, 2000, 301},
+                                  {128, 333, 262144}}) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      const GemmPlan plan = plan_gemm(dtype, m, n, k, hopper());
+      EXPECT_EQ(plan.kernel, GemmKernel::wgmma);
+      EXPECT_TRUE(contains(plan.rule, " for the CUDA-core tiles in f32 reading the 16-bit elements one at a time"))
+          << plan.rule;
+      expect_plan_follows_the_rule(dtype, m, n, k, hopper(), plan);
+    }
+    // Whole chunks: no copies, nothing to weigh.
+    const GemmPlan aligned = plan_gemm(dtype, 1000, 336, 80, hopper());
+    EXPECT_EQ(aligned.kernel, GemmKernel::wgmma);
+    EXPECT_FALSE(contains(aligned.rule, "CUDA-core")) << aligned.rule;
+    // With only A padded the wgmma path took 4.7 us on an H200 and the widened tiles 8.3: the
+    // padded tensor cores stay. k of one stage past the short-k kernel, B padded: 3.7 against 8.0.
+    const GemmPlan odd_k = plan_gemm(dtype, 1000, 336, 81, hopper());
+    EXPECT_EQ(odd_k.kernel, GemmKernel::wgmma) << odd_k.rule;
+    EXPECT_TRUE(odd_k.stage_a && !odd_k.stage_b);
+    const GemmPlan one_stage = plan_gemm(dtype, 830, 383, 16, hopper());
+    EXPECT_EQ(one_stage.kernel, GemmKernel::simt) << one_stage.rule;
+    EXPECT_EQ(one_stage.ldb, 383);
+  }
 }
 
 }  // namespace
