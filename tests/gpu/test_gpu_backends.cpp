@@ -963,6 +963,7 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
   append_gpu_context(context);
   const int sm_count = context.gpus[0].sm_count;
   std::set<std::pair<int, int>> tiles;  // the wgmma tiles planned
+  int widened_cases = 0, padded_cases = 0;  // odd rows on the widened SIMT tiles, on padded wgmma
   for (DType dtype : {DType::f16, DType::bf16}) {
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{24, 72, 24},
                                                                           {136, 264, 72},
@@ -974,26 +975,43 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
                                                                           {4352, 2048, 40},
                                                                           {4096, 2048, 136},
                                                                           {129, 257, 65},
-                                                                          {17, 71, 17}}) {
+                                                                          {17, 71, 17},
+                                                                          {129, 257, 1001},
+                                                                          {1025, 1031, 1027},
+                                                                          {17, 71, 400}}) {
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
       SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul));
       auto prepared = backend.prepare(problem, BackendSettings{});
       const std::string details = prepared->details();
-      EXPECT_EQ(details.find("staged: ") != std::string::npos, n % 8 != 0 || k % 8 != 0) << details;
+      // Rows not whole 16-byte chunks: padded copies for the tensor cores, or, for small
+      // products, the SIMT tiles widened to f32 reading the elements one at a time (rule 5).
+      const bool widened =
+          details.rfind("kernel=tiled_gemm (CUDA-core FMA, f32 accumulation, elements read one at a time) ", 0) == 0;
+      if (widened) {
+        EXPECT_TRUE(n % 8 != 0 || k % 8 != 0) << details;
+        EXPECT_NE(details.find(" global_access=scalar "), std::string::npos) << details;
+      }
+      EXPECT_EQ(details.find("staged: ") != std::string::npos, !widened && (n % 8 != 0 || k % 8 != 0)) << details;
       if (compute_capability == 90) {
         // The tile the dispatch prices lowest for this device: 128 x 256, or a smaller one
         // where the larger tiles would leave most SMs idle or pad C's columns.
         GemmDevice facts;
         facts.sm_count = sm_count;
         const GemmPlan plan = plan_gemm(dtype, m, n, k, facts);
+        EXPECT_EQ(plan.kernel == GemmKernel::simt, widened) << details;
         const int block_m = static_cast<int>(plan.tile.m), block_n = static_cast<int>(plan.tile.n);
-        tiles.insert({block_m, block_n});
-        EXPECT_NE(details.find("kernel=wgmma_gemm (tensor cores, wgmma m64n" + std::to_string(block_n) +
-                               "k16, f32 accumulation) block_tile=" + std::to_string(block_m) + "x" +
-                               std::to_string(block_n) + "x64 stages=4 cluster=" + (m > block_m ? "2x1" : "1x1")),
-                  std::string::npos)
-            << details;
-      } else if (compute_capability == 80 || compute_capability == 100) {
+        if (widened) {
+          ++widened_cases;
+        } else {
+          tiles.insert({block_m, block_n});
+          padded_cases += plan.stage_a || plan.stage_b;
+          EXPECT_NE(details.find("kernel=wgmma_gemm (tensor cores, wgmma m64n" + std::to_string(block_n) +
+                                 "k16, f32 accumulation) block_tile=" + std::to_string(block_m) + "x" +
+                                 std::to_string(block_n) + "x64 stages=4 cluster=" + (m > block_m ? "2x1" : "1x1")),
+                    std::string::npos)
+              << details;
+        }
+      } else if ((compute_capability == 80 || compute_capability == 100) && !widened) {
         EXPECT_NE(details.find("kernel=mma_gemm (tensor cores, mma.sync m16n8k16, f32 accumulation; wgmma_gemm needs "
                                "sm_90) block_tile=128x256x32 warp_tile=64x64 stages=4"),
                   std::string::npos)
@@ -1011,6 +1029,8 @@ TEST(GpuBackends, CudaSixteenBitGemmIsVerifiedAtTileEdges) {
     }
     EXPECT_EQ(heights, (std::set<int>{64, 128}));
     EXPECT_EQ(widths, (std::set<int>{128, 256}));
+    EXPECT_GT(widened_cases, 0);
+    EXPECT_GT(padded_cases, 0);
   }
 }
 
