@@ -119,7 +119,7 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
     {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns, B staged)
     {1000, 5, 1031},    // 16-bit: narrow at 8 columns, odd k over stages, k split
-    {300, 64, 77},      // 16-bit: narrow at its widest (B's rows aligned: pipelined), k part of one stage
+    {300, 64, 77},      // 16-bit: narrow at its widest (B's rows aligned: pipelined), k within one stage: whole
     {2000, 24, 4104},   // 16-bit: narrow at 32 columns, 16-byte loads, a last stage of 8 rows
     {5, 40, 20000},     // 16-bit: narrow with one warp's rows, most of them past m
     {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 64 (in a stage), the last 40

@@ -80,6 +80,19 @@ TEST(GemmDispatch, LongKWithOneTileSplitsKForEverySm) {
   EXPECT_EQ(short_narrow.pieces, 7);
   EXPECT_EQ(short_narrow.splits, 16);
   EXPECT_EQ(short_narrow.split_k, 64);
+  // But a k within one 256-deep stage stays whole (the cliff check's bf16 14156 x 55 x 122: 2
+  // parts of 64 ran 23.5 us with their sum on an H200, whole 14.5), one row block or many; one
+  // step past the stage splits again.
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{14156, 55, 122}, {64, 17, 250}, {3000, 8, 96},
+                                {128, 33, 256}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const GemmPlan one_stage = plan_gemm(DType::bf16, m, n, k, hopper());
+    EXPECT_EQ(one_stage.kernel, GemmKernel::narrow);
+    EXPECT_EQ(one_stage.splits, 1);
+    EXPECT_TRUE(contains(one_stage.rule, ": no split (k=" + std::to_string(k) + " within one 256-deep stage)"))
+        << one_stage.rule;
+  }
+  EXPECT_GT(plan_gemm(DType::bf16, 128, 33, 257, hopper()).splits, 1);
   // With 33 to 64 rows (n and k multiples of 8), the wgmma 64 x 128 tile, a part for every SM
   // (64 x 64 x 1048576 on an H200: 97.9 us against the narrow kernel's 119.9).
   const GemmPlan few_rows = plan_gemm(DType::bf16, 64, 64, 1 << 20, hopper());
@@ -896,7 +909,9 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   EXPECT_GE(plan.split_k * plan.splits, k);
   EXPECT_LT(plan.split_k * (plan.splits - 1), k);
   const std::int64_t waves = split_per_wave ? 1 : kSplitMaxWaves;  // the priced splits may fill several
-  const bool may_split = plan.pieces < slots && k >= 2 * depth && waves * slots / plan.pieces >= 2;
+  // (The 16-bit narrow kernel keeps a k within one of its stages whole.)
+  const bool one_stage = narrow && sixteen_bit && k <= kNarrowGemmTile.k;
+  const bool may_split = plan.pieces < slots && k >= 2 * depth && waves * slots / plan.pieces >= 2 && !one_stage;
   if (split_per_wave) {
     EXPECT_EQ(plan.splits > 1, may_split);  // every wave filled
   } else {
