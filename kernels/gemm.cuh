@@ -85,7 +85,8 @@ void launch_gemm(int m, int n, int k, int lda, int ldb, const T* a, const T* b, 
 // elements read one at a time (rows of any length, no padded copies) and widened to f32 as a
 // stage is stored to shared memory, the sums in f32, each entry of C rounded once. One launch,
 // all of k: for small products whose rows are not whole 16-byte chunks, where the tensor-core
-// path's padded copies and second launch cost more than the FMAs (src/gemm_dispatch.cpp).
+// path's padded copies and second launch cost more than these tiles' FMAs and their stages'
+// load latency (src/measure/gemm_dispatch.cpp, rule 5).
 template <class T>
 void launch_gemm_widened(int m, int n, int k, const T* a, const T* b, T* c, SimtTile tile, cudaStream_t stream);
 

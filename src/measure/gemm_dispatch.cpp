@@ -548,9 +548,9 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
 // f16 and bf16 whose rows are not whole 16-byte chunks (rule 5): the tensor-core plan, priced
 // with its padded copies and (wgmma) its kernel's start, against the SIMT tiles in f32 reading
 // the 16-bit elements one at a time (kernels/gemm.cu, launch_gemm_widened: no copies, one
-// launch, all of k), priced at f32's element-wise rates; the cheaper runs. The CUDA cores win
-// only where the product is small enough that the copies and the start outweigh its FMAs
-// (f16 1000 x 333 x 77).
+// launch, all of k), priced at f32's element-wise rates but no lower than a load latency a
+// stage; the cheaper runs. The CUDA cores win only where the product is small and k short
+// enough that the copies and the start outweigh its FMAs and stages (830 x 383 x 16).
 GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, std::int64_t m, std::int64_t n,
                          std::int64_t k, const GemmDevice& device) {
   const bool wgmma = tensor.kernel == GemmKernel::wgmma;
