@@ -1,7 +1,6 @@
 // The host's copy bandwidth, the memory-bound ceiling the CPU results are held against:
 // a STREAM-style parallel copy over buffers far larger than the last-level cache.
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,13 +26,14 @@ constexpr int kMinRepetitions = 3;
 constexpr int kMaxRepetitions = 10;
 constexpr double kBudgetSeconds = 0.1;
 
-// Twice the L3 that sysconf reports (0 or -1 where it does not know) per buffer, so that
-// a copy streams four times the cache through it; at least 256 MiB, at most 1 GiB, and the
+// Twice the machine's L3 (level3_cache_bytes: the kernel's list of L3 instances; 0 where
+// nothing says) per buffer, so that a copy streams four times the cache through it; at least
+// 256 MiB, at most 1 GiB, and the
 // pair at most an eighth of the memory this process may still allocate (the machine's, its
 // cgroup's and its ulimit -v's), so that a container's limit is never met for a ceiling.
 // 0 where that leaves less than twice the cache (or 64 MiB): the copy would measure the cache.
 std::int64_t buffer_bytes() {
-  const std::int64_t l3 = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 0L);
+  const std::int64_t l3 = level3_cache_bytes();
   const std::int64_t wanted = std::clamp<std::int64_t>(2 * l3, kMinBufferBytes, kMaxBufferBytes);
   const auto allowed = static_cast<std::int64_t>(std::min<std::uint64_t>(
       available_memory_bytes() / kShareOfAvailable / 2, static_cast<std::uint64_t>(kMaxBufferBytes)));

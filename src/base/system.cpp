@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 #include <limits>
 #include <thread>
 
@@ -86,6 +90,53 @@ int limit_openmp_threads_to_fit() {
 
 double allocatable_memory_bytes() {
   return std::min(physical_memory_bytes(), static_cast<double>(address_space_headroom_bytes()));
+}
+
+namespace {
+
+// "32768K", "32M", "1048576" (sysfs cache sizes) in bytes; 0 where unreadable.
+std::int64_t cache_size_bytes(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) ++digits;
+  if (digits == 0 || digits > 15) return 0;
+  const std::int64_t value = std::stoll(text.substr(0, digits));
+  const char unit = digits < text.size() ? static_cast<char>(std::toupper(static_cast<unsigned char>(text[digits]))) : ' ';
+  const std::int64_t scale = unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : unit == 'G' ? 1024 * 1024 * 1024 : 1;
+  return value * scale;
+}
+
+std::string first_line(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+}  // namespace
+
+std::int64_t level3_cache_bytes(const std::string& cpu_root) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::int64_t> instances;  // shared_cpu_list -> size
+  std::error_code error;
+  for (fs::directory_iterator cpu(cpu_root, error), end; !error && cpu != end; cpu.increment(error)) {
+    const std::string name = cpu->path().filename().string();
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 ||
+        std::isdigit(static_cast<unsigned char>(name[3])) == 0)
+      continue;
+    std::error_code inner;
+    for (fs::directory_iterator index(cpu->path() / "cache", inner), last; !inner && index != last;
+         index.increment(inner)) {
+      if (index->path().filename().string().compare(0, 5, "index") != 0) continue;
+      if (first_line(index->path() / "level") != "3") continue;
+      const std::int64_t bytes = cache_size_bytes(first_line(index->path() / "size"));
+      const std::string shared = first_line(index->path() / "shared_cpu_list");
+      if (bytes > 0) instances[shared.empty() ? name : shared] = bytes;
+    }
+  }
+  std::int64_t total = 0;
+  for (const auto& [shared, bytes] : instances) total += bytes;
+  if (total > 0) return total;
+  return std::max<std::int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0);
 }
 
 }  // namespace gpb

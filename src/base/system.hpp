@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace gpb {
 
@@ -52,5 +53,11 @@ int limit_openmp_threads_to_fit();
 // The host memory this process may allocate: physical memory, or less where its address-space
 // limit leaves less; 0 when the system does not say.
 double allocatable_memory_bytes();
+
+// The level-3 cache of the machine in bytes: each L3 instance the kernel lists under
+// `cpu_root` (cpu*/cache/index*/, level 3) counted once (by the CPUs that share it); where it
+// lists none, the C library's figure (sysconf, which on some AMD guests reports the host's
+// L3 rather than the guest's); 0 when neither says.
+std::int64_t level3_cache_bytes(const std::string& cpu_root = "/sys/devices/system/cpu");
 
 }  // namespace gpb

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include "base/system.hpp"
@@ -102,5 +104,42 @@ TEST(SystemDeathTest,
 #endif
 }
 
-} // namespace
-} // namespace gpb
+// The L3 is read from the kernel's cache list, each instance once: glibc's sysconf reports the
+// host's L3 on some AMD guests (256 MiB on a 2-core guest whose kernel lists one 32 MiB L3), which
+// made the copy ceiling's buffers eight times the size they need to be.
+TEST(System, Level3CacheCountsEachInstanceOnce) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("gpubench-l3-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  const auto cache = [&](const std::string& cpu, int index, const std::string& level, const std::string& size,
+                         const std::string& shared) {
+    const fs::path dir = root / cpu / "cache" / ("index" + std::to_string(index));
+    fs::create_directories(dir);
+    std::ofstream(dir / "level") << level << "\n";
+    std::ofstream(dir / "size") << size << "\n";
+    std::ofstream(dir / "shared_cpu_list") << shared << "\n";
+  };
+  // Two CPUs sharing one 32 MiB L3, with their own L1 and L2.
+  for (const std::string cpu : {"cpu0", "cpu1"}) {
+    cache(cpu, 0, "1", "32K", cpu.substr(3));
+    cache(cpu, 2, "2", "512K", cpu.substr(3));
+    cache(cpu, 3, "3", "32768K", "0-1");
+  }
+  fs::create_directories(root / "cpufreq");  // not a CPU
+  EXPECT_EQ(level3_cache_bytes(root.string()), std::int64_t{32} << 20);
+  // A second instance on two more CPUs (another CCX or socket): both count.
+  for (const std::string cpu : {"cpu2", "cpu3"}) cache(cpu, 3, "3", "32M", "2-3");
+  EXPECT_EQ(level3_cache_bytes(root.string()), std::int64_t{64} << 20);
+  fs::remove_all(root);
+  // Nothing listed: the C library's figure, or 0.
+  EXPECT_EQ(level3_cache_bytes(root.string()), std::max<std::int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0));
+  // This machine: at least the first CPU's L3 where the kernel lists one.
+  std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index3/level");
+  std::string text;
+  if (level >> text && text == "3") {
+    EXPECT_GT(level3_cache_bytes(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace gpb
