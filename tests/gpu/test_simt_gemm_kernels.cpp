@@ -137,6 +137,18 @@ std::vector<std::array<int, 3>> shapes(std::uint64_t seed) {
   return list;
 }
 
+// A 16-bit value rounded from x, and a 16-bit value widened.
+template <class T>
+T round_to(float x) {
+  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
+  else return __float2bfloat16_rn(x);
+}
+template <class T>
+double widen(T value) {
+  if constexpr (std::is_same_v<T, __half>) return __half2float(value);
+  else return __bfloat162float(value);
+}
+
 // f16 or bf16 (T) through launch_gemm_widened on `tile`: the reference from the 16-bit inputs in
 // double; the kernel's f32 sums of exact products, then one rounding to T.
 template <class T>
@@ -149,14 +161,8 @@ void expect_widened_product(int m, int n, int k, const Tile& tile, std::uint64_t
   std::vector<double> a_value(a.size()), b_value(b.size());
   const auto draw = [&](std::vector<T>& stored, std::vector<double>& value) {
     for (std::size_t i = 0; i < stored.size(); ++i) {
-      const float x = static_cast<float>(2 * unit_interval(rng.next()) - 1);
-      if constexpr (std::is_same_v<T, __half>) {
-        stored[i] = __float2half_rn(x);
-        value[i] = __half2float(stored[i]);
-      } else {
-        stored[i] = __float2bfloat16_rn(x);
-        value[i] = __bfloat162float(stored[i]);
-      }
+      stored[i] = round_to<T>(static_cast<float>(2 * unit_interval(rng.next()) - 1));
+      value[i] = widen(stored[i]);
     }
   };
   draw(a, a_value);
@@ -182,13 +188,7 @@ void expect_widened_product(int m, int n, int k, const Tile& tile, std::uint64_t
       }
       // f32 sums of exact products, then one rounding to T (half an ulp of T, subnormals aside).
       const double tolerance = (k + 1) * kEpsilon32 * magnitude + epsilon16 * std::fabs(reference) + 1e-7;
-      const T stored = c[std::size_t(row) * n + column];
-      double got = 0;
-      if constexpr (std::is_same_v<T, __half>) {
-        got = __half2float(stored);
-      } else {
-        got = __bfloat162float(stored);
-      }
+      const double got = widen(c[std::size_t(row) * n + column]);
       if (!(std::fabs(got - reference) <= tolerance)) {
         ++bad;
         ADD_FAILURE() << "C[" << row << "][" << column << "] = " << got << ", reference " << reference;
