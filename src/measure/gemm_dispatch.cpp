@@ -167,12 +167,18 @@ constexpr double kWgmmaRatePerSm = 5.7e12;
 // kernel-notes.md, GEMM version 22). The wgmma path took 4.7 us at 1000 x 336 x 81 (A padded)
 // and 7.7-8.2 us at 1000 x 333 x 77, 555 x 777 x 99, 300 x 301 x 100 and 830 x 383 x 16 (B
 // padded, C stored element by element), where its tiles price under 2 us and its copies 2.5-2.7:
-// a start of 1.5 us beyond the tiles and the copies, and 3 us more where B is padded. The
+// a start of 1.5 us beyond the tiles and the copies, and 3 us more where B is padded. Batching
+// C's element-wise stores (GEMM version 23) took 2.2 us off that (H100, 555 x 777 x 104: 8.6 ->
+// 6.5 us, against 4.3 at n = 784): 0.8 us more where B is padded. The
 // widened SIMT tiles on small products wait out a stage's loads at a time: 3.7 us at k = 16,
 // 5.8 at 57, 7.0 at 65, 7.8 at 77, 8.3 at 81 (one wave of 64 x 64 tiles): at least 2.8 us and
-// 0.92 us a 16-deep stage, whatever the FMAs price at.
+// 0.92 us a 16-deep stage, whatever the FMAs price at. Tiles beyond one an SM do not hide that
+// latency behind each other (H100, graph timing, k = 26, two stages, 64 x 64 tiles: 78 tiles
+// 4.8 us, 188-228 tiles 6.1-7.0, 456 tiles 11.8; the 128 x 32 tile's 399 tiles 15.0, where the
+// padded wgmma path took 8.1): the stages' latency counts once for each round of tiles over
+// the SMs.
 constexpr double kWgmmaStartSeconds = 1.5e-6;
-constexpr double kWgmmaOddWidthSeconds = 3.0e-6;
+constexpr double kWgmmaOddWidthSeconds = 0.8e-6;
 constexpr double kWidenedBaseSeconds = 2.8e-6;
 constexpr double kWidenedStageSeconds = 0.92e-6;
 
@@ -565,7 +571,10 @@ GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, st
   base.vectorized = false;
   const TileChoice widened = cheapest_simt_tile(base, DType::f32, m, n, k, device, /*whole_k=*/true);
   const std::int64_t stages = ceil_div(k, widened.plan.tile.k);
-  const double floor = kWidenedBaseSeconds + kWidenedStageSeconds * static_cast<double>(stages);
+  const std::int64_t sms = std::max(device.sm_count, 1);
+  const std::int64_t rounds = ceil_div(widened.plan.pieces, sms);
+  const double floor =
+      kWidenedBaseSeconds + kWidenedStageSeconds * static_cast<double>(stages) * static_cast<double>(rounds);
   const double widened_seconds = std::max(widened.seconds, floor);
   const std::string tensor_price =
       format_seconds(tensor_total) + " (" + format_seconds(tensor_seconds) + " + " + format_seconds(copies) +
@@ -576,7 +585,8 @@ GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, st
       ")";
   const std::string floor_text = "at least " + format_seconds(floor) + ": " + format_seconds(kWidenedBaseSeconds) +
                                  " and " + format_seconds(kWidenedStageSeconds) + " for each of " + str(stages) +
-                                 " stages' loads";
+                                 " stages' loads in each of " + str(rounds) + " rounds of " + str(sms) + " SMs (" +
+                                 str(widened.plan.pieces) + " tiles)";
   if (widened_seconds >= tensor_total) {
     tensor.rule += "; priced " + tensor_price + " against " + format_seconds(widened_seconds) +
                    " for the CUDA-core tiles in f32 reading the 16-bit elements one at a time (" + floor_text + ")";

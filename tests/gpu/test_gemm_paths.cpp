@@ -125,9 +125,11 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 64 (in a stage), the last 40
     {785, 62, 1005},    // 16-bit: narrow, B staged, k split in parts of 64 (in a stage), odd k: element-wise A
     {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
-    {129, 257, 65},     // one past each tile edge (16-bit on sm_90: the SIMT tiles widened; f64 on sm_90: small DMMA
-                        // tiles, element-wise)
-    {1000, 333, 77},    // odd and small (16-bit on sm_90: the SIMT 64 x 64 tile widened, no padded copies)
+    {129, 257, 65},     // one past each tile edge (16-bit on sm_90: wgmma 64 x 128, A and B padded; f64 on sm_90:
+                        // small DMMA tiles, element-wise)
+    {1000, 333, 77},    // odd and small (16-bit on sm_90: wgmma, A and B padded, C stored element by element)
+    {830, 383, 24},     // 16-bit on sm_90: the SIMT 64 x 64 tile widened (two stages, no padded copies); f32, f64:
+                        // short k
     {64, 64, 100000},   // one tile, k split (16-bit: wgmma 64 x 128; f32, f64: the 64 x 64 tile)
     {256, 256, 20000},  // four 128 x 128 tiles, k split (f32: the 128 x 128 tile)
     {129, 257, 20001},  // one past the edges, k split (16-bit: A and B padded, C from the partials; f64: 64 x 64)

@@ -760,7 +760,12 @@ void expect_widened_plan(std::int64_t n, std::int64_t k, const GemmDevice& devic
   const double tensor = price_after(rule, ") against ");
   ASSERT_GT(tensor, 0) << rule;
   EXPECT_LT(std::max(chosen_price, floor), tensor * 1.01) << rule;
-  EXPECT_TRUE(contains(rule, " for each of " + std::to_string(ceil_div(k, plan.tile.k)) + " stages' loads")) << rule;
+  // The stages' latency counts once for each round of the tiles over the SMs.
+  const std::int64_t sms = std::max(device.sm_count, 1);
+  EXPECT_TRUE(contains(rule, " for each of " + std::to_string(ceil_div(k, plan.tile.k)) + " stages' loads in each of " +
+                                 std::to_string(ceil_div(plan.pieces, sms)) + " rounds of " + std::to_string(sms) +
+                                 " SMs (" + std::to_string(plan.pieces) + " tiles)"))
+      << rule;
   EXPECT_TRUE(contains(rule, "rows not whole 16-byte chunks (k=" + std::to_string(k) + ", n=" + std::to_string(n) +
                                  "): the CUDA-core tiles in f32"))
       << rule;
@@ -1133,13 +1138,13 @@ TEST(GemmDispatch, SeededShapesAroundTheShortKThreshold) {
   EXPECT_GT(short_k, 1000);
   EXPECT_GT(past, 300);
   EXPECT_GT(matrix_vector, 300);
-  EXPECT_GT(widened, 50) << widened;  // 16-bit k just past the threshold, B padded: the widened SIMT tiles
+  EXPECT_GT(widened, 20) << widened;  // 16-bit k just past the threshold, B padded: the widened SIMT tiles
 }
 
 TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
   SplitMix64 rng(20251125);
   const std::vector<GemmDevice> devices = {hopper(), ampere(), small_device()};
-  int splits = 0, matrix_vector = 0, staged = 0, short_k = 0, widened = 0;
+  int splits = 0, matrix_vector = 0, staged = 0, short_k = 0;
   for (int draw = 0; draw < 3000; ++draw) {
     // m, n, k log-uniform over 1 .. 2^24, k sometimes far beyond.
     const std::int64_t m = log_uniform(rng, 24), n = log_uniform(rng, 24);
@@ -1154,35 +1159,45 @@ TEST(GemmDispatch, SeededRandomShapesFollowTheRule) {
     matrix_vector += plan.kernel == GemmKernel::matrix_vector || plan.kernel == GemmKernel::vector_matrix;
     staged += plan.stage_a || plan.stage_b;
     short_k += plan.kernel == GemmKernel::short_k;
-    widened += plan.kernel == GemmKernel::simt && (dtype == DType::f16 || dtype == DType::bf16);
   }
   // The draw reaches every branch of the rule.
   EXPECT_GT(short_k, 100);
   EXPECT_GT(splits, 100);
   EXPECT_GT(matrix_vector, 100);
   EXPECT_GT(staged, 100);
-  EXPECT_GT(widened, 2);  // small odd 16-bit products are few over 1 .. 2^24 (the short-k draw has more)
+  // Small odd 16-bit products, where the widened SIMT tiles run, are too few over 1 .. 2^24 to
+  // count on here: the short-k draw above checks their plans.
 }
 
 // Rule 5's other way for 16-bit rows that are not whole 16-byte chunks: the SIMT tiles in f32,
 // elements read one at a time, where the padded copies and the wgmma kernel's start (more where
 // B is padded) outweigh a small product's FMAs and stages (H200, graph timing: 830 x 383 x 16
-// 3.7 us against 8.0 on the padded wgmma path, 129 x 257 x 65 7.0 against 7.7); the padded tensor
-// cores everywhere else, the price of the CUDA-core tiles in their rule.
+// 3.7 us against 8.0 on the padded wgmma path); the padded tensor cores everywhere else, the
+// price of the CUDA-core tiles in their rule. Since C's element-wise stores were batched (GEMM
+// version 23) the padded path also takes 1000 x 333 x 77, 129 x 257 x 65 and 43 x 203 x 57; and
+// since the CUDA-core tiles' stages count once a round of tiles over the SMs, 7288 x 201 x 26
+// (H100, graph timing: 399 CUDA-core tiles 15.0 us, the padded wgmma path 8.1).
 TEST(GemmDispatch, SixteenBitOddRowsTakeTheCheaperOfCudaCoresAndPaddedTensorCores) {
   for (DType dtype : {DType::f16, DType::bf16}) {
     SCOPED_TRACE(to_string(dtype));
-    const GemmPlan small = plan_gemm(dtype, 1000, 333, 77, hopper());
-    EXPECT_EQ(small.kernel, GemmKernel::simt);
-    EXPECT_EQ(std::make_pair(small.tile.m, small.tile.n), std::make_pair(kSimtSmallGemmTile.m, kSimtSmallGemmTile.n));
-    EXPECT_EQ(small.pieces, 16 * 6);
-    expect_plan_follows_the_rule(dtype, 1000, 333, 77, hopper(), small);
+    for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{830, 383, 16}, {830, 383, 24}, {17, 71, 17}}) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      const GemmPlan small = plan_gemm(dtype, m, n, k, hopper());
+      EXPECT_EQ(small.kernel, GemmKernel::simt) << small.rule;
+      EXPECT_EQ(std::make_pair(small.tile.m, small.tile.n),
+                std::make_pair(kSimtSmallGemmTile.m, kSimtSmallGemmTile.n));
+      EXPECT_EQ(small.pieces, ceil_div(m, kSimtSmallGemmTile.m) * ceil_div(n, kSimtSmallGemmTile.n));
+      EXPECT_EQ(small.ldb, n);
+      expect_plan_follows_the_rule(dtype, m, n, k, hopper(), small);
+    }
     // Products whose FMAs outweigh the copies and the start keep the padded tensor cores.
     for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{4097, 4097, 4097}, {300, 300, 300}, {2000, 2000, 301},
-                                  {128, 333, 262144}}) {
+                                  {128, 333, 262144}, {1000, 333, 77}, {129, 257, 65}, {43, 203, 57},
+                                  {7288, 201, 26}}) {
       SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
       const GemmPlan plan = plan_gemm(dtype, m, n, k, hopper());
       EXPECT_EQ(plan.kernel, GemmKernel::wgmma);
+      EXPECT_EQ(plan.stage_b, n % 8 != 0);
       EXPECT_TRUE(contains(plan.rule, " for the CUDA-core tiles in f32 reading the 16-bit elements one at a time"))
           << plan.rule;
       expect_plan_follows_the_rule(dtype, m, n, k, hopper(), plan);
@@ -1192,13 +1207,10 @@ TEST(GemmDispatch, SixteenBitOddRowsTakeTheCheaperOfCudaCoresAndPaddedTensorCore
     EXPECT_EQ(aligned.kernel, GemmKernel::wgmma);
     EXPECT_FALSE(contains(aligned.rule, "CUDA-core")) << aligned.rule;
     // With only A padded the wgmma path took 4.7 us on an H200 and the widened tiles 8.3: the
-    // padded tensor cores stay. k of one stage past the short-k kernel, B padded: 3.7 against 8.0.
+    // padded tensor cores stay.
     const GemmPlan odd_k = plan_gemm(dtype, 1000, 336, 81, hopper());
     EXPECT_EQ(odd_k.kernel, GemmKernel::wgmma) << odd_k.rule;
     EXPECT_TRUE(odd_k.stage_a && !odd_k.stage_b);
-    const GemmPlan one_stage = plan_gemm(dtype, 830, 383, 16, hopper());
-    EXPECT_EQ(one_stage.kernel, GemmKernel::simt) << one_stage.rule;
-    EXPECT_EQ(one_stage.ldb, 383);
   }
 }
 
