@@ -169,7 +169,10 @@ constexpr double kWgmmaRatePerSm = 5.7e12;
 // padded, C stored element by element), where its tiles price under 2 us and its copies 2.5-2.7:
 // a start of 1.5 us beyond the tiles and the copies, and 3 us more where B is padded. Batching
 // C's element-wise stores (GEMM version 23) took 2.2 us off that (H100, 555 x 777 x 104: 8.6 ->
-// 6.5 us, against 4.3 at n = 784): 0.8 us more where B is padded. The
+// 6.5 us, against 4.3 at n = 784). Refitted on 13 shapes whose B is padded (H100, graph timing,
+// 43 x 203 to 16000 x 201, 6.2-9.6 us): 1.4 us more than the start, and C's elements stored one
+// at a time at 1.9 TB/s (7288 x 201 x 26 8.1 us, 16000 x 201 x 26 9.6; each shape within 0.6
+// us of the price). The
 // widened SIMT tiles on small products wait out a stage's loads at a time: 3.7 us at k = 16,
 // 5.8 at 57, 7.0 at 65, 7.8 at 77, 8.3 at 81 (one wave of 64 x 64 tiles): at least 2.8 us and
 // 0.92 us a 16-deep stage, whatever the FMAs price at. Tiles beyond one an SM do not hide that
@@ -178,7 +181,8 @@ constexpr double kWgmmaRatePerSm = 5.7e12;
 // padded wgmma path took 8.1): the stages' latency counts once for each round of tiles over
 // the SMs.
 constexpr double kWgmmaStartSeconds = 1.5e-6;
-constexpr double kWgmmaOddWidthSeconds = 0.8e-6;
+constexpr double kWgmmaOddWidthSeconds = 1.4e-6;
+constexpr double kOddWidthStoreBytesPerSecond = 1.9e12;
 constexpr double kWidenedBaseSeconds = 2.8e-6;
 constexpr double kWidenedStageSeconds = 0.92e-6;
 
@@ -552,15 +556,20 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
 }
 
 // f16 and bf16 whose rows are not whole 16-byte chunks (rule 5): the tensor-core plan, priced
-// with its padded copies and (wgmma) its kernel's start, against the SIMT tiles in f32 reading
-// the 16-bit elements one at a time (kernels/gemm.cu, launch_gemm_widened: no copies, one
-// launch, all of k), priced at f32's element-wise rates but no lower than a load latency a
-// stage; the cheaper runs. The CUDA cores win only where the product is small and k short
+// with its padded copies and (wgmma) its kernel's start and C's element-wise stores, against
+// the SIMT 64 x 64 tile in f32 reading the 16-bit elements one at a time (kernels/gemm.cu,
+// launch_gemm_widened: no copies, one launch, all of k), priced at f32's element-wise rates but
+// no lower than a load latency a stage in each round of tiles over the SMs; the cheaper runs. The CUDA cores win only where the product is small and k short
 // enough that the copies and the start outweigh its FMAs and stages (830 x 383 x 16).
 GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, std::int64_t m, std::int64_t n,
                          std::int64_t k, const GemmDevice& device) {
   const bool wgmma = tensor.kernel == GemmKernel::wgmma;
-  const double start = wgmma ? kWgmmaStartSeconds + (tensor.stage_b ? kWgmmaOddWidthSeconds : 0) : 0;
+  const double element_stores = wgmma && tensor.stage_b
+                                    ? kWgmmaOddWidthSeconds + static_cast<double>(m) * static_cast<double>(n) *
+                                                                  static_cast<double>(dtype_size(dtype)) /
+                                                                  kOddWidthStoreBytesPerSecond
+                                    : 0;
+  const double start = wgmma ? kWgmmaStartSeconds + element_stores : 0;
   const double copies = staging_seconds(tensor, m, n, k, dtype);
   const double tensor_total = tensor_seconds + copies + start;
   GemmPlan base;
@@ -569,7 +578,16 @@ GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, st
   base.ldb = n;
   base.n_kernel = n;
   base.vectorized = false;
-  const TileChoice widened = cheapest_simt_tile(base, DType::f32, m, n, k, device, /*whole_k=*/true);
+  // The 64 x 64 tile alone: the prices below were fitted on it, and the 128 x 32 tile, priced
+  // lower by the f32 model, took 15.0 us where it took 11.8 (H100, 7288 x 201 x 26).
+  const TileChoice widened = cheapest_tile(
+      base, kSimtTiles, DType::f32, m, n, k, device,
+      [&](GemmPlan& candidate, const SimtTileModel& model) {
+        candidate.tile = model.tile;
+        candidate.blocks_per_sm = simt_blocks_per_sm(sizeof(float), model.threads);
+        return model.tile.m == kSimtSmallGemmTile.m && model.tile.n == kSimtSmallGemmTile.n;
+      },
+      /*whole_k=*/true);
   const std::int64_t stages = ceil_div(k, widened.plan.tile.k);
   const std::int64_t sms = std::max(device.sm_count, 1);
   const std::int64_t rounds = ceil_div(widened.plan.pieces, sms);
