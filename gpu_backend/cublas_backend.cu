@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_libraries.hpp"
 #include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
@@ -14,12 +15,12 @@
 namespace gpb::cuda {
 namespace {
 
-void destroy_cublas_handle(cublasHandle_t handle) noexcept { GPB_CUBLAS_CHECK_NOTHROW(cublasDestroy(handle)); }
+void destroy_cublas_handle(cublasHandle_t handle) noexcept { GPB_CUBLAS_CHECK_NOTHROW(cublas().destroy(handle)); }
 using CublasHandle = UniqueHandle<cublasHandle_t, destroy_cublas_handle>;
 
 CublasHandle create_cublas_handle() {
   cublasHandle_t handle = nullptr;
-  GPB_CUBLAS_CHECK(cublasCreate(&handle));
+  GPB_CUBLAS_CHECK(cublas().create(&handle));
   return CublasHandle(handle);
 }
 
@@ -33,12 +34,12 @@ class CublasGemmCase final : public GpuPrepared {
         tf32_ignored_(!dtype_info(problem.dtype).tf32_eligible && settings.tf32),
         handle_(timed_first_use("cublas", "handle creation (cublasCreate)", create_cublas_handle)),
         workspace_(kWorkspaceBytes, "cuBLAS workspace") {
-    GPB_CUBLAS_CHECK(cublasSetStream(handle_.get(), stream()));
+    GPB_CUBLAS_CHECK(cublas().set_stream(handle_.get(), stream()));
     // A workspace of the case's own, set after the stream (cublasSetStream resets it to the
     // library's pool): cuBLAS then allocates nothing inside run(), which is what capturing a
     // GEMM into a CUDA graph needs.
-    GPB_CUBLAS_CHECK(cublasSetWorkspace(handle_.get(), workspace_.data(), workspace_.bytes()));
-    GPB_CUBLAS_CHECK(cublasSetMathMode(handle_.get(), math_mode()));
+    GPB_CUBLAS_CHECK(cublas().set_workspace(handle_.get(), workspace_.data(), workspace_.bytes()));
+    GPB_CUBLAS_CHECK(cublas().set_math_mode(handle_.get(), math_mode()));
   }
 
   // Row-major C = A B is, read as column-major, C^T = B^T A^T: pass B first and swap
@@ -49,9 +50,10 @@ class CublasGemmCase final : public GpuPrepared {
     const typename Types::Scalar alpha = 1;
     const typename Types::Scalar beta = 0;
     const cublasComputeType_t compute = tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : Types::cublas_compute_type;
-    GPB_CUBLAS_CHECK(cublasGemmEx(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, dims_.n, dims_.m, dims_.k, &alpha,
-                                  device_b<T>(), Types::data_type, dims_.n, device_a<T>(), Types::data_type, dims_.k,
-                                  &beta, device_output<T>(), Types::data_type, dims_.n, compute, CUBLAS_GEMM_DEFAULT));
+    GPB_CUBLAS_CHECK(cublas().gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, dims_.n, dims_.m, dims_.k, &alpha,
+                                      device_b<T>(), Types::data_type, dims_.n, device_a<T>(), Types::data_type,
+                                      dims_.k, &beta, device_output<T>(), Types::data_type, dims_.n, compute,
+                                      CUBLAS_GEMM_DEFAULT));
   }
 
   // TF32 keeps 10 explicit mantissa bits: unit roundoff 2^-11.
@@ -95,6 +97,13 @@ class CublasGemmCase final : public GpuPrepared {
 class CublasBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
+  // A device, and cuBLAS loaded.
+  Availability availability() const override {
+    const Availability device = GpuBackend::availability();
+    if (!device.available) return device;
+    if (const auto error = cublas_load_error()) return {false, *error};
+    return device;
+  }
   Support supports(Op op, DType) const override {
     if (op == Op::matmul) return {};
     return {false, "cublas runs matmul only; use cuda or cub for " + to_string(op)};

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_libraries.hpp"
 #include "gpu_backend/cuda_types.cuh"
 #include "gpu_backend/gpu_backends.cuh"
 #include "gpu_backend/gpu_prepared.cuh"
@@ -13,14 +14,14 @@
 namespace gpb::cuda {
 namespace {
 
-void destroy_cusparse_handle(cusparseHandle_t handle) noexcept { GPB_CUSPARSE_CHECK_NOTHROW(cusparseDestroy(handle)); }
+void destroy_cusparse_handle(cusparseHandle_t handle) noexcept { GPB_CUSPARSE_CHECK_NOTHROW(cusparse().destroy(handle)); }
 void destroy_sparse_matrix(cusparseConstSpMatDescr_t matrix) noexcept {
-  GPB_CUSPARSE_CHECK_NOTHROW(cusparseDestroySpMat(matrix));
+  GPB_CUSPARSE_CHECK_NOTHROW(cusparse().destroy_sparse_matrix(matrix));
 }
 // For the read-only x and the written y, whose descriptor types differ in constness.
 template <class Descriptor>
 void destroy_dense_vector(Descriptor vector) noexcept {
-  GPB_CUSPARSE_CHECK_NOTHROW(cusparseDestroyDnVec(vector));
+  GPB_CUSPARSE_CHECK_NOTHROW(cusparse().destroy_dense_vector(vector));
 }
 using CusparseHandle = UniqueHandle<cusparseHandle_t, destroy_cusparse_handle>;
 using SparseMatrixDescriptor = UniqueHandle<cusparseConstSpMatDescr_t, destroy_sparse_matrix>;
@@ -31,9 +32,9 @@ constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG1;
 
 CusparseHandle create_cusparse_handle(cudaStream_t stream) {
   cusparseHandle_t handle = nullptr;
-  GPB_CUSPARSE_CHECK(cusparseCreate(&handle));
+  GPB_CUSPARSE_CHECK(cusparse().create(&handle));
   CusparseHandle owner(handle);
-  GPB_CUSPARSE_CHECK(cusparseSetStream(handle, stream));
+  GPB_CUSPARSE_CHECK(cusparse().set_stream(handle, stream));
   return owner;
 }
 
@@ -47,31 +48,32 @@ class CusparseSpmvCase final : public GpuPrepared {
                                                                 [this] { return create_cusparse_handle(stream()); })) {
     const CsrMatrix& csr = *problem.csr;
     cusparseConstSpMatDescr_t matrix = nullptr;
-    GPB_CUSPARSE_CHECK(cusparseCreateConstCsr(&matrix, csr.rows, csr.cols, csr.nnz(), device_row_ptr(), device_col_idx(),
+    GPB_CUSPARSE_CHECK(cusparse().create_const_csr(&matrix, csr.rows, csr.cols, csr.nnz(), device_row_ptr(), device_col_idx(),
                                               device_csr_values<T>(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                               CUSPARSE_INDEX_BASE_ZERO, Types::data_type));
     matrix_ = SparseMatrixDescriptor(matrix);
     cusparseConstDnVecDescr_t x = nullptr;
-    GPB_CUSPARSE_CHECK(cusparseCreateConstDnVec(&x, csr.cols, device_x<T>(), Types::data_type));
+    GPB_CUSPARSE_CHECK(cusparse().create_const_dense_vector(&x, csr.cols, device_x<T>(), Types::data_type));
     x_ = InputVectorDescriptor(x);
     cusparseDnVecDescr_t y = nullptr;
-    GPB_CUSPARSE_CHECK(cusparseCreateDnVec(&y, csr.rows, device_output<T>(), Types::data_type));
+    GPB_CUSPARSE_CHECK(cusparse().create_dense_vector(&y, csr.rows, device_output<T>(), Types::data_type));
     y_ = OutputVectorDescriptor(y);
 
     std::size_t workspace_bytes = 0;
-    GPB_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
-                                               x_.get(), &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm,
-                                               &workspace_bytes));
+    GPB_CUSPARSE_CHECK(cusparse().spmv_buffer_size(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne,
+                                                   matrix_.get(), x_.get(), &kZero, y_.get(),
+                                                   Types::cusparse_compute_type, kAlgorithm, &workspace_bytes));
     workspace_ = DeviceBuffer<unsigned char>(workspace_bytes, "cusparseSpMV workspace");
-    GPB_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
-                                               x_.get(), &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm,
-                                               workspace_.data()));
+    GPB_CUSPARSE_CHECK(cusparse().spmv_preprocess(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne,
+                                                  matrix_.get(), x_.get(), &kZero, y_.get(),
+                                                  Types::cusparse_compute_type, kAlgorithm, workspace_.data()));
     synchronize();
   }
 
   void run() override {
-    GPB_CUSPARSE_CHECK(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(), x_.get(),
-                                    &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm, workspace_.data()));
+    GPB_CUSPARSE_CHECK(cusparse().spmv(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, matrix_.get(),
+                                       x_.get(), &kZero, y_.get(), Types::cusparse_compute_type, kAlgorithm,
+                                       workspace_.data()));
   }
   std::string details() const override {
     return std::string("algorithm=CUSPARSE_SPMV_CSR_ALG1") + (kComputedWider<T> ? " compute=CUDA_R_32F" : "") +
@@ -91,6 +93,13 @@ class CusparseSpmvCase final : public GpuPrepared {
 class CusparseBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
+  // A device, and cuSPARSE loaded.
+  Availability availability() const override {
+    const Availability device = GpuBackend::availability();
+    if (!device.available) return device;
+    if (const auto error = cusparse_load_error()) return {false, *error};
+    return device;
+  }
   Support supports(Op op, DType) const override {
     if (op == Op::spmv) return {};
     return {false, "cusparse runs spmv only; use cuda, cub or cublas for " + to_string(op)};

@@ -7,6 +7,7 @@
 
 #include "measure/context.hpp"
 #include "gpu_backend/cuda_check.cuh"
+#include "gpu_backend/cuda_libraries.hpp"
 #include "gpu_backend/device.cuh"
 #include "gpu_backend/gpu_telemetry.cuh"
 
@@ -74,12 +75,20 @@ void append_gpu_context(Context& context) {
   GPB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   const std::string runtime_text = cuda::cuda_version_text(runtime);
   context.libraries["cuda_runtime"] = runtime_text;
-  context.libraries["cublas"] = library_version_text([](libraryPropertyType type, int* value) {
-    GPB_CUBLAS_CHECK(cublasGetProperty(type, value));
-  });
-  context.libraries["cusparse"] = library_version_text([](libraryPropertyType type, int* value) {
-    GPB_CUSPARSE_CHECK(cusparseGetProperty(type, value));
-  });
+  // The loaded libraries' own versions (loading them here: a run's report names them); where
+  // one cannot be loaded, why (its backend is then unavailable for the same reason).
+  if (const auto error = cuda::cublas_load_error())
+    context.libraries["cublas"] = "not loaded: " + *error;
+  else
+    context.libraries["cublas"] = library_version_text([](libraryPropertyType type, int* value) {
+      GPB_CUBLAS_CHECK(cuda::cublas().get_property(type, value));
+    });
+  if (const auto error = cuda::cusparse_load_error())
+    context.libraries["cusparse"] = "not loaded: " + *error;
+  else
+    context.libraries["cusparse"] = library_version_text([](libraryPropertyType type, int* value) {
+      GPB_CUSPARSE_CHECK(cuda::cusparse().get_property(type, value));
+    });
   context.libraries["cccl"] = std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
                               std::to_string(CCCL_PATCH_VERSION);
 

@@ -18,7 +18,8 @@ class GpuBackend : public Backend {
   std::string name() const final { return entry_.name; }
   std::string description() const final { return entry_.description; }
   DeviceKind kind() const final { return DeviceKind::gpu; }
-  Availability availability() const final { return device_availability(); }
+  // A device; the library backends also need their library loaded (cuda_libraries.hpp).
+  Availability availability() const override { return device_availability(); }
 
  private:
   const GpuBackendEntry& entry_;
