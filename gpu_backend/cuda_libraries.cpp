@@ -78,53 +78,56 @@ Loaded<Api> load(const char* soname, Fill fill) {
   return loaded;
 }
 
-std::atomic<bool> cublas_done{false};
-std::atomic<bool> cusparse_done{false};
-
-const Loaded<CublasApi>& loaded_cublas() {
-  static const Loaded<CublasApi> loaded = [] {
-    auto result = load<CublasApi>(GPUBENCH_CUBLAS_SONAME, [](CublasApi& api, void* library, const std::string& soname) {
-      GPB_LOOKUP(api, create, cublasCreate, library, soname);
-      GPB_LOOKUP(api, destroy, cublasDestroy, library, soname);
-      GPB_LOOKUP(api, set_stream, cublasSetStream, library, soname);
-      GPB_LOOKUP(api, set_workspace, cublasSetWorkspace, library, soname);
-      GPB_LOOKUP(api, set_math_mode, cublasSetMathMode, library, soname);
-      // The header's 32-bit overload has this type (no match, no compile).
-      [[maybe_unused]] constexpr CublasGemmEx header_gemm_ex = &cublasGemmEx;
-      api.gemm_ex = lookup<CublasGemmEx>(library, "cublasGemmEx", soname);
-      GPB_LOOKUP(api, get_property, cublasGetProperty, library, soname);
-      GPB_LOOKUP(api, status_name, cublasGetStatusName, library, soname);
-      GPB_LOOKUP(api, status_string, cublasGetStatusString, library, soname);
-    });
-    cublas_done = result.error.empty();
+// The library loaded once a process (a static of each Api), `done` set where it loaded.
+template <class Api, class Fill>
+const Loaded<Api>& loaded_once(const char* soname, std::atomic<bool>& done, Fill fill) {
+  static const Loaded<Api> loaded = [&] {
+    Loaded<Api> result = load<Api>(soname, fill);
+    done = result.error.empty();
     return result;
   }();
   return loaded;
 }
 
+void fill_cublas(CublasApi& api, void* library, const std::string& soname) {
+  GPB_LOOKUP(api, create, cublasCreate, library, soname);
+  GPB_LOOKUP(api, destroy, cublasDestroy, library, soname);
+  GPB_LOOKUP(api, set_stream, cublasSetStream, library, soname);
+  GPB_LOOKUP(api, set_workspace, cublasSetWorkspace, library, soname);
+  GPB_LOOKUP(api, set_math_mode, cublasSetMathMode, library, soname);
+  // The header's 32-bit overload has this type (no match, no compile).
+  [[maybe_unused]] constexpr CublasGemmEx header_gemm_ex = &cublasGemmEx;
+  api.gemm_ex = lookup<CublasGemmEx>(library, "cublasGemmEx", soname);
+  GPB_LOOKUP(api, get_property, cublasGetProperty, library, soname);
+  GPB_LOOKUP(api, status_name, cublasGetStatusName, library, soname);
+  GPB_LOOKUP(api, status_string, cublasGetStatusString, library, soname);
+}
+
+void fill_cusparse(CusparseApi& api, void* library, const std::string& soname) {
+  GPB_LOOKUP(api, create, cusparseCreate, library, soname);
+  GPB_LOOKUP(api, destroy, cusparseDestroy, library, soname);
+  GPB_LOOKUP(api, set_stream, cusparseSetStream, library, soname);
+  GPB_LOOKUP(api, create_const_csr, cusparseCreateConstCsr, library, soname);
+  GPB_LOOKUP(api, destroy_sparse_matrix, cusparseDestroySpMat, library, soname);
+  GPB_LOOKUP(api, create_const_dense_vector, cusparseCreateConstDnVec, library, soname);
+  GPB_LOOKUP(api, create_dense_vector, cusparseCreateDnVec, library, soname);
+  GPB_LOOKUP(api, destroy_dense_vector, cusparseDestroyDnVec, library, soname);
+  GPB_LOOKUP(api, spmv_buffer_size, cusparseSpMV_bufferSize, library, soname);
+  GPB_LOOKUP(api, spmv_preprocess, cusparseSpMV_preprocess, library, soname);
+  GPB_LOOKUP(api, spmv, cusparseSpMV, library, soname);
+  GPB_LOOKUP(api, get_property, cusparseGetProperty, library, soname);
+  GPB_LOOKUP(api, error_name, cusparseGetErrorName, library, soname);
+  GPB_LOOKUP(api, error_string, cusparseGetErrorString, library, soname);
+}
+
+std::atomic<bool> cublas_done{false};
+std::atomic<bool> cusparse_done{false};
+
+const Loaded<CublasApi>& loaded_cublas() {
+  return loaded_once<CublasApi>(GPUBENCH_CUBLAS_SONAME, cublas_done, fill_cublas);
+}
 const Loaded<CusparseApi>& loaded_cusparse() {
-  static const Loaded<CusparseApi> loaded = [] {
-    auto result =
-        load<CusparseApi>(GPUBENCH_CUSPARSE_SONAME, [](CusparseApi& api, void* library, const std::string& soname) {
-          GPB_LOOKUP(api, create, cusparseCreate, library, soname);
-          GPB_LOOKUP(api, destroy, cusparseDestroy, library, soname);
-          GPB_LOOKUP(api, set_stream, cusparseSetStream, library, soname);
-          GPB_LOOKUP(api, create_const_csr, cusparseCreateConstCsr, library, soname);
-          GPB_LOOKUP(api, destroy_sparse_matrix, cusparseDestroySpMat, library, soname);
-          GPB_LOOKUP(api, create_const_dense_vector, cusparseCreateConstDnVec, library, soname);
-          GPB_LOOKUP(api, create_dense_vector, cusparseCreateDnVec, library, soname);
-          GPB_LOOKUP(api, destroy_dense_vector, cusparseDestroyDnVec, library, soname);
-          GPB_LOOKUP(api, spmv_buffer_size, cusparseSpMV_bufferSize, library, soname);
-          GPB_LOOKUP(api, spmv_preprocess, cusparseSpMV_preprocess, library, soname);
-          GPB_LOOKUP(api, spmv, cusparseSpMV, library, soname);
-          GPB_LOOKUP(api, get_property, cusparseGetProperty, library, soname);
-          GPB_LOOKUP(api, error_name, cusparseGetErrorName, library, soname);
-          GPB_LOOKUP(api, error_string, cusparseGetErrorString, library, soname);
-        });
-    cusparse_done = result.error.empty();
-    return result;
-  }();
-  return loaded;
+  return loaded_once<CusparseApi>(GPUBENCH_CUSPARSE_SONAME, cusparse_done, fill_cusparse);
 }
 
 template <class Api>
