@@ -97,13 +97,7 @@ class CublasGemmCase final : public GpuPrepared {
 class CublasBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
-  // A device, and cuBLAS loaded.
-  Availability availability() const override {
-    const Availability device = GpuBackend::availability();
-    if (!device.available) return device;
-    if (const auto error = cublas_load_error()) return {false, *error};
-    return device;
-  }
+  std::optional<std::string> library_load_error() const override { return cublas_load_error(); }
   Support supports(Op op, DType) const override {
     if (op == Op::matmul) return {};
     return {false, "cublas runs matmul only; use cuda or cub for " + to_string(op)};

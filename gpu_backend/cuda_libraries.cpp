@@ -26,11 +26,11 @@ std::string loader_error() {
 }
 
 // `soname` as the dynamic loader finds it (LD_LIBRARY_PATH, the program's run path, the
-// system's directories), else in the toolkit's library directory; the loader's reasons where
-// neither loads.
+// system's directories), else in the toolkit's library directory; where neither loads, `why`
+// says so with the loader's reasons.
 LibraryHandle open_library(const std::string& soname, const std::string& fallback_directory, std::string& why) {
   if (void* handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL)) return LibraryHandle(handle);
-  why = loader_error();
+  why = "cannot load " + soname + ": " + loader_error();
   if (!fallback_directory.empty()) {
     const std::string path = fallback_directory + "/" + soname;
     if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return LibraryHandle(handle);
@@ -64,7 +64,7 @@ Loaded<Api> load(const char* soname, Fill fill) {
   std::string why;
   LibraryHandle library = open_library(soname, GPUBENCH_CUDA_LIBRARY_DIR, why);
   if (!library) {
-    loaded.error = std::string("cannot load ") + soname + ": " + why;
+    loaded.error = why;
     return loaded;
   }
   try {
@@ -157,7 +157,7 @@ std::optional<std::string> load_error(const std::string& soname, const std::stri
                                       const char* symbol) {
   std::string why;
   const LibraryHandle library = open_library(soname, fallback_directory, why);
-  if (!library) return "cannot load " + soname + ": " + why;
+  if (!library) return why;
   try {
     lookup<void (*)()>(library.get(), symbol, soname);
   } catch (const std::exception& error) {

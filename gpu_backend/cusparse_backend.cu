@@ -93,13 +93,7 @@ class CusparseSpmvCase final : public GpuPrepared {
 class CusparseBackend final : public GpuBackend {
  public:
   using GpuBackend::GpuBackend;
-  // A device, and cuSPARSE loaded.
-  Availability availability() const override {
-    const Availability device = GpuBackend::availability();
-    if (!device.available) return device;
-    if (const auto error = cusparse_load_error()) return {false, *error};
-    return device;
-  }
+  std::optional<std::string> library_load_error() const override { return cusparse_load_error(); }
   Support supports(Op op, DType) const override {
     if (op == Op::spmv) return {};
     return {false, "cusparse runs spmv only; use cuda, cub or cublas for " + to_string(op)};

@@ -14,8 +14,11 @@
 namespace gpb {
 namespace {
 
+// The loaded library's own version; where it cannot be loaded, why (its backend is then
+// unavailable for the same reason).
 template <class GetProperty>
-std::string library_version_text(GetProperty get_property) {
+std::string library_version_text(const std::optional<std::string>& load_error, GetProperty get_property) {
+  if (load_error) return "not loaded: " + *load_error;
   int major = 0, minor = 0, patch = 0;
   get_property(MAJOR_VERSION, &major);
   get_property(MINOR_VERSION, &minor);
@@ -75,20 +78,15 @@ void append_gpu_context(Context& context) {
   GPB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   const std::string runtime_text = cuda::cuda_version_text(runtime);
   context.libraries["cuda_runtime"] = runtime_text;
-  // The loaded libraries' own versions (loading them here: a run's report names them); where
-  // one cannot be loaded, why (its backend is then unavailable for the same reason).
-  if (const auto error = cuda::cublas_load_error())
-    context.libraries["cublas"] = "not loaded: " + *error;
-  else
-    context.libraries["cublas"] = library_version_text([](libraryPropertyType type, int* value) {
-      GPB_CUBLAS_CHECK(cuda::cublas().get_property(type, value));
-    });
-  if (const auto error = cuda::cusparse_load_error())
-    context.libraries["cusparse"] = "not loaded: " + *error;
-  else
-    context.libraries["cusparse"] = library_version_text([](libraryPropertyType type, int* value) {
-      GPB_CUSPARSE_CHECK(cuda::cusparse().get_property(type, value));
-    });
+  // Loading the libraries here: a run's report names their versions.
+  context.libraries["cublas"] =
+      library_version_text(cuda::cublas_load_error(), [](libraryPropertyType type, int* value) {
+        GPB_CUBLAS_CHECK(cuda::cublas().get_property(type, value));
+      });
+  context.libraries["cusparse"] =
+      library_version_text(cuda::cusparse_load_error(), [](libraryPropertyType type, int* value) {
+        GPB_CUSPARSE_CHECK(cuda::cusparse().get_property(type, value));
+      });
   context.libraries["cccl"] = std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
                               std::to_string(CCCL_PATCH_VERSION);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "measure/backend.hpp"
@@ -18,8 +19,17 @@ class GpuBackend : public Backend {
   std::string name() const final { return entry_.name; }
   std::string description() const final { return entry_.description; }
   DeviceKind kind() const final { return DeviceKind::gpu; }
-  // A device; the library backends also need their library loaded (cuda_libraries.hpp).
-  Availability availability() const override { return device_availability(); }
+  // A device, and the backend's library where it has one (cuda_libraries.hpp).
+  Availability availability() const final {
+    const Availability device = device_availability();
+    if (!device.available) return device;
+    if (const auto error = library_load_error()) return {false, *error};
+    return device;
+  }
+
+ protected:
+  // Why the library the backend calls cannot be loaded (cublas, cusparse); nullopt for none.
+  virtual std::optional<std::string> library_load_error() const { return std::nullopt; }
 
  private:
   const GpuBackendEntry& entry_;

@@ -482,14 +482,15 @@ TileChoice cheapest_tile(const GemmPlan& base, const Models& models, DType dtype
   return best;
 }
 
+// The cheapest of the SIMT tiles, or of `only` alone where it is given.
 TileChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                              const GemmDevice& device, bool whole_k = false) {
+                              const GemmDevice& device, bool whole_k = false, const GemmTile* only = nullptr) {
   return cheapest_tile(
       base, kSimtTiles, dtype, m, n, k, device,
       [&](GemmPlan& candidate, const SimtTileModel& model) {
         candidate.tile = model.tile;
         candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
-        return true;
+        return only == nullptr || (model.tile.m == only->m && model.tile.n == only->n);
       },
       whole_k);
 }
@@ -559,8 +560,9 @@ TileChoice cheapest_tensor_tile(const GemmPlan& base, const TensorTileModel (&mo
 // with its padded copies and (wgmma) its kernel's start and C's element-wise stores, against
 // the SIMT 64 x 64 tile in f32 reading the 16-bit elements one at a time (kernels/gemm.cu,
 // launch_gemm_widened: no copies, one launch, all of k), priced at f32's element-wise rates but
-// no lower than a load latency a stage in each round of tiles over the SMs; the cheaper runs. The CUDA cores win only where the product is small and k short
-// enough that the copies and the start outweigh its FMAs and stages (830 x 383 x 16).
+// no lower than a load latency a stage in each round of tiles over the SMs; the cheaper runs.
+// The CUDA cores win only where the product is small and k short enough that the copies and
+// the start outweigh its FMAs and stages (830 x 383 x 16).
 GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, std::int64_t m, std::int64_t n,
                          std::int64_t k, const GemmDevice& device) {
   const bool wgmma = tensor.kernel == GemmKernel::wgmma;
@@ -580,14 +582,8 @@ GemmPlan plan_widened_or(GemmPlan tensor, double tensor_seconds, DType dtype, st
   base.vectorized = false;
   // The 64 x 64 tile alone: the prices below were fitted on it, and the 128 x 32 tile, priced
   // lower by the f32 model, took 15.0 us where it took 11.8 (H100, 7288 x 201 x 26).
-  const TileChoice widened = cheapest_tile(
-      base, kSimtTiles, DType::f32, m, n, k, device,
-      [&](GemmPlan& candidate, const SimtTileModel& model) {
-        candidate.tile = model.tile;
-        candidate.blocks_per_sm = simt_blocks_per_sm(sizeof(float), model.threads);
-        return model.tile.m == kSimtSmallGemmTile.m && model.tile.n == kSimtSmallGemmTile.n;
-      },
-      /*whole_k=*/true);
+  const TileChoice widened =
+      cheapest_simt_tile(base, DType::f32, m, n, k, device, /*whole_k=*/true, &kSimtSmallGemmTile);
   const std::int64_t stages = ceil_div(k, widened.plan.tile.k);
   const std::int64_t sms = std::max(device.sm_count, 1);
   const std::int64_t rounds = ceil_div(widened.plan.pieces, sms);

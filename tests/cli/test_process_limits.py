@@ -2,6 +2,7 @@
 a file-size limit (ulimit -f), a memory budget. No command hangs, every failure is one line,
 no temporary file stays behind, and a small run takes little memory. Each limit is set with
 `ulimit` in the shell that starts gpubench."""
+import functools
 import os
 import re
 import shlex
@@ -55,6 +56,7 @@ def links_cuda_libraries():
     return "libcublas" in linked or "libcudart" in linked
 
 
+@functools.lru_cache(maxsize=None)
 def cuda_libraries_kib():
     """The address space cuBLAS and cuSPARSE (with cuBLASLt) map once loaded, in KiB; 0 in a
     build without them. gpubench loads them when a run's context names their versions, not at
@@ -77,11 +79,13 @@ def cuda_libraries_kib():
     return int(loaded.stdout)
 
 
+@functools.lru_cache(maxsize=None)
 def mapped_at_start_kib():
     """The address space gpubench maps before it measures, in KiB: its libraries, read from
     /proc while `gpubench report /dev/stdin` waits for its input, and the CUDA libraries a run
     loads for its context (about 1 GiB in a build with the GPU backends, whether or not a GPU
     is there)."""
+    libraries = cuda_libraries_kib()
     process = subprocess.Popen([GPUBENCH, "report", "/dev/stdin"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
@@ -91,7 +95,7 @@ def mapped_at_start_kib():
             with open(f"/proc/{process.pid}/wchan") as wchan:
                 waiting = wchan.read().strip() not in ("", "0")
             if waiting and fields["State"].strip().startswith("S") and "VmSize" in fields:
-                return int(fields["VmSize"].split()[0]) + cuda_libraries_kib()
+                return int(fields["VmSize"].split()[0]) + libraries
             time.sleep(0.01)
         raise AssertionError("gpubench report /dev/stdin never waited for its input")
     finally:
