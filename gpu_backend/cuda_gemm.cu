@@ -37,7 +37,8 @@ constexpr bool same_simt_tile(const GemmTile& planned, int threads) {
 }
 static_assert(same_simt_tile<kernels::GemmTile>(kSimtGemmTile, kSimtThreads) &&
               same_simt_tile<kernels::SmallGemmTile>(kSimtSmallGemmTile, kSimtThreads) &&
-              same_simt_tile<kernels::SlimGemmTile>(kSimtSlimGemmTile, kSimtSlimThreads));
+              same_simt_tile<kernels::SlimGemmTile>(kSimtSlimGemmTile, kSimtSlimThreads) &&
+              same_simt_tile<kernels::WideGemmTile>(kSimtWideGemmTile, kSimtSlimThreads));
 // The DMMA tiles, each with the blocks an SM its launch bounds ask for.
 template <class Tile>
 constexpr bool same_dmma_tile(const GemmTile& planned, int blocks_per_sm) {
@@ -247,6 +248,7 @@ class GemmCase final : public GpuPrepared {
   kernels::SimtTile simt_tile() const {
     if (same_tile<kernels::SmallGemmTile>(plan_.tile)) return kernels::SimtTile::small;
     if (same_tile<kernels::SlimGemmTile>(plan_.tile)) return kernels::SimtTile::slim;
+    if (same_tile<kernels::WideGemmTile>(plan_.tile)) return kernels::SimtTile::wide;
     return kernels::SimtTile::large;
   }
   // The DMMA kernel's instruction shape, which its planned tile's depth follows, and its tile size.
@@ -362,6 +364,7 @@ class GemmCase final : public GpuPrepared {
         return "block_tile=" + tile_text(plan_.tile) + " " +
                (simt_tile() == kernels::SimtTile::small  ? simt_thread_text<kernels::SmallGemmTile, D>()
                 : simt_tile() == kernels::SimtTile::slim ? simt_thread_text<kernels::SlimGemmTile, D>()
+                : simt_tile() == kernels::SimtTile::wide ? simt_thread_text<kernels::WideGemmTile, D>()
                                                          : simt_thread_text<kernels::GemmTile, D>());
       case GemmKernel::dmma:
         return "block_tile=" + tile_text(plan_.tile) +

@@ -2,9 +2,9 @@
 //
 // Each block of 256 threads computes a 128 x 128 tile of C (GemmTile), walking k in
 // stages of 16 (f64: 8, simt_stage_depth); products too small to fill the device with those
-// may take 64 x 64 tiles (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), and C
-// of at most 32 columns 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16); the
-// dispatch prices the three. The same code otherwise:
+// may take 64 x 64 tiles (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), C of at
+// most 32 columns 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16), and C of
+// at most 32 rows 32 x 128 ones (WideGemmTile, the same threads); the dispatch prices the four. The same code otherwise:
 //   - A's 128 x 16 slice and B's 16 x 128 slice are loaded from global memory with 16-byte
 //     loads (two per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
@@ -238,6 +238,9 @@ void launch_gemm(int m, int n, int k, int lda, int ldb, const T* a, const T* b, 
       return;
     case SimtTile::slim:
       launch_tiled<T, SlimGemmTile>(m, n, k, lda, ldb, a, b, c, vectorized, parts, split_k, stream);
+      return;
+    case SimtTile::wide:
+      launch_tiled<T, WideGemmTile>(m, n, k, lda, ldb, a, b, c, vectorized, parts, split_k, stream);
       return;
   }
 }

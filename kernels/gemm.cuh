@@ -45,8 +45,22 @@ struct SlimGemmTile {
   static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
 };
 
+// The wide tile, its mirror, for C of at most 32 rows (23 x 4056 x 12268), where the 64-row
+// tiles compute two to four times the products needed: 32 rows x 128 columns, 8 x 4 per
+// thread, 128 threads. A warp's lanes share their rows of A (one broadcast read) and read 32
+// neighbouring 16-byte vectors of B.
+struct WideGemmTile {
+  static constexpr int kBlockM = 32;
+  static constexpr int kBlockN = 128;
+  static constexpr int kBlockK = 16;
+  static constexpr int kThreadM = 8;
+  static constexpr int kThreadN = 4;
+  static constexpr int kGroups = 1;
+  static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
+};
+
 // Which of the tiles above a launch takes.
-enum class SimtTile { large, small, slim };
+enum class SimtTile { large, small, slim, wide };
 
 // The blocks of a tile's kernel an SM holds at least (its launch bounds): 16 warps for f32,
 // 8 for f64 (whose register tile needs about twice the registers).

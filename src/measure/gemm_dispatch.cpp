@@ -91,16 +91,24 @@ constexpr int kSumBatchParts = 8;
 // and slim tiles spill under the register cap of their blocks an SM). A lone block runs at the
 // solo fraction of its SM's rate: 0.6 for the 8-warp tiles, 0.41 for the slim tile's 4 warps
 // (1000 x 333 x 77, a block an SM, the same work a block: slim 14.5 us against small 10.4).
+// The wide tile (32 x 128), the slim one's mirror for C of few rows, is priced at the slim
+// tile's rate, its element-wise variant at the large tile's fraction (ptxas, CUDA 13.0, sm_90a:
+// 120 bytes of spill under the register cap, as the large tile's 152, where the slim tile
+// spills 12), and only for a C of at most 32 rows (max_m), where the 64-row tiles multiply 2 to
+// 4 times the rows needed: not yet measured against the others on a device (kernel-notes.md,
+// GEMM version 24).
 struct SimtTileModel {
   GemmTile tile;
   int threads;
   double rate_fraction;
   double element_wise_fraction;
   double solo_fraction;
+  std::int64_t max_m = 0;  // priced only for a C of at most this many rows (0: any)
 };
 constexpr SimtTileModel kSimtTiles[] = {{kSimtGemmTile, kSimtThreads, 1.0, 0.73, 0.6},
                                         {kSimtSmallGemmTile, kSimtThreads, 0.74, 0.88, 0.6},
-                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.80, 0.41}};
+                                        {kSimtSlimGemmTile, kSimtSlimThreads, 0.85, 0.80, 0.41},
+                                        {kSimtWideGemmTile, kSimtSlimThreads, 0.85, 0.73, 0.41, 32}};
 
 // The tensor-core kernels' tiles, each priced the same way: its rate an SM as a fraction of
 // the kernel's large tile's, its blocks an SM and the fraction of its SM's rate a lone block
@@ -490,7 +498,8 @@ TileChoice cheapest_simt_tile(const GemmPlan& base, DType dtype, std::int64_t m,
       [&](GemmPlan& candidate, const SimtTileModel& model) {
         candidate.tile = model.tile;
         candidate.blocks_per_sm = simt_blocks_per_sm(dtype_size(dtype), model.threads);
-        return only == nullptr || (model.tile.m == only->m && model.tile.n == only->n);
+        return (model.max_m == 0 || m <= model.max_m) &&
+               (only == nullptr || (model.tile.m == only->m && model.tile.n == only->n));
       },
       whole_k);
 }

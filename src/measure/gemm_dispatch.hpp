@@ -65,9 +65,10 @@
 //      DMMA kernel's 64 x 64 tile (rule 3b) ran ahead of the f64 narrow kernel.
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
-//      kernel has three tiles, 128 x 128, 64 x 64 and 128 x 32, each at its own measured
-//      rate; each is priced with its best split of k (step 4), waves of blocks and padded
-//      products counted, and the cheapest runs (the large one on a tie). The wgmma kernel
+//      kernel has four tiles, 128 x 128, 64 x 64, 128 x 32 and 32 x 128 (the last offered only
+//      to a C of at most 32 rows, priced at the 128 x 32 tile's rates until measured), each at
+//      its own rate; each is priced with its best split of k (step 4), waves of blocks and
+//      padded products counted, and the cheapest runs (the large one on a tie). The wgmma kernel
 //      (128 x 256, or 64 x 256 with one consumer warpgroup) and the DMMA kernel (128 x 128,
 //      128 x 64 at two blocks an SM where its tiles fill every block in flight (m16n8k16),
 //      64 x 64 at two blocks an SM, or 16 x 128 at two blocks an SM for C of few rows, priced
@@ -173,8 +174,9 @@ struct GemmPlan {
 inline constexpr GemmTile kSimtGemmTile{128, 128, 16};
 inline constexpr GemmTile kSimtSmallGemmTile{64, 64, 16};
 inline constexpr GemmTile kSimtSlimGemmTile{128, 32, 16};
-inline constexpr int kSimtThreads = 256;        // a block of the two above
-inline constexpr int kSimtSlimThreads = 128;  // of the slim tile
+inline constexpr GemmTile kSimtWideGemmTile{32, 128, 16};  // C of at most 32 rows only
+inline constexpr int kSimtThreads = 256;      // a block of the two above
+inline constexpr int kSimtSlimThreads = 128;  // of the slim and the wide tile
 // The SIMT kernel's blocks an SM needs in flight for a tile of `threads` (its launch bounds'
 // minimum): 16 warps for f32, 8 for f64, whose register tile takes about twice the registers.
 constexpr int simt_blocks_per_sm(std::size_t element_bytes, int threads) {

@@ -140,6 +140,8 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
                         // element-wise)
     {1536, 1408, 512},  // f64: the 128 x 64 DMMA tile, 16-byte copies, its tiles one per block in flight
     {2212, 30, 9642},   // 30 columns, long k (f32: the 128 x 32 tile, element-wise, k split; f64: 64 x 64)
+    {17, 4502, 524},    // 17 rows (f32: the 32 x 128 tile, element-wise, k split)
+    {32, 2048, 3000},   // 32 rows (f32: the 32 x 128 tile, 16-byte loads, k split)
     {520, 301, 2000},   // odd n, several tiles (f32: the 64 x 64 tile, element-wise, k split)
     {4096, 5, 999},     // f64: narrow at 8 columns, two blocks an SM, odd k
     {600, 45, 3001},    // f64: the 64 x 64 DMMA tile past the narrow kernel's 16 columns, odd k
@@ -219,7 +221,7 @@ TEST(CudaGemmPaths, TheShapesReachEveryPath) {
     }
     EXPECT_TRUE(row_groups) << to_string(dtype) << ": no shape runs vector_matrix in groups of A's rows";
     if (dtype == DType::f32) {
-      const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}, {128, 32}};
+      const std::set<std::pair<int, int>> every_tile = {{128, 128}, {64, 64}, {128, 32}, {32, 128}};
       EXPECT_EQ(tiles, every_tile);
       EXPECT_EQ(split_tiles, every_tile);
       EXPECT_TRUE(element_wise);

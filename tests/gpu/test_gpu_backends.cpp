@@ -887,6 +887,7 @@ TEST(GpuBackends, CudaF32GemmIsVerifiedOnEveryTile) {
                                                                         {4096, 2048, 40},
                                                                         {4097, 1031, 41},
                                                                         {2212, 30, 964},
+                                                                        {32, 2048, 3000},
                                                                         {366, 2962, 863}}) {
     const Problem problem = make_problem(Op::matmul, DType::f32, matmul_shape(m, n, k), kSeed);
     SCOPED_TRACE(problem.shape.label(Op::matmul));
@@ -897,7 +898,7 @@ TEST(GpuBackends, CudaF32GemmIsVerifiedOnEveryTile) {
     const GemmPlan plan = plan_gemm(DType::f32, m, n, k, facts);
     const std::string tile = std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n) + "x" +
                              std::to_string(plan.tile.k);
-    const std::string thread_tile = plan.tile.m == 64 ? "4x4" : plan.tile.n == 32 ? "8x4" : "8x8";
+    const std::string thread_tile = plan.tile.m == 64 ? "4x4" : plan.tile.n == 32 || plan.tile.m == 32 ? "8x4" : "8x8";
     EXPECT_NE(details.find("block_tile=" + tile + " thread_tile=" + thread_tile + " stage_depth=16"), std::string::npos)
         << details;
     // 16-byte loads where n and k allow them, or where A and B were padded for them.
@@ -908,7 +909,7 @@ TEST(GpuBackends, CudaF32GemmIsVerifiedOnEveryTile) {
     expect_verified_run(problem, *prepared, details);
   }
   if (sm_count >= 100) {  // the shapes reach every tile on an H100-sized device
-    EXPECT_EQ(tiles, (std::set<std::string>{"128x128x16", "64x64x16", "128x32x16"}));
+    EXPECT_EQ(tiles, (std::set<std::string>{"128x128x16", "64x64x16", "128x32x16", "32x128x16"}));
   }
 }
 

@@ -53,7 +53,9 @@ const Tile kTiles[] = {
     {kernels::SimtTile::small, kernels::SmallGemmTile::kBlockM, kernels::SmallGemmTile::kBlockN,
      kernels::SmallGemmTile::kBlockK, "64x64"},
     {kernels::SimtTile::slim, kernels::SlimGemmTile::kBlockM, kernels::SlimGemmTile::kBlockN,
-     kernels::SlimGemmTile::kBlockK, "128x32"}};
+     kernels::SlimGemmTile::kBlockK, "128x32"},
+    {kernels::SimtTile::wide, kernels::WideGemmTile::kBlockM, kernels::WideGemmTile::kBlockN,
+     kernels::WideGemmTile::kBlockK, "32x128"}};
 
 enum class Access { element_wise, vectors, padded };
 const char* access_name(Access access) {

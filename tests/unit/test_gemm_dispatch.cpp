@@ -588,6 +588,16 @@ TEST(GemmDispatch, ExtremesAndTileEdges) {
   const GemmPlan slim = plan_gemm(DType::f32, 2212, 30, 9642, hopper());
   EXPECT_EQ(slim.tile.n, 32);
   EXPECT_GT(slim.splits, 1);
+  // Its mirror, 23 rows of C (the cliff check's 0.51x on the 64 x 64 tile, seed 20261207): the
+  // wide tile, k split; a C of 33 rows is never offered it.
+  const GemmPlan wide = plan_gemm(DType::f32, 23, 4056, 12268, hopper());
+  EXPECT_EQ(std::make_pair(wide.tile.m, wide.tile.n), std::make_pair(32, 128)) << wide.rule;
+  EXPECT_GT(wide.splits, 1);
+  EXPECT_TRUE(contains(wide.rule, ", 32x128 ")) << wide.rule;
+  EXPECT_EQ(plan_gemm(DType::f32, 32, 4096, 4096, hopper()).tile.m, 32);
+  const GemmPlan rows_33 = plan_gemm(DType::f32, 33, 4096, 4096, hopper());
+  EXPECT_NE(rows_33.tile.m, 32);
+  EXPECT_FALSE(contains(rows_33.rule, "32x128")) << rows_33.rule;
   // Enough 128 x 128 tiles keep them, even where 64 x 64 ones would pad C less (4097: 1089
   // large tiles; an H100 run that chose the small tile there ran 0.83x as fast).
   EXPECT_EQ(plan_gemm(DType::f32, 4097, 4097, 4097, hopper()).tile.m, 128);
@@ -670,16 +680,19 @@ double price_after(const std::string& rule, const std::string& label) {
   return at == std::string::npos ? -1 : parse_seconds(rule, at + label.size());
 }
 
-// The SIMT kernel's plan: the tile of the lowest price of the three the rule gives, and padded
+// The SIMT kernel's plan: the tile of the lowest price of those the rule gives, and padded
 // copies exactly where n or k is not a multiple of 16 bytes' elements and the rule's prices
 // favour them.
-// The plan's SIMT tile is one of the three and no listed tile prices lower: its price from the
-// rule's list "(128x128 P, 64x64 P, 128x32 P", or -1 (a failure added) where the rule lacks one.
+// The plan's SIMT tile is one of those listed and no listed tile prices lower: its price from the
+// rule's list "(128x128 P, 64x64 P, 128x32 P" (and ", 32x128 P" for a C of at most 32 rows, and
+// only there), or -1 (a failure added) where the rule lacks one.
 // The rule prints prices to three digits, so a tile listed before the chosen one (which wins a
 // true tie) may print the same price where the chosen one is cheaper in the fourth digit.
-double cheapest_listed_simt_tile(const GemmPlan& plan) {
+double cheapest_listed_simt_tile(std::int64_t m, const GemmPlan& plan) {
   const std::string& rule = plan.rule;
-  const std::vector<std::string> tiles = {"128x128", "64x64", "128x32"};
+  std::vector<std::string> tiles = {"128x128", "64x64", "128x32"};
+  if (m <= 32) tiles.push_back("32x128");
+  EXPECT_EQ(contains(rule, ", 32x128 "), m <= 32) << rule;
   const std::string chosen = std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n);
   if (std::find(tiles.begin(), tiles.end(), chosen) == tiles.end()) {
     ADD_FAILURE() << "not a SIMT tile: " << chosen << ": " << rule;
@@ -703,11 +716,11 @@ double cheapest_listed_simt_tile(const GemmPlan& plan) {
   return chosen_price;
 }
 
-void expect_simt_plan(DType dtype, std::int64_t n, std::int64_t k, const GemmPlan& plan) {
+void expect_simt_plan(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmPlan& plan) {
   const std::string& rule = plan.rule;
   const std::string chosen = std::to_string(plan.tile.m) + "x" + std::to_string(plan.tile.n);
   EXPECT_TRUE(contains(rule, "tiles priced (128x128 ")) << rule;
-  if (cheapest_listed_simt_tile(plan) <= 0) return;
+  if (cheapest_listed_simt_tile(m, plan) <= 0) return;
   EXPECT_TRUE(contains(rule, "): " + chosen + ": " + std::to_string(plan.pieces) + " tiles")) << rule;
   EXPECT_EQ(plan.n_kernel, n);
   const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
@@ -975,7 +988,7 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   if (widened) {
     expect_widened_plan(n, k, device, plan);
   } else if (plan.kernel == GemmKernel::simt) {
-    expect_simt_plan(dtype, n, k, plan);
+    expect_simt_plan(dtype, m, n, k, plan);
   }
   // The padded tensor-core plan was priced against the CUDA-core tiles and cost no more.
   if (tensor && (plan.stage_a || plan.stage_b)) {
