@@ -118,9 +118,10 @@ SPMV_FROM_MATRIX = ["run", "--op", "spmv", "--backend", "eigen", *FAST, "--matri
 @functools.lru_cache(maxsize=None)
 def footprint_of_a_short_matrix():
     """The peak resident set of the matrix tests' command when the text is three lines, the
-    last one bad: what a run takes before and around the read (the binary, its libraries, and
-    on a machine with a GPU the CUDA driver it starts, about 250 MiB on an H100), so that the
-    tests below measure only what a long text adds."""
+    last one bad: what a run takes before and around the read (the binary, its libraries and,
+    on a machine with a GPU, what starting CUDA maps: there, on an H100, these runs peaked about
+    250 MiB above `gpubench --version`), so that the tests below measure only what a long text
+    adds."""
     text = "<(printf '%%%%MatrixMarket matrix coordinate real general\\n2 2 1\\n1 1 x\\n')"
     process, peak = peak_resident_bytes("-v unlimited", *SPMV_FROM_MATRIX, shell_tail=text)
     if process.returncode != 2 or "value 'x' is not a number" not in process.stderr:
