@@ -7,57 +7,40 @@
 
 namespace gpb::kernels {
 
-// The large tile, for grids that fill the device.
-struct GemmTile {
-  static constexpr int kBlockM = 128;  // rows of C per block
-  static constexpr int kBlockN = 128;  // columns of C per block
-  static constexpr int kBlockK = 16;   // depth of one shared-memory stage (f64: simt_stage_depth)
-  static constexpr int kThreadM = 8;   // rows of C per thread
-  static constexpr int kThreadN = 8;   // columns of C per thread
-  static constexpr int kGroups = 2;    // a thread's rows (and columns): groups of kThreadM / kGroups, kBlockM / kGroups apart
+// A tile of the SIMT kernel: the rows and columns of C a block computes, those a thread
+// computes, and in how many groups a thread's rows (and columns) lie: groups of
+// kThreadM / kGroups rows, kBlockM / kGroups apart. k is walked in shared-memory stages of
+// kBlockK (f64: simt_stage_depth).
+template <int kM, int kN, int kTM, int kTN, int kG>
+struct SimtTileShape {
+  static constexpr int kBlockM = kM;
+  static constexpr int kBlockN = kN;
+  static constexpr int kBlockK = 16;
+  static constexpr int kThreadM = kTM;
+  static constexpr int kThreadN = kTN;
+  static constexpr int kGroups = kG;
   static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
 };
+
+// The large tile, for grids that fill the device: 128 x 128, 8 x 8 a thread in two groups.
+struct GemmTile : SimtTileShape<128, 128, 8, 8, 2> {};
 
 // The small tile, for products whose large-tile grid would leave SMs idle (1000 x 333 x 77:
 // 24 blocks; src/gemm_dispatch.cpp chooses): a quarter of the area and a quarter of the work
 // per thread. On an H100 it ran 1000 x 333 x 77 in 10.1 against 22.9 us (cuBLAS 8.0); stages
 // of 32 ran it no faster, and it is slower than the large tile at 4096 (4.50 against 3.64 ms).
-struct SmallGemmTile {
-  static constexpr int kBlockM = 64;
-  static constexpr int kBlockN = 64;
-  static constexpr int kBlockK = 16;
-  static constexpr int kThreadM = 4;
-  static constexpr int kThreadN = 4;
-  static constexpr int kGroups = 1;
-  static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
-};
+struct SmallGemmTile : SimtTileShape<64, 64, 4, 4, 1> {};
 
 // The slim tile, for C at most 32 columns wide (2212 x 30 x 9642), where the 64-column
 // tiles compute twice the products needed: 128 rows x 32 columns, 8 x 4 per thread, 128
 // threads.
-struct SlimGemmTile {
-  static constexpr int kBlockM = 128;
-  static constexpr int kBlockN = 32;
-  static constexpr int kBlockK = 16;
-  static constexpr int kThreadM = 8;
-  static constexpr int kThreadN = 4;
-  static constexpr int kGroups = 1;
-  static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
-};
+struct SlimGemmTile : SimtTileShape<128, 32, 8, 4, 1> {};
 
 // The wide tile, its mirror, for C of at most 32 rows (23 x 4056 x 12268), where the 64-row
 // tiles compute two to four times the products needed: 32 rows x 128 columns, 8 x 4 per
 // thread, 128 threads. A warp's lanes share their rows of A (one broadcast read) and read 32
 // neighbouring 16-byte vectors of B.
-struct WideGemmTile {
-  static constexpr int kBlockM = 32;
-  static constexpr int kBlockN = 128;
-  static constexpr int kBlockK = 16;
-  static constexpr int kThreadM = 8;
-  static constexpr int kThreadN = 4;
-  static constexpr int kGroups = 1;
-  static constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
-};
+struct WideGemmTile : SimtTileShape<32, 128, 8, 4, 1> {};
 
 // Which of the tiles above a launch takes.
 enum class SimtTile { large, small, slim, wide };
