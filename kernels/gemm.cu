@@ -38,6 +38,7 @@
 
 #include "kernels/launch_check.cuh"
 #include "kernels/numeric.cuh"
+#include "kernels/tile_grid.cuh"
 #include "kernels/vec16.cuh"
 
 namespace gpb::kernels {
@@ -211,17 +212,24 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<Accumu
 template <class T, class Tile>
 void launch_tiled(int m, int n, int k, int lda, int ldb, const T* a, const T* b, T* c, bool vectorized, int parts,
                   int split_k, cudaStream_t stream) {
-  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
-                  static_cast<unsigned>(parts));
-  if constexpr (sizeof(T) == 2) {
-    gemm_kernel<T, false, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
-  } else if (vectorized && n % Vec16<T>::kLanes == 0)
-    gemm_kernel<T, true, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
-  else if (vectorized)
-    gemm_kernel<T, true, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
-  else
-    gemm_kernel<T, false, false, Tile><<<grid, Tile::kThreads, 0, stream>>>(m, n, k, lda, ldb, split_k, a, b, c);
-  GPB_CHECK_LAUNCH();
+  for_each_row_slab(m, Tile::kBlockM, parts, "the SIMT GEMM", [&](int first, int rows) {
+    const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (rows + Tile::kBlockM - 1) / Tile::kBlockM,
+                    static_cast<unsigned>(parts));
+    const T* slab_a = a + static_cast<std::int64_t>(first) * lda;
+    T* slab_c = c + static_cast<std::int64_t>(first) * n;
+    if constexpr (sizeof(T) == 2) {
+      gemm_kernel<T, false, false, Tile>
+          <<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
+    } else if (vectorized && n % Vec16<T>::kLanes == 0)
+      gemm_kernel<T, true, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
+    else if (vectorized)
+      gemm_kernel<T, true, false, Tile>
+          <<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
+    else
+      gemm_kernel<T, false, false, Tile>
+          <<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
+    GPB_CHECK_LAUNCH();
+  });
 }
 
 }  // namespace

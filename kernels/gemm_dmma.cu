@@ -68,6 +68,7 @@
 #include "kernels/cp_async.cuh"
 #include "kernels/launch_check.cuh"
 #include "kernels/mma_f64.cuh"
+#include "kernels/tile_grid.cuh"
 
 namespace gpb::kernels {
 namespace {
@@ -316,14 +317,18 @@ template <DmmaShape kShape, DmmaTileSize kSize>
 void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, int parts, int split_k,
             cudaStream_t stream) {
   using Tile = DmmaGemmTile<kShape, kSize>;
-  const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (m + Tile::kBlockM - 1) / Tile::kBlockM,
-                  static_cast<unsigned>(parts));
-  if (vectorized)
-    gemm_dmma_kernel<kShape, kSize, true>
-        <<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
-  else
-    gemm_dmma_kernel<kShape, kSize, false>
-        <<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(m, n, k, split_k, a, b, c);
+  for_each_row_slab(m, Tile::kBlockM, parts, "the DMMA GEMM", [&](int first, int rows) {
+    const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (rows + Tile::kBlockM - 1) / Tile::kBlockM,
+                    static_cast<unsigned>(parts));
+    const double* slab_a = a + static_cast<std::int64_t>(first) * k;
+    double* slab_c = c + static_cast<std::int64_t>(first) * n;
+    if (vectorized)
+      gemm_dmma_kernel<kShape, kSize, true>
+          <<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(rows, n, k, split_k, slab_a, b, slab_c);
+    else
+      gemm_dmma_kernel<kShape, kSize, false>
+          <<<grid, Tile::kThreads, Tile::kSharedBytes, stream>>>(rows, n, k, split_k, slab_a, b, slab_c);
+  });
 }
 
 template <DmmaShape kShape>

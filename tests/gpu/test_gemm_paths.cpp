@@ -194,6 +194,25 @@ INSTANTIATE_TEST_SUITE_P(AllDtypes, CudaGemmPath, ::testing::ValuesIn(all_cases(
                                   std::to_string(c.k);
                          });
 
+// A C of more rows of tiles than a grid's y holds (65535 rows of 128-row tiles): the SIMT (f32)
+// and DMMA (f64) kernels are launched in slabs of rows, and the product verifies.
+TEST(CudaGemmPaths, RowsOfTilesPastTheGridsYLimitVerify) {
+  SKIP_WITHOUT_DEVICE();
+  const DeviceFacts device = this_device();
+  const std::int64_t m = 8388737, n = 40, k = 40;
+  for (DType dtype : {DType::f32, DType::f64}) {
+    SCOPED_TRACE(to_string(dtype));
+    if (known_device(device)) {
+      const GemmPlan plan = plan_gemm(dtype, m, n, k, dispatch_facts(device));
+      EXPECT_TRUE(plan.kernel == GemmKernel::simt || plan.kernel == GemmKernel::dmma) << plan.rule;
+      EXPECT_GT((m + plan.tile.m - 1) / plan.tile.m, 65535) << plan.rule;
+    }
+    const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
+    auto prepared = cuda_backend().prepare(problem, BackendSettings{});
+    expect_verified(problem, *prepared, prepared->details());
+  }
+}
+
 // The shapes above reach every kernel of each dtype on this device, each split of k and the
 // padding: so no path goes untested.
 TEST(CudaGemmPaths, TheShapesReachEveryPath) {

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -242,6 +243,26 @@ TEST(SimtGemmKernel, F16WidenedEveryTileVerifies) {
 TEST(SimtGemmKernel, Bf16WidenedEveryTileVerifies) {
   SKIP_WITHOUT_DEVICE();
   check_widened<__nv_bfloat16>(20261130);
+}
+
+// A C of more rows of tiles than a grid's y holds (65535): launched in slabs of rows. The small
+// tile's 64 rows at 4194305 rows: 65537 rows of tiles, the last slab two of them, one row in
+// the last. k split over such a C is refused, with the kernel and the rows named.
+TEST(SimtGemmKernel, RowsOfTilesPastTheGridsYLimitVerify) {
+  SKIP_WITHOUT_DEVICE();
+  const Tile& small = kTiles[1];
+  ASSERT_EQ(small.m, 64);
+  const int m = 65535 * 64 + 65;
+  expect_product<float>(m, 8, 8, small, Access::vectors, 1, 20261207);
+  cuda::DeviceBuffer<float> a(std::size_t(m) * 16, "A"), b(16 * 8, "B"), c(std::size_t(m) * 8 * 2, "partials");
+  try {
+    kernels::launch_gemm<float>(m, 8, 16, 16, 8, a.data(), b.data(), c.data(), true, small.tile, 2, 8, nullptr);
+    ADD_FAILURE() << "a split C past 65535 rows of tiles was launched";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("the SIMT GEMM of 4194305 rows in 2 parts"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 }  // namespace
