@@ -4,7 +4,8 @@
 // stages of 16 (f64: 8, simt_stage_depth); products too small to fill the device with those
 // may take 64 x 64 tiles (SmallGemmTile: 4 x 4 per thread, one group, stages of 16), C of at
 // most 32 columns 128 x 32 ones (SlimGemmTile: 128 threads of 8 x 4, stages of 16), and C of
-// at most 32 rows 32 x 128 ones (WideGemmTile, the same threads); the dispatch prices the four. The same code otherwise:
+// at most 32 rows 32 x 128 ones (WideGemmTile, the same threads); the dispatch prices the
+// four. The same code otherwise:
 //   - A's 128 x 16 slice and B's 16 x 128 slice are loaded from global memory with 16-byte
 //     loads (two per thread per matrix for f32), coalesced along rows.
 //   - A's slice is stored transposed (a_tile[kk][row]) so that the inner loop reads a
@@ -212,16 +213,15 @@ __global__ void __launch_bounds__(Tile::kThreads, (simt_min_blocks_per_sm<Accumu
 template <class T, class Tile>
 void launch_tiled(int m, int n, int k, int lda, int ldb, const T* a, const T* b, T* c, bool vectorized, int parts,
                   int split_k, cudaStream_t stream) {
-  for_each_row_slab(m, Tile::kBlockM, parts, "the SIMT GEMM", [&](int first, int rows) {
-    const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (rows + Tile::kBlockM - 1) / Tile::kBlockM,
-                    static_cast<unsigned>(parts));
+  for_each_row_slab(m, n, Tile::kBlockM, Tile::kBlockN, parts, "the SIMT GEMM", [&](int first, int rows, dim3 grid) {
     const T* slab_a = a + static_cast<std::int64_t>(first) * lda;
     T* slab_c = c + static_cast<std::int64_t>(first) * n;
     if constexpr (sizeof(T) == 2) {
       gemm_kernel<T, false, false, Tile>
           <<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
     } else if (vectorized && n % Vec16<T>::kLanes == 0)
-      gemm_kernel<T, true, true, Tile><<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
+      gemm_kernel<T, true, true, Tile>
+          <<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);
     else if (vectorized)
       gemm_kernel<T, true, false, Tile>
           <<<grid, Tile::kThreads, 0, stream>>>(rows, n, k, lda, ldb, split_k, slab_a, b, slab_c);

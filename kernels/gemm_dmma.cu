@@ -317,9 +317,7 @@ template <DmmaShape kShape, DmmaTileSize kSize>
 void launch(int m, int n, int k, const double* a, const double* b, double* c, bool vectorized, int parts, int split_k,
             cudaStream_t stream) {
   using Tile = DmmaGemmTile<kShape, kSize>;
-  for_each_row_slab(m, Tile::kBlockM, parts, "the DMMA GEMM", [&](int first, int rows) {
-    const dim3 grid((n + Tile::kBlockN - 1) / Tile::kBlockN, (rows + Tile::kBlockM - 1) / Tile::kBlockM,
-                    static_cast<unsigned>(parts));
+  for_each_row_slab(m, n, Tile::kBlockM, Tile::kBlockN, parts, "the DMMA GEMM", [&](int first, int rows, dim3 grid) {
     const double* slab_a = a + static_cast<std::int64_t>(first) * k;
     double* slab_c = c + static_cast<std::int64_t>(first) * n;
     if (vectorized)

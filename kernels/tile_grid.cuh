@@ -5,6 +5,8 @@
 // alone cost them registers (a division; ptxas then spilled 48 bytes in the f32 large tile).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -13,18 +15,22 @@ namespace gpb::kernels {
 
 inline constexpr int kMaxGridY = 65535;
 
-// Calls launch(first_row, rows) for each slab of at most 65535 rows of tiles of tile_m rows:
-// once where C is shorter. k split in parts writes partials slab by slab of the whole C (the
-// kernels' z-th slab is m x n), so a split C past one slab is refused; the dispatch splits k
-// only where the tiles are fewer than a wave, far below it.
+// Calls launch(first_row, rows, grid) for each slab of at most 65535 rows of tiles of
+// tile_m x tile_n (once where C is shorter), grid being the slab's: its tiles in x and y, k's
+// parts in z. A split k is refused past one slab: the kernels put part z's partials at z times
+// their m x n, which a slab's m would get wrong; the dispatch splits k only where the tiles are
+// fewer than a wave, far below a slab.
 template <class Launch>
-void for_each_row_slab(int m, int tile_m, int parts, const char* kernel, Launch&& launch) {
+void for_each_row_slab(int m, int n, int tile_m, int tile_n, int parts, const char* kernel, Launch&& launch) {
   const int slab = kMaxGridY * tile_m;
   if (m > slab && parts > 1)
     throw std::invalid_argument(std::string(kernel) + " of " + std::to_string(m) + " rows in " +
                                 std::to_string(parts) + " parts of k: more than " + std::to_string(slab) +
                                 " rows split in parts is not supported");
-  for (int first = 0; first < m; first += slab) launch(first, std::min(slab, m - first));
+  for (int first = 0; first < m; first += slab) {
+    const int rows = std::min(slab, m - first);
+    launch(first, rows, dim3((n + tile_n - 1) / tile_n, (rows + tile_m - 1) / tile_m, static_cast<unsigned>(parts)));
+  }
 }
 
 }  // namespace gpb::kernels

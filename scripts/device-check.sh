@@ -142,7 +142,7 @@ built=true
 
 # --- tests -------------------------------------------------------------------------
 # The GPU test program runs as one process, in about 100 s on an H100: through ctest, with a
-# process and a CUDA context for each of its 1200-odd tests (about 3400 s of test time over 16
+# process and a CUDA context for each of its 1200-odd tests (about 3900 s of test time over 16
 # jobs on one GPU), the whole ctest run had not finished after 450 s. ctest runs the rest (its
 # tests named gpu/ are the program's).
 gpu_tests_log=$logs/gpu_tests.log
