@@ -17,8 +17,9 @@
 # bundled in performance.tar.gz), else to build/device/check.
 # Environment:
 #   GPUBENCH_CMAKE_ARGS        extra configure arguments (word-split)
-#   GPUBENCH_CHECK_STEPS       the steps after the build to run, of "tests sanitizers
-#                              suites performance" (default: all of them)
+#   GPUBENCH_CHECK_STEPS       the steps after the build to run, of "tests memcheck
+#                              racecheck suites performance" ("sanitizers": memcheck and
+#                              racecheck; "none": the build alone; default: all of them)
 #   GPUBENCH_CHECK_DEADLINE_S  wall-clock budget in seconds for the whole script; each
 #                              step's timeout is cut to what is left, and steps that no
 #                              longer fit are reported as not run (0: no budget)
@@ -28,11 +29,25 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 build=build/device
 logs=${OUT:-$build/check}
-mkdir -p "$logs"
 jobs=$(nproc)
 deadline_s=${GPUBENCH_CHECK_DEADLINE_S:-0}
-read -r -a check_steps <<<"${GPUBENCH_CHECK_STEPS:-tests sanitizers suites performance}"
+read -r -a check_steps <<<"${GPUBENCH_CHECK_STEPS:-tests memcheck racecheck suites performance}"
 started=$SECONDS
+# A misspelt step would otherwise run nothing and pass: every name must be known.
+expanded_steps=()
+for name in "${check_steps[@]}"; do
+  case $name in
+    tests | memcheck | racecheck | suites | performance) expanded_steps+=("$name") ;;
+    sanitizers) expanded_steps+=(memcheck racecheck) ;;
+    none) ;;
+    *)
+      echo "device-check: unknown step '$name' in GPUBENCH_CHECK_STEPS (steps: tests memcheck racecheck sanitizers suites performance none)" >&2
+      exit 2
+      ;;
+  esac
+done
+check_steps=("${expanded_steps[@]}")
+mkdir -p "$logs"
 
 wanted() { [[ " ${check_steps[*]} " == *" $1 "* ]]; }
 
@@ -160,13 +175,17 @@ fi
 # that may fail. The sanitizers count memory errors and races.
 sanitizer=$(command -v compute-sanitizer || true)
 [[ -z $sanitizer && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
-if $built && wanted sanitizers && [[ -n $sanitizer ]]; then
-  step memcheck "$sanitizer_log" 300 "$sanitizer" --tool memcheck --error-exitcode 1 --report-api-errors no "$gpu_tests"
+if $built && [[ -n $sanitizer ]]; then
+  if wanted memcheck; then
+    step memcheck "$sanitizer_log" 300 "$sanitizer" --tool memcheck --error-exitcode 1 --report-api-errors no "$gpu_tests"
+  fi
   # cuSPARSE's own csrmv kernel reports shared-memory write-write hazards inside the
   # library (seen on H200, CUDA 13.0), nothing of ours: its cases stay out of racecheck.
-  step racecheck "$sanitizer_log" 200 "$sanitizer" --tool racecheck --error-exitcode 1 --report-api-errors no \
-    "$gpu_tests" --gtest_filter='*_sum_*:*_spmv_*:*Sum*:*Spmv*:-*cusparse*'
-elif $built && wanted sanitizers; then
+  if wanted racecheck; then
+    step racecheck "$sanitizer_log" 200 "$sanitizer" --tool racecheck --error-exitcode 1 --report-api-errors no \
+      "$gpu_tests" --gtest_filter='*_sum_*:*_spmv_*:*Sum*:*Spmv*:-*cusparse*'
+  fi
+elif $built && { wanted memcheck || wanted racecheck; }; then
   failures+=("sanitizers: compute-sanitizer not found")
 fi
 
@@ -249,6 +268,7 @@ count_sanitizer_errors() {
   else
     echo "device: nvidia-smi not found"
   fi
+  echo "steps asked: build ${check_steps[*]:-} (n/a below: a step not asked, or stopped before its summary)"
   # "100% tests passed out of 358" or "98% tests passed, 7 tests failed out of 358"
   summary_line=$(grep -E '% tests passed.* out of [0-9]+' "$build_log" | tail -1 || true)
   if [[ -n $summary_line ]]; then
