@@ -1,6 +1,7 @@
 #include "measure/gemm_dispatch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -405,7 +406,73 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
   return plan;
 }
 
-// Rule 3: the narrow kernel, as wide as n needs; k split as the matrix-vector kernels split it.
+// The 16-bit narrow kernel's split of a k deeper than one stage, priced (kernels/gemm_narrow.cu;
+// kernel-notes.md, GEMM version 25). A block walks its part of k one 32-deep step after another,
+// each bound by the latency of its loads of A, not by bandwidth: on an H100 a step took about
+// 0.48 us at 64 columns in the kernel that pipelines B (n a multiple of 8, 32 or more columns),
+// 1.85 times that in the kernel that stages B through registers, scaled by (columns / 64) to the
+// 0.94; a wave whose blocks pass one an SM runs its steps up to 1.39 times slower (two blocks
+// share an SM's issue); and each part writes its f32 partial of C, which the sum reads back, at
+// about 0.55 ps a byte of the 8 an entry (the write and the read), plus kSplitLaunchSeconds for
+// the sum's launch. Fitted to 199 timings (14 shapes x up to 10 part counts, m of 300 to 16384,
+// n of 12 to 64, k of 64 to 8192, kernel and sum), the count this price picks was within 1.18 of
+// the best measured at every shape (1.05 or better at 21 of 25), where filling the blocks in
+// flight, the rule before it, was 1.33 behind at 5360 x 62 x 536 (6 parts for 3).
+constexpr double kNarrowStepSeconds = 0.48e-6;
+constexpr double kNarrowStagedStepFactor = 1.85;
+constexpr double kNarrowColumnsExponent = 0.94;
+constexpr double kNarrowSharedSmFactor = 0.39;
+constexpr double kNarrowPartialSecondsPerByte = 0.55e-12;
+
+double narrow_split_seconds(const GemmPlan& plan, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t depth,
+                            const GemmDevice& device) {
+  const std::int64_t parts = ceil_div(k, depth);
+  const std::int64_t blocks = plan.pieces * parts;
+  const std::int64_t slots = blocks_in_flight(plan, device);
+  const auto sms = static_cast<std::int64_t>(device.sm_count);
+  const bool pipelined = n % 8 == 0 && plan.vector_width >= 32;  // launch_width's choice
+  const double step_seconds = kNarrowStepSeconds * (pipelined ? 1.0 : kNarrowStagedStepFactor) *
+                              std::pow(plan.vector_width / 64.0, kNarrowColumnsExponent);
+  const double shared = 1 + kNarrowSharedSmFactor * static_cast<double>(std::clamp<std::int64_t>(
+                                                        std::min(blocks, slots) - sms, 0, sms)) /
+                                static_cast<double>(sms);
+  const double walk = static_cast<double>(ceil_div(blocks, slots) * ceil_div(std::min(depth, k), kNarrowSplitStep)) *
+                      step_seconds * shared;
+  if (parts < 2) return walk;
+  return walk + kSplitLaunchSeconds + kNarrowPartialSecondsPerByte * 8.0 * static_cast<double>(parts * m * n);
+}
+
+// The part count of the lowest narrow_split_seconds (fewer parts on a tie), parts whole steps,
+// all of them in one wave of blocks in flight; no split where the row blocks fill that wave.
+SplitPrices split_narrow_priced(GemmPlan& plan, std::int64_t m, std::int64_t n, std::int64_t k,
+                                const GemmDevice& device) {
+  plan.splits = 1;
+  plan.split_k = round_up(k, kNarrowSplitStep);
+  const std::int64_t slots = blocks_in_flight(plan, device);
+  if (plan.pieces >= slots) return {};  // a wave of row blocks: a split adds waves
+  SplitPrices prices;
+  prices.unsplit_s = narrow_split_seconds(plan, m, n, k, plan.split_k, device);
+  prices.parts_fit = k >= 2 * kNarrowSplitStep && slots / plan.pieces >= 2;
+  double best = prices.unsplit_s;
+  double best_split = 0;
+  const std::int64_t max_parts = std::min(k / kNarrowSplitStep, slots / plan.pieces);  // one wave at most
+  for (std::int64_t parts = 2; parts <= max_parts; ++parts) {
+    const std::int64_t depth = round_up(ceil_div(k, parts), kNarrowSplitStep);
+    if (ceil_div(k, depth) != parts) continue;  // the same parts as a smaller count
+    const double seconds = narrow_split_seconds(plan, m, n, k, depth, device);
+    if (best_split == 0 || seconds < best_split) best_split = seconds;
+    if (seconds < best) {
+      best = seconds;
+      plan.split_k = depth;
+      plan.splits = static_cast<int>(parts);
+    }
+  }
+  prices.split_s = plan.splits > 1 ? best : best_split;
+  return prices;
+}
+
+// Rule 3: the narrow kernel, as wide as n needs; k split as the matrix-vector kernels split it
+// (f64) or priced (16-bit, split_narrow_priced).
 GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, const GemmDevice& device) {
   GemmPlan plan;
   const bool f64 = dtype == DType::f64;
@@ -425,7 +492,11 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
   // 2 parts, 3000 x 8 x 96 7.6 against 12.4 in 3, 5000 x 20 x 160 9.4 against 12.6 in 5; 9 of
   // 10 such shapes faster whole, 300 x 60 x 250 1-5 % slower).
   const bool one_stage = !f64 && k <= block.k;
-  split_k(plan, k, one_stage ? 0 : slots, device, f64 ? 0 : kNarrowSplitStep);
+  SplitPrices prices;
+  if (f64 || one_stage)
+    split_k(plan, k, one_stage ? 0 : slots, device, f64 ? 0 : kNarrowSplitStep);
+  else
+    prices = split_narrow_priced(plan, m, n, k, device);
   const GemmTile& tiles = f64 ? kDmmaSmallGemmTile : kWgmmaGemmTile;
   plan.rule = (f64 ? "f64 n of " + str(kSixteenBitVectorMaxSide + 1) + " to " + str(kNarrowF64MaxColumns) +
                          " runs the narrow kernel (DMMA m16n8k16"
@@ -435,7 +506,7 @@ GemmPlan plan_narrow(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k
               str(plan.vector_width) + " columns, blocks of " + str(block.m) + " rows; " +
               (one_stage ? str(plan.pieces) + " row blocks for " + str(slots) + " blocks in flight: no split (k=" +
                                str(k) + " within one " + str(block.k) + "-deep stage)"
-                         : split_text(plan, k, "row blocks", slots, "blocks in flight"));
+                         : split_text(plan, k, "row blocks", slots, "blocks in flight", prices));
   return plan;
 }
 
