@@ -726,9 +726,13 @@ GemmPlan plan_tiled(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   }
   const std::string shape =
       dtype != DType::f64 && n <= kNarrowMaxColumns
-          ? "16-bit C of 33 to 64 rows and n <= " + str(kNarrowMaxColumns) +
-                ", n and k multiples of 8, runs the wgmma tiles unpadded (at most half the narrow kernel's warps "
-                "would have rows); "
+          ? (m <= 64 ? "16-bit C of 33 to 64 rows and n <= " + str(kNarrowMaxColumns) +
+                           ", n and k multiples of 8, runs the wgmma tiles unpadded (at most half the narrow kernel's "
+                           "warps would have rows); "
+                     : "16-bit C of more than " + str(kNarrowWgmmaMinRows) + " rows, n of 33 to " +
+                           str(kNarrowMaxColumns) + " and k <= " + str(kNarrowWgmmaMaxDepth) +
+                           ", n and k multiples of 8, runs the wgmma tiles unpadded (the narrow kernel's blocks walk k "
+                           "step by step, bound by their loads' latency: 1.12-1.72x slower on an H100); ")
       : std::min(m, n) > kMatmulVectorMaxSide ? "m, n > " + str(kMatmulVectorMaxSide) + " run tiles; "
       : dtype == DType::f64
           ? "f64 m of " + str(kF64VectorMatrixMaxRows + 1) + " to " + str(kMatmulVectorMaxSide) + " with n > " +

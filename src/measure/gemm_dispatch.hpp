@@ -46,8 +46,9 @@
 //      a time where n is a multiple of 16 bytes' elements, else element by element, and then
 //      the width is first the one whose rows' stores take the fewest 32-byte sectors (a row of
 //      threads stores as many neighbouring elements an instruction as it has threads).
-//   3. Otherwise f16 and bf16 with n of at most 64 (narrow_sixteen_bit_takes: not a C of 33 to
-//      64 rows with n and k multiples of 8 where wgmma runs), and f64 with n of 5
+//   3. Otherwise f16 and bf16 with n of at most 64 (narrow_sixteen_bit_takes: where wgmma runs
+//      and n and k are multiples of 8, not a C of 33 to 64 rows, nor one of more than 1536 rows
+//      with n past 32 and k of at most 4096), and f64 with n of 5
 //      to 16 (narrow_f64_takes) where the device has DMMA m16n8k16 (sm_90 on), run the narrow
 //      kernel (kernels/gemm_narrow.cu, sm_80 and newer): 8 warps of 16 rows of A each, A
 //      streamed once from global memory into mma.sync m16n8k16 fragments, B staged in shared
@@ -56,7 +57,8 @@
 //      tensor cores hide under the copy rate). The tiles of step 3b are 256
 //      columns wide: at n = 16 they multiplied 16 times the products needed, at about 290 TFLOP/s
 //      (8192 x 16 x 8192 at 0.49x cuBLAS on an H100). k is split as for the matrix-vector kernels
-//      (step 4), in parts of whole 32-deep steps (16-bit). The f64 kernel is the same design on
+//      (step 4, f64) or priced (16-bit, a k past one stage: split_narrow_priced), in parts of
+//      whole 32-deep steps (16-bit). The f64 kernel is the same design on
 //      DMMA m16n8k16 (kernels/gemm_narrow.cu; n/4 flops a byte of A, 16 at 64 columns, under the 67
 //      TFLOP/s of an H100's FP64 tensor cores at its copy rate), where the 128 x 128 DMMA tiles
 //      computed 4 to 8 times the products needed (1730 x 25 x 8081 at 0.46x cuBLAS on an H200) and
@@ -220,8 +222,23 @@ inline constexpr int kNarrowMaxColumns = 64;
 // on the wgmma 64 x 128 tile in 132 parts (cuBLAS 79.4); 64 x 32 x 1048576 tied (94.5, 93.4).
 // With more rows the narrow kernel was ahead (128 x 64 x 1048576 160.9 against 175.9, 256 x 64 x
 // 262144 76.0 against 92.5, 96 x 48 x 200000 50.9 against 49.3); fewer than 33 were not measured.
+// Nor does it take a C of more than kNarrowWgmmaMinRows rows, n of 33 to 64 and k of at most
+// kNarrowWgmmaMaxDepth (n and k multiples of 8) on such a device: the narrow kernel's blocks walk
+// k step by step, bound by their loads' latency, while the wgmma tiles stream A by TMA; on an H100 (kernel-notes.md, GEMM version 25) the wgmma tiles were ahead at every such shape
+// measured, 1.12 to 1.72x (16384 x 64 x 1024 17.4 us against 29.9, 5360 x 64 x 536 10.4 against
+// 14.6, 2000 x 64 x 704 8.3 against 12.0, 4096 x 64 x 4096 24.8 against 29.9, 12000 x 40 x 512
+// 11.6 against 13.7; 11 shapes). Outside it the narrow kernel was ahead or even: 7000 x 40 x 7000
+// (56.4 against 64.1), 1000 x 40 x 1000, 785 x 48 x 1008, 400 x 56 x 2048 (1.11-1.19x), 1500 x 56
+// x 1500 and 8192 x 56 x 8192 (even), and at 32 columns or fewer (65536 x 32 x 512, 5000 x 16 x
+// 3000, 40000 x 24 x 96, 16384 x 8 x 4096: 1.07-1.64x).
+inline constexpr std::int64_t kNarrowWgmmaMinRows = 1536;
+inline constexpr std::int64_t kNarrowWgmmaMaxDepth = 4096;
+constexpr bool narrow_wgmma_rows(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return n > 32 && m > kNarrowWgmmaMinRows && k <= kNarrowWgmmaMaxDepth;
+}
 constexpr bool narrow_sixteen_bit_takes(std::int64_t m, std::int64_t n, std::int64_t k, bool wgmma) {
-  return n <= kNarrowMaxColumns && !(wgmma && m > 32 && m <= 64 && n % 8 == 0 && k % 8 == 0);
+  return n <= kNarrowMaxColumns &&
+         !(wgmma && n % 8 == 0 && k % 8 == 0 && ((m > 32 && m <= 64) || narrow_wgmma_rows(m, n, k)));
 }
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 // The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B, 8 or 16

@@ -88,9 +88,11 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 }
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
-// matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns (but 33 to 64
-// rows with n and k multiples of 8: wgmma) and the tensor-core tiles above; f64 the narrow kernel from 5 to 16 columns, vector_matrix up to 4 rows
-// (16 where n <= 64) and the DMMA 16 x 128 tile for 5 to 16 rows of a wider B.
+// matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns (but with n
+// and k multiples of 8, 33 to 64 rows, or more than 1536 rows with n past 32 and k <= 4096:
+// wgmma) and the tensor-core tiles above; f64 the narrow kernel from 5 to 16 columns,
+// vector_matrix up to 4 rows (16 where n <= 64) and the DMMA 16 x 128 tile for 5 to 16 rows of a
+// wider B.
 const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {1, 1, 1},          // matrix_vector: one column, k = 1
     {7, 1, 5},          // matrix_vector, element-wise loads
@@ -122,8 +124,9 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {300, 64, 77},      // 16-bit: narrow at its widest (B's rows aligned: pipelined), k within one stage: whole
     {2000, 24, 4104},   // 16-bit: narrow at 32 columns, 16-byte loads, a last stage of 8 rows
     {5, 40, 20000},     // 16-bit: narrow with one warp's rows, most of them past m
-    {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 64 (in a stage), the last 40
-    {785, 62, 1005},    // 16-bit: narrow, B staged, k split in parts of 64 (in a stage), odd k: element-wise A
+    {777, 56, 1000},    // 16-bit: narrow pipelined at 64 columns, k split in parts of 128 (ending in a stage), the last 104
+    {785, 62, 1005},    // 16-bit: narrow, B staged, k split in parts of 96 (in a stage), odd k: element-wise A
+    {2000, 48, 512},    // 16-bit on sm_90: wgmma unpadded for a narrow C of many rows (not the narrow kernel)
     {128, 256, 64},     // one whole wgmma tile (f64 on sm_90: eight small DMMA tiles, 16-byte copies)
     {129, 257, 65},     // one past each tile edge (16-bit on sm_90: wgmma 64 x 128, A and B padded; f64 on sm_90:
                         // small DMMA tiles, element-wise)

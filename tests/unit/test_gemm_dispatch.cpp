@@ -126,6 +126,24 @@ TEST(GemmDispatch, LongKWithOneTileSplitsKForEverySm) {
            {64, 60, 1 << 20}, {64, 64, (1 << 20) + 1}, {65, 64, 1 << 20}, {32, 64, 1 << 20}})
     EXPECT_EQ(plan_gemm(DType::bf16, m, n, k, hopper()).kernel, GemmKernel::narrow) << m << "x" << n << "x" << k;
   EXPECT_EQ(plan_gemm(DType::bf16, 64, 64, 1 << 20, ampere()).kernel, GemmKernel::narrow);
+  // Many rows, n of 33 to 64 and k of at most 4096 (n, k multiples of 8): the wgmma tiles,
+  // unpadded (H100: 16384 x 64 x 1024 17.4 us against the narrow kernel's 29.9).
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+           {16384, 64, 1024}, {5360, 64, 536}, {1537, 40, 64}, {12000, 40, 512}, {4096, 64, 4096}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const GemmPlan many_rows = plan_gemm(DType::f16, m, n, k, hopper());
+    EXPECT_EQ(many_rows.kernel, GemmKernel::wgmma);
+    EXPECT_FALSE(many_rows.stage_a || many_rows.stage_b);
+    EXPECT_TRUE(contains(many_rows.rule, "16-bit C of more than 1536 rows, n of 33 to 64 and k <= 4096, n and k "
+                                         "multiples of 8, runs the wgmma tiles unpadded"))
+        << many_rows.rule;
+  }
+  // One past each edge, padding, 32 columns or no wgmma keep the narrow kernel.
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+           {1536, 64, 1024}, {16384, 64, 4104}, {16384, 32, 1024}, {16384, 63, 1024}, {16384, 64, 1020},
+           {7000, 40, 7000}})
+    EXPECT_EQ(plan_gemm(DType::bf16, m, n, k, hopper()).kernel, GemmKernel::narrow) << m << "x" << n << "x" << k;
+  EXPECT_EQ(plan_gemm(DType::bf16, 16384, 64, 1024, ampere()).kernel, GemmKernel::narrow);
 
   // f32's SIMT kernel keeps two blocks per SM: twice the parts, on its 64 x 64 tile.
   const GemmPlan f32 = plan_gemm(DType::f32, 64, 64, 1 << 20, hopper());
@@ -873,7 +891,9 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
   //    of 33 to 64 rows whose n and k are multiples of 8), f64 n of 5 to 16
   //    where the device has DMMA m16n8k16; at least 8 columns wide and at
   //    most twice n, A read in place (16-byte loads where k allows them).
-  const bool few_rows_on_wgmma = !device.no_wgmma && m > 32 && m <= 64 && n % 8 == 0 && k % 8 == 0;
+  //    Nor, with wgmma, a C of more than 1536 rows, n of 33 to 64 and k <= 4096 (n, k multiples of 8).
+  const bool few_rows_on_wgmma = !device.no_wgmma && n % 8 == 0 && k % 8 == 0 &&
+                                 ((m > 32 && m <= 64) || (n > 32 && m > 1536 && k <= 4096));
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector &&
                       (sixteen_bit ? n <= kNarrowMaxColumns && !few_rows_on_wgmma : n <= 16);
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
