@@ -268,6 +268,30 @@ struct SplitPrices {
   bool parts_fit = false;  // whether two parts of each tile fit the waves allowed
 };
 
+// Sets plan's split to the part count of 2 to max_parts, parts of whole `granule` steps, whose
+// price(depth) is lowest and below `bar` (fewer parts on a tie; none below it: plan unchanged).
+// Returns that price, or where no count beat the bar the lowest split price seen (0: none).
+template <class Price>
+double cheapest_split(GemmPlan& plan, std::int64_t k, std::int64_t granule, std::int64_t max_parts, double bar,
+                      Price price) {
+  double best = bar;
+  double best_split = 0;
+  bool split = false;
+  for (std::int64_t parts = 2; parts <= max_parts; ++parts) {
+    const std::int64_t depth = round_up(ceil_div(k, parts), granule);
+    if (ceil_div(k, depth) != parts) continue;  // the same parts as a smaller count
+    const double seconds = price(depth);
+    if (best_split == 0 || seconds < best_split) best_split = seconds;
+    if (seconds < best) {
+      best = seconds;
+      split = true;
+      plan.split_k = depth;
+      plan.splits = static_cast<int>(parts);
+    }
+  }
+  return split ? best : best_split;
+}
+
 SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int64_t k, const GemmDevice& device) {
   const std::int64_t granule = plan.tile.k;
   const std::int64_t slots = blocks_in_flight(plan, device);
@@ -278,20 +302,8 @@ SplitPrices split_k_priced(GemmPlan& plan, DType dtype, std::int64_t m, std::int
   SplitPrices prices;
   prices.parts_fit = kSplitMaxWaves * slots / plan.pieces >= 2;
   prices.unsplit_s = split_seconds(plan, dtype, m, k, plan.split_k, device);
-  double best = prices.unsplit_s * (1 - kSplitMinSaving);
-  double best_split = 0;
-  for (std::int64_t parts = 2; parts <= max_parts; ++parts) {
-    const std::int64_t depth = round_up(ceil_div(k, parts), granule);
-    if (ceil_div(k, depth) != parts) continue;  // the same parts as a smaller count
-    const double seconds = split_seconds(plan, dtype, m, k, depth, device);
-    if (best_split == 0 || seconds < best_split) best_split = seconds;
-    if (seconds < best) {
-      best = seconds;
-      plan.split_k = depth;
-      plan.splits = static_cast<int>(parts);
-    }
-  }
-  prices.split_s = plan.splits > 1 ? best : best_split;
+  prices.split_s = cheapest_split(plan, k, granule, max_parts, prices.unsplit_s * (1 - kSplitMinSaving),
+                                  [&](std::int64_t depth) { return split_seconds(plan, dtype, m, k, depth, device); });
   return prices;
 }
 
@@ -453,21 +465,10 @@ SplitPrices split_narrow_priced(GemmPlan& plan, std::int64_t m, std::int64_t n, 
   SplitPrices prices;
   prices.unsplit_s = narrow_split_seconds(plan, m, n, k, plan.split_k, device);
   prices.parts_fit = k >= 2 * kNarrowSplitStep && slots / plan.pieces >= 2;
-  double best = prices.unsplit_s;
-  double best_split = 0;
   const std::int64_t max_parts = std::min(k / kNarrowSplitStep, slots / plan.pieces);  // one wave at most
-  for (std::int64_t parts = 2; parts <= max_parts; ++parts) {
-    const std::int64_t depth = round_up(ceil_div(k, parts), kNarrowSplitStep);
-    if (ceil_div(k, depth) != parts) continue;  // the same parts as a smaller count
-    const double seconds = narrow_split_seconds(plan, m, n, k, depth, device);
-    if (best_split == 0 || seconds < best_split) best_split = seconds;
-    if (seconds < best) {
-      best = seconds;
-      plan.split_k = depth;
-      plan.splits = static_cast<int>(parts);
-    }
-  }
-  prices.split_s = plan.splits > 1 ? best : best_split;
+  prices.split_s = cheapest_split(plan, k, kNarrowSplitStep, max_parts, prices.unsplit_s, [&](std::int64_t depth) {
+    return narrow_split_seconds(plan, m, n, k, depth, device);
+  });
   return prices;
 }
 
