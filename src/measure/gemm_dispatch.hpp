@@ -223,14 +223,15 @@ inline constexpr int kNarrowMaxColumns = 64;
 // With more rows the narrow kernel was ahead (128 x 64 x 1048576 160.9 against 175.9, 256 x 64 x
 // 262144 76.0 against 92.5, 96 x 48 x 200000 50.9 against 49.3); fewer than 33 were not measured.
 // Nor does it take a C of more than kNarrowWgmmaMinRows rows, n of 33 to 64 and k of at most
-// kNarrowWgmmaMaxDepth (n and k multiples of 8) on such a device: the narrow kernel's blocks walk
-// k step by step, bound by their loads' latency, while the wgmma tiles stream A by TMA; on an H100 (kernel-notes.md, GEMM version 25) the wgmma tiles were ahead at every such shape
-// measured, 1.12 to 1.72x (16384 x 64 x 1024 17.4 us against 29.9, 5360 x 64 x 536 10.4 against
-// 14.6, 2000 x 64 x 704 8.3 against 12.0, 4096 x 64 x 4096 24.8 against 29.9, 12000 x 40 x 512
-// 11.6 against 13.7; 11 shapes). Outside it the narrow kernel was ahead or even: 7000 x 40 x 7000
-// (56.4 against 64.1), 1000 x 40 x 1000, 785 x 48 x 1008, 400 x 56 x 2048 (1.11-1.19x), 1500 x 56
-// x 1500 and 8192 x 56 x 8192 (even), and at 32 columns or fewer (65536 x 32 x 512, 5000 x 16 x
-// 3000, 40000 x 24 x 96, 16384 x 8 x 4096: 1.07-1.64x).
+// kNarrowWgmmaMaxDepth (n and k multiples of 8) on such a device: the narrow kernel's blocks walk k
+// step by step, bound by their loads' latency, while the wgmma tiles stream A by TMA; on an H100
+// (kernel-notes.md, GEMM version 25) the wgmma tiles were ahead at every such shape measured, 1.12
+// to 1.72x (16384 x 64 x 1024 17.4 us against 29.9, 5360 x 64 x 536 10.4 against 14.6, 2000 x 64 x
+// 704 8.3 against 12.0, 4096 x 64 x 4096 24.8 against 29.9, 12000 x 40 x 512 11.6 against 13.7; 11
+// shapes). Outside it the narrow kernel was ahead or even: 7000 x 40 x 7000 (56.4 against 64.1),
+// 1000 x 40 x 1000, 785 x 48 x 1008, 400 x 56 x 2048 (1.11-1.19x), 1500 x 56 x 1500 and 8192 x 56 x
+// 8192 (even), and at 32 columns or fewer (65536 x 32 x 512, 5000 x 16 x 3000, 40000 x 24 x 96,
+// 16384 x 8 x 4096: 1.07-1.64x).
 inline constexpr std::int64_t kNarrowWgmmaMinRows = 1536;
 inline constexpr std::int64_t kNarrowWgmmaMaxDepth = 4096;
 constexpr bool narrow_wgmma_rows(std::int64_t m, std::int64_t n, std::int64_t k) {

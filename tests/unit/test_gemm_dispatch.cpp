@@ -888,14 +888,14 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
     return;
   }
   // 3. 16-bit n up to 64 on the narrow kernel (any device with mma.sync; with wgmma, not a C
-  //    of 33 to 64 rows whose n and k are multiples of 8), f64 n of 5 to 16
+  //    of 33 to 64 rows whose n and k are multiples of 8, nor one of more than 1536 rows with n
+  //    of 33 to 64 and k <= 4096, n and k multiples of 8), f64 n of 5 to 16
   //    where the device has DMMA m16n8k16; at least 8 columns wide and at
   //    most twice n, A read in place (16-byte loads where k allows them).
-  //    Nor, with wgmma, a C of more than 1536 rows, n of 33 to 64 and k <= 4096 (n, k multiples of 8).
-  const bool few_rows_on_wgmma = !device.no_wgmma && n % 8 == 0 && k % 8 == 0 &&
-                                 ((m > 32 && m <= 64) || (n > 32 && m > 1536 && k <= 4096));
+  const bool aligned_on_wgmma = !device.no_wgmma && n % 8 == 0 && k % 8 == 0 &&
+                                ((m > 32 && m <= 64) || (n > 32 && m > 1536 && k <= 4096));
   const bool narrow = ((sixteen_bit && !device.no_mma) || f64_narrow) && !matrix_vector &&
-                      (sixteen_bit ? n <= kNarrowMaxColumns && !few_rows_on_wgmma : n <= 16);
+                      (sixteen_bit ? n <= kNarrowMaxColumns && !aligned_on_wgmma : n <= 16);
   EXPECT_EQ(plan.kernel == GemmKernel::narrow, narrow);
   if (narrow) {
     EXPECT_TRUE(is_power_of_two(plan.vector_width));
