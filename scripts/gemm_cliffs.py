@@ -130,8 +130,14 @@ def print_verdict(report, threshold, shape_count):
     print(f"Worst time over the best backend's, per dtype and backend (of {shape_count} shapes):")
     for (dtype, backend), (ratio, label) in sorted(worst.items()):
         print(f"  {dtype:5} {backend:8} {ratio:6.2f}x  {label}")
-    print(f"Cases where a backend is more than {threshold:g}x slower than the best: {len(rows)}")
-    for dtype, label, backend, median, best_backend, best_median, ratio in rows:
+    # Each backend's count, and its cases together, the worst first: cuBLAS's own slow cases
+    # (often tens of them) then neither hide nor outnumber the other backend's.
+    backends = sorted({backend for _, backend in worst})
+    counts = ", ".join(f"{backend} {sum(row[2] == backend for row in rows)}" for backend in backends)
+    print(f"Cases where a backend is more than {threshold:g}x slower than the best: {len(rows)}"
+          + (f" ({counts})" if rows else ""))
+    for dtype, label, backend, median, best_backend, best_median, ratio in sorted(
+            rows, key=lambda row: (backends.index(row[2]), -row[6])):
         print(f"  {dtype:5} {label:22} {backend:8} {microseconds(median):>14}  {ratio:6.2f}x  "
               f"(best {best_backend} {microseconds(best_median)})")
     if failures:

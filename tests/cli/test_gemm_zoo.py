@@ -3,7 +3,9 @@ GPU: the zoo names a class for each of its groups; the cliff check's seeded draw
 (a backend more than the threshold slower than the best for a case, or a case that failed);
 the cliff check end to end on the CPU backends; and performance_report.py's zoo table with
 the worst cuda/cublas ratio per dtype."""
+import contextlib
 import copy
+import io
 import json
 import os
 import random
@@ -77,6 +79,17 @@ class GemmZooTests(CliTestCase):
         self.assertAlmostEqual(worst[("f32", "cuda")][0], 3.0)
         self.assertEqual(worst[("f32", "cublas")][1], "8x8x8")  # 1.9x, under the threshold
         self.assertEqual(cliffs.cliffs(report, 5.0)[0], [])
+        # The printed verdict: each backend's count, its cases together, the worst first.
+        more = dict(report, results=report["results"] + [record("f32", "9x9x9", "cuda", 9e-6),
+                                                         record("f32", "9x9x9", "cublas", 1e-6)])
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            self.assertTrue(cliffs.print_verdict(more, 2.0, 4))
+        lines = printed.getvalue().splitlines()
+        self.assertIn("Cases where a backend is more than 2x slower than the best: 3 (cublas 1, cuda 2)", lines)
+        listed = [line.split()[1:3] for line in lines[lines.index(
+            "Cases where a backend is more than 2x slower than the best: 3 (cublas 1, cuda 2)") + 1:][:3]]
+        self.assertEqual(listed, [["1x8192x8192", "cublas"], ["9x9x9", "cuda"], ["64x64x1048576", "cuda"]])
         # Randomised: a case is reported exactly when its time exceeds threshold x the best.
         rng = random.Random(11)
         for _ in range(200):
