@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -27,9 +28,10 @@ void for_each_row_slab(int m, int n, int tile_m, int tile_n, int parts, const ch
     throw std::invalid_argument(std::string(kernel) + " of " + std::to_string(m) + " rows in " +
                                 std::to_string(parts) + " parts of k: more than " + std::to_string(slab) +
                                 " rows split in parts is not supported");
-  for (int first = 0; first < m; first += slab) {
-    const int rows = std::min(slab, m - first);
-    launch(first, rows, dim3((n + tile_n - 1) / tile_n, (rows + tile_m - 1) / tile_m, static_cast<unsigned>(parts)));
+  for (std::int64_t first = 0; first < m; first += slab) {  // 64-bit: m + slab may pass INT_MAX
+    const int rows = static_cast<int>(std::min<std::int64_t>(slab, m - first));
+    launch(static_cast<int>(first), rows,
+           dim3((n + tile_n - 1) / tile_n, (rows + tile_m - 1) / tile_m, static_cast<unsigned>(parts)));
   }
 }
 

@@ -96,8 +96,9 @@ constexpr int kSumBatchParts = 8;
 // tile's rate, its element-wise variant at the large tile's fraction (ptxas, CUDA 13.0, sm_90a:
 // 120 bytes of spill under the register cap, as the large tile's 152, where the slim tile
 // spills 12), and only for a C of at most 32 rows (max_m), where the 64-row tiles multiply 2 to
-// 4 times the rows needed: not yet measured against the others on a device (kernel-notes.md,
-// GEMM version 24).
+// 4 times the rows needed. On an H100 it ran the shapes it takes 1.28-1.98x faster than the
+// 64 x 64 tile (23 x 4056 x 12268 103 against 205 us; kernel-notes.md, GEMM version 24); the
+// rates were not refitted.
 struct SimtTileModel {
   GemmTile tile;
   int threads;
@@ -266,6 +267,7 @@ struct SplitPrices {
   double unsplit_s = 0;  // 0: not priced (tiles enough for the SMs)
   double split_s = 0;    // the best split's, 0 where none was priced
   bool parts_fit = false;  // whether two parts of each tile fit the waves allowed
+  std::int64_t max_waves = kSplitMaxWaves;  // those waves of blocks in flight
 };
 
 // Sets plan's split to the part count of 2 to max_parts, parts of whole `granule` steps, whose
@@ -328,7 +330,9 @@ std::string split_text(const GemmPlan& plan, std::int64_t k, const std::string& 
                                        str(static_cast<std::int64_t>(kSplitMinSaving * 100)) +
                                        " % saving a split must price at)"
             : prices.parts_fit ? ": k=" + str(k) + " is one step of " + str(plan.tile.k) + ")"
-                               : ": two parts of each tile would not fit " + str(kSplitMaxWaves) + " waves)");
+                               : ": two parts of each of the " + pieces + " would not fit " +
+                                     (prices.max_waves == 1 ? std::string("one wave") : str(prices.max_waves) + " waves") +
+                                     ")");
   return why + ": no split (k=" + str(k) + " under 2 steps of " + str(plan.tile.k) +
          ", or pieces over half the blocks in flight)";
 }
@@ -428,7 +432,7 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
 // about 0.55 ps a byte of the 8 an entry (the write and the read), plus kSplitLaunchSeconds for
 // the sum's launch. Fitted to 199 timings (14 shapes x up to 10 part counts, m of 300 to 16384,
 // n of 12 to 64, k of 64 to 8192, kernel and sum), the count this price picks was within 1.18 of
-// the best measured at every shape (1.05 or better at 21 of 25), where filling the blocks in
+// the best measured at every shape (1.05 or better at 19 of 25), where filling the blocks in
 // flight, the rule before it, was 1.33 behind at 5360 x 62 x 536 (6 parts for 3).
 constexpr double kNarrowStepSeconds = 0.48e-6;
 constexpr double kNarrowStagedStepFactor = 1.85;
@@ -436,20 +440,20 @@ constexpr double kNarrowColumnsExponent = 0.94;
 constexpr double kNarrowSharedSmFactor = 0.39;
 constexpr double kNarrowPartialSecondsPerByte = 0.55e-12;
 
+// The price of parts of `depth` (a multiple of kNarrowSplitStep; k's own rounding up: whole),
+// their blocks within one wave of blocks in flight (split_narrow_priced's bounds).
 double narrow_split_seconds(const GemmPlan& plan, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t depth,
                             const GemmDevice& device) {
   const std::int64_t parts = ceil_div(k, depth);
   const std::int64_t blocks = plan.pieces * parts;
-  const std::int64_t slots = blocks_in_flight(plan, device);
   const auto sms = static_cast<std::int64_t>(device.sm_count);
   const bool pipelined = n % 8 == 0 && plan.vector_width >= 32;  // launch_width's choice
   const double step_seconds = kNarrowStepSeconds * (pipelined ? 1.0 : kNarrowStagedStepFactor) *
                               std::pow(plan.vector_width / 64.0, kNarrowColumnsExponent);
-  const double shared = 1 + kNarrowSharedSmFactor * static_cast<double>(std::clamp<std::int64_t>(
-                                                        std::min(blocks, slots) - sms, 0, sms)) /
+  const double shared =
+      1 + kNarrowSharedSmFactor * static_cast<double>(std::clamp<std::int64_t>(blocks - sms, 0, sms)) /
                                 static_cast<double>(sms);
-  const double walk = static_cast<double>(ceil_div(blocks, slots) * ceil_div(std::min(depth, k), kNarrowSplitStep)) *
-                      step_seconds * shared;
+  const double walk = static_cast<double>(depth / kNarrowSplitStep) * step_seconds * shared;
   if (parts < 2) return walk;
   return walk + kSplitLaunchSeconds + kNarrowPartialSecondsPerByte * 8.0 * static_cast<double>(parts * m * n);
 }
@@ -465,6 +469,7 @@ SplitPrices split_narrow_priced(GemmPlan& plan, std::int64_t m, std::int64_t n, 
   SplitPrices prices;
   prices.unsplit_s = narrow_split_seconds(plan, m, n, k, plan.split_k, device);
   prices.parts_fit = k >= 2 * kNarrowSplitStep && slots / plan.pieces >= 2;
+  prices.max_waves = 1;
   const std::int64_t max_parts = std::min(k / kNarrowSplitStep, slots / plan.pieces);  // one wave at most
   prices.split_s = cheapest_split(plan, k, kNarrowSplitStep, max_parts, prices.unsplit_s, [&](std::int64_t depth) {
     return narrow_split_seconds(plan, m, n, k, depth, device);

@@ -68,7 +68,7 @@
 //   3b. Otherwise the dtype's tiled kernel: f16/bf16 on wgmma (sm_90a) or mma.sync, f64 on
 //      the FP64 tensor cores (DMMA) or the SIMT kernel, f32 on the SIMT kernel. The SIMT
 //      kernel has four tiles, 128 x 128, 64 x 64, 128 x 32 and 32 x 128 (the last offered only
-//      to a C of at most 32 rows, priced at the 128 x 32 tile's rates until measured), each at
+//      to a C of at most 32 rows, priced at the 128 x 32 tile's rates), each at
 //      its own rate; each is priced with its best split of k (step 4), waves of blocks and
 //      padded products counted, and the cheapest runs (the large one on a tie). The wgmma kernel
 //      (128 x 256, or 64 x 256 with one consumer warpgroup) and the DMMA kernel (128 x 128,
