@@ -63,9 +63,15 @@ static_assert(same_tile<kernels::WgmmaGemmTile>(kWgmmaGemmTile) &&
               same_tile<kernels::WgmmaNarrowGemmTile>(kWgmmaNarrowGemmTile) &&
               same_tile<kernels::WgmmaNarrowHalfGemmTile>(kWgmmaNarrowHalfGemmTile) &&
               same_tile<kernels::MmaGemmTile>(kMmaSyncGemmTile));
-static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows == kVectorMatrixMaxRows &&
+static_assert(kernels::GemvTile::kWarps == kGemvWarps && kernels::GemvTile::kMaxRows<float> == kVectorMatrixMaxRows &&
+              kernels::GemvTile::kMaxRows<double> == kVectorMatrixMaxRows &&
+              kernels::GemvTile::kMaxRows<__half> == kSixteenBitUnalignedVectorMatrixRows &&
+              kernels::GemvTile::kMaxRows<__nv_bfloat16> == kSixteenBitUnalignedVectorMatrixRows &&
               kernels::GemvTile::kRowsPerBlock == kMatrixVectorRows &&
-              kernels::GemvTile::kMaxColumns == kMatmulVectorMaxSide);
+              kernels::GemvTile::kMaxColumns<float> == kMatmulVectorMaxSide &&
+              kernels::GemvTile::kMaxColumns<double> == kMatmulVectorMaxSide &&
+              kernels::GemvTile::kMaxColumns<__half> == kSixteenBitVectorMaxSide &&
+              kernels::GemvTile::kMaxColumns<__nv_bfloat16> == kSixteenBitVectorMaxSide);
 // The matrix_vector tile depths, kernel and dispatch alike, for each element type and load width.
 template <class T>
 constexpr bool same_matrix_vector_tile_k() {
@@ -75,7 +81,7 @@ constexpr bool same_matrix_vector_tile_k() {
 // ... and where matrix_vector reads B without its tile.
 template <class T>
 constexpr bool same_direct_b() {
-  for (int n = 1; n <= kernels::GemvTile::kMaxWidth<T>; ++n)
+  for (int n = 1; n <= kernels::GemvTile::kMaxColumns<T>; ++n)
     for (bool vectorized : {false, true})
       if (kernels::GemvTile::reads_b_directly<T>(vectorized, n) !=
           matrix_vector_reads_b_directly(sizeof(T), vectorized, n))

@@ -461,11 +461,11 @@ void launch_matrix_vector_columns(bool vectorized, int m, int n, int k, const T*
 }
 
 // Calls launch(std::integral_constant<int, W>{}) for the kernel width W, the smallest power
-// of two from 1 up to GemvTile::kMaxWidth<T> that is at least `width`.
-template <class T, int kWidth = 1, class Launch>
+// of two from 1 up to kMaxWidth that is at least `width`.
+template <int kMaxWidth, int kWidth = 1, class Launch>
 void with_width(int width, Launch&& launch) {
-  if constexpr (kWidth < Tile::kMaxWidth<T>) {
-    if (width > kWidth) return with_width<T, 2 * kWidth>(width, launch);
+  if constexpr (kWidth < kMaxWidth) {
+    if (width > kWidth) return with_width<kMaxWidth, 2 * kWidth>(width, launch);
   } else {
     if (width > kWidth)
       throw std::logic_error("matrix-vector kernel of width " + std::to_string(width) + " asked for; " +
@@ -479,7 +479,7 @@ void with_width(int width, Launch&& launch) {
 template <class T>
 void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
                           Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals, cudaStream_t stream) {
-  with_width<T>(rows, [&](auto width) {
+  with_width<Tile::kMaxRows<T>>(rows, [&](auto width) {
     launch_vector_matrix_rows<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k,
                                                          arrivals, stream);
   });
@@ -489,7 +489,7 @@ void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const 
 template <class T>
 void launch_matrix_vector(int columns, bool vectorized, int m, int n, int k, const T* a, const T* b, T* c,
                           Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals, cudaStream_t stream) {
-  with_width<T>(columns, [&](auto width) {
+  with_width<Tile::kMaxColumns<T>>(columns, [&](auto width) {
     launch_matrix_vector_columns<T, decltype(width)::value>(vectorized, m, n, k, a, b, c, partials, parts, split_k,
                                                             arrivals, stream);
   });

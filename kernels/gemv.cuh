@@ -12,12 +12,11 @@ namespace gpb::kernels {
 struct GemvTile {
   static constexpr int kWarps = 8;  // per block
   static constexpr int kThreads = 32 * kWarps;
-  // vector_matrix: rows of A a block handles at most.
-  static constexpr int kMaxRows = 16;
-  // The widest kernels per element type: 16-bit products wider than 4 run on tensor cores
-  // (src/gemm_dispatch.hpp), so their kernels stop at 4.
+  // vector_matrix: rows of A a block handles at most; 16-bit products of more rows run on
+  // tensor cores (src/measure/gemm_dispatch.hpp: 8 rows where B's rows are not whole 16-byte
+  // chunks, else 4), so their kernels stop at 8.
   template <class T>
-  static constexpr int kMaxWidth = sizeof(T) == 2 ? 4 : 16;
+  static constexpr int kMaxRows = sizeof(T) == 2 ? 8 : 16;
   // matrix_vector: rows of A per warp and per block, the most columns of B, and the rows of B
   // one shared-memory tile holds (32 KiB of sums at the widest kernel: 16 columns, or 4 for
   // 16-bit elements, whose tiles with 16-byte loads are 4 times deeper, so that a tile's A is
@@ -25,7 +24,8 @@ struct GemvTile {
   // H200): k's parts are multiples of it.
   static constexpr int kRowsPerWarp = 4;
   static constexpr int kRowsPerBlock = kRowsPerWarp * kWarps;
-  static constexpr int kMaxColumns = 16;
+  template <class T>
+  static constexpr int kMaxColumns = sizeof(T) == 2 ? 4 : 16;
   template <class T, bool kVectorized>
   static constexpr int kTileK = sizeof(T) == 8 ? 256 : sizeof(T) == 4 || !kVectorized ? 512 : 2048;
   // matrix_vector with 16-bit elements, 16-byte loads and n of 1 or 2 reads B straight from
@@ -47,7 +47,7 @@ struct GemvTile {
 };
 
 // m <= 16 (rows of A times B): kernels for 1, 2, 4, 8 and 16 `rows` of A (16-bit: up to
-// kMaxWidth); each block takes a group of that many rows of A (all m where `rows` >= m; groups
+// kMaxRows, 8); each block takes a group of that many rows of A (all m where `rows` >= m; groups
 // of fewer rows give a C of few columns and a short k more blocks, each group reading B), 32
 // lanes x 16 bytes of columns of B and the rows of B of one part of k. `vectorized`: n a
 // multiple of 16 bytes' elements, so B's and C's rows are aligned.
@@ -62,7 +62,7 @@ void launch_vector_matrix(int rows, bool vectorized, int m, int n, int k, const 
                           Accumulate<T>* partials, int parts, int split_k, unsigned* arrivals, cudaStream_t stream);
 
 // n <= 16 (A times columns of B): kernels for 1, 2, 4, 8 and 16 `columns` (at least n;
-// 16-bit: up to kMaxWidth);
+// 16-bit: up to kMaxColumns, 4);
 // blocks of 32 rows of A, lanes along k. `vectorized`: k a multiple of 16 bytes' elements,
 // so A's rows are aligned. Parts as for launch_vector_matrix; split_k is a multiple of
 // GemvTile::kTileK<Accumulate<T>>.

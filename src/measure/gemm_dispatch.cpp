@@ -355,6 +355,8 @@ GemmPlan plan_matrix_vector(DType dtype, std::int64_t m, std::int64_t n, std::in
   plan.n_kernel = n;
   const std::int64_t slots = blocks_in_flight(plan, device);
   const std::string shape = "m or n <= " + str(kMatmulVectorMaxSide) + " (16-bit: " + str(kSixteenBitVectorMaxSide) +
+                            ", and m <= " + str(kSixteenBitUnalignedVectorMatrixRows) + " where n > " +
+                            str(kNarrowMaxColumns) + " is not a multiple of 8: the tensor cores would copy B padded" +
                             "; f64 with DMMA m16n8k16: n <= " + str(kSixteenBitVectorMaxSide) + ", m <= " +
                             str(kF64VectorMatrixMaxRows) + " where n > " + str(kF64VectorMatrixNarrowB) +
                             ") runs a matrix-vector kernel; ";
@@ -872,7 +874,7 @@ GemmPlan plan_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k, 
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
   // The widest m (vector_matrix) and n (matrix_vector) the matrix-vector kernels take.
-  const std::int64_t row_side = sixteen_bit  ? kSixteenBitVectorMaxSide
+  const std::int64_t row_side = sixteen_bit  ? sixteen_bit_vector_matrix_max_rows(n)
                                 : f64_narrow ? f64_vector_matrix_max_rows(n)
                                              : kMatmulVectorMaxSide;
   const std::int64_t column_side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;

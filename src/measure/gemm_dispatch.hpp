@@ -15,7 +15,9 @@
 //      streaming 2-byte elements at its copy rate brings each SM 5.7 of them per clock, so 16
 //      sums per element need 91 of its 128 FMAs per clock (measured: 0.37-0.43x cuBLAS at 16);
 //      wider 16-bit ones run the short-k kernel (step 2) or the tensor-core tiles of step 3,
-//      padding rows of C with zeros. matrix_vector reads B through shared tiles, except for
+//      padding rows of C with zeros; except up to 8 rows where B is wider than 64 columns and
+//      its rows are not whole 16-byte chunks (sixteen_bit_vector_matrix_max_rows): there the
+//      tensor cores would first copy B padded, reading and writing B before reading it again. matrix_vector reads B through shared tiles, except for
 //      16-bit at n of 1 or 2 with 16-byte loads, where each lane reads its rows of B from L1
 //      (matrix_vector_reads_b_directly). Split k's partials are added by the last block of
 //      each piece to finish, in part order, not by a second kernel. vector_matrix takes A's
@@ -271,6 +273,15 @@ constexpr std::int64_t f64_vector_matrix_max_rows(std::int64_t n) {
 }
 // The widest matrix-vector shape f16 and bf16 run on the matrix-vector kernels (rule 1).
 inline constexpr int kSixteenBitVectorMaxSide = 4;
+// 16-bit vector_matrix up to 8 rows where B is wider than the narrow kernel's 64 columns and
+// its rows are not whole 16-byte chunks (n not a multiple of 8): there the tensor-core tiles
+// first copy B padded (a read and a write of B before the kernel reads it again, at 6 x 10660
+// x 3458 priced 52 of the plan's 66 us, 0.50x cuBLAS on an H100), where vector_matrix reads B
+// once, with 8 f32 sums per element streamed (46 of an SM's 128 FMAs a clock at the copy rate).
+inline constexpr int kSixteenBitUnalignedVectorMatrixRows = 8;
+constexpr std::int64_t sixteen_bit_vector_matrix_max_rows(std::int64_t n) {
+  return n > kNarrowMaxColumns && n % 8 != 0 ? kSixteenBitUnalignedVectorMatrixRows : kSixteenBitVectorMaxSide;
+}
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 // The rows of B a matrix_vector tile holds (kernels/gemv.cuh, GemvTile::kTileK): 256 for f64,
 // 512 for f32 and for 16-bit loaded element by element, 2048 for 16-bit with 16-byte loads.

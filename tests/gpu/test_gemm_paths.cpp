@@ -88,7 +88,8 @@ void PrintTo(const GemmPathCase& c, std::ostream* out) {
 }
 
 // What each shape reaches (on an H100; the dispatch decides elsewhere). f16 and bf16 run the
-// matrix-vector kernels up to 4 rows or columns, the narrow kernel up to 64 columns (but with n
+// matrix-vector kernels up to 4 rows or columns (8 rows where n > 64 is not a multiple of 8:
+// their tensor cores would copy B padded), the narrow kernel up to 64 columns (but with n
 // and k multiples of 8, 33 to 64 rows, or more than 1536 rows with n past 32 and k <= 4096:
 // wgmma) and the tensor-core tiles above; f64 the narrow kernel from 5 to 16 columns,
 // vector_matrix up to 4 rows (16 where n <= 64) and the DMMA 16 x 128 tile for 5 to 16 rows of a
@@ -111,12 +112,15 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {16, 4097, 300},    // vector_matrix at 16 rows, odd n (16-bit: wgmma, B and C padded; f64: 16 x 128, k split)
     {9, 20000, 100},    // f64: the DMMA 16 x 128 tile, 16-byte copies, whole k (f32: vector_matrix)
     {5, 65, 3001},      // f64: the 16 x 128 tile one row and column past vector_matrix, element-wise, k split
+                        // (16-bit: vector_matrix at 8 rows, one column past the narrow kernel)
     {16, 129, 2048},    // f64: one column past a 16 x 128 tile, all 16 of its rows, element-wise, k split
     {3, 64, 300007},    // vector_matrix, k far beyond m n: split
     {9, 64, 300007},    // the same at 16 rows (16-bit: narrow, one warp's rows, k split)
     {13, 28, 10117},    // vector_matrix in groups of 4 rows, a narrow C, k in many parts summed by entries
     {15, 127, 3562},    // vector_matrix in groups of 2 rows (f32), element-wise, k split
     {4, 300, 5000},     // vector_matrix in groups of 1 row (16-bit), a partial column block, k split
+    {8, 1001, 777},     // vector_matrix at 8 rows, odd n: element-wise (16-bit too; f64: the 16 x 128 tile)
+    {6, 10660, 3458},   // vector_matrix at 8 rows, odd n, k split (16-bit: the cliff check's 0.50x on wgmma)
     {17, 17, 17},       // 16-bit: narrow at 32 columns, k within one stage, element-wise A
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
     {33, 45, 34},       // one past f32's and f64's short k: tiled (16-bit: narrow at 64 columns, B staged)
@@ -322,7 +326,7 @@ TEST_P(CudaGemmShortK, RunsWhereTheRuleSaysAndVerifies) {
   // f64 takes matrix_vector up to 4 columns where the narrow DMMA kernel runs (sm_90 on), and
   // vector_matrix up to 4 rows where n > 64.
   const bool f64_narrow = c.dtype == DType::f64 && this_device().compute_capability >= 90;
-  const std::int64_t side = sixteen_bit  ? kSixteenBitVectorMaxSide
+  const std::int64_t side = sixteen_bit  ? sixteen_bit_vector_matrix_max_rows(c.n)
                             : f64_narrow ? f64_vector_matrix_max_rows(c.n)
                                          : kMatmulVectorMaxSide;
   const std::int64_t columns = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;

@@ -270,6 +270,42 @@ TEST(GemmDispatch, MatrixVectorShapesRunTheMatrixVectorKernels) {
   EXPECT_EQ(plan_gemm(DType::f64, 1001, 3, 777, hopper()).vector_width, 4);
 }
 
+// 16-bit rows of B that are not whole 16-byte chunks, past the narrow kernel's 64 columns: up to
+// 8 rows of A stream B once on vector_matrix, where the tensor cores would first copy B padded;
+// aligned or narrow B, or 9 rows, keep their kernels (on every device: the copy is the
+// tensor-core kernels', wgmma or mma.sync).
+TEST(GemmDispatch, SixteenBitFewRowsOfAnUnalignedWideBStreamIt) {
+  for (const GemmDevice& device : {hopper(), ampere()}) {
+    for (DType dtype : {DType::f16, DType::bf16}) {
+      SCOPED_TRACE(to_string(dtype) + " on " + std::to_string(device.sm_count) + " SMs");
+      for (std::int64_t m = 5; m <= 8; ++m) {
+        for (std::int64_t n : {65, 66, 1001, 4097, 10660}) {
+          const GemmPlan plan = plan_gemm(dtype, m, n, 3458, device);
+          EXPECT_EQ(plan.kernel, GemmKernel::vector_matrix) << m << " x " << n << ": " << plan.rule;
+          // All rows in one block, or in groups where B is L2-sized and k splits (as at any m).
+          if (n == 10660)
+            EXPECT_EQ(plan.vector_width, 8) << plan.rule;
+          else
+            EXPECT_LE(plan.vector_width, 8) << plan.rule;
+          EXPECT_FALSE(plan.vectorized);
+          EXPECT_FALSE(plan.stage_a || plan.stage_b);
+          EXPECT_TRUE(contains(plan.rule, "and m <= 8 where n > 64 is not a multiple of 8: the tensor cores would copy B padded")) << plan.rule;
+        }
+        // Short k too: B streamed once either way.
+        EXPECT_EQ(plan_gemm(dtype, m, 4097, 3, device).kernel, GemmKernel::vector_matrix);
+      }
+      const GemmKernel tiled = device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma;
+      EXPECT_EQ(plan_gemm(dtype, 9, 10660, 3458, device).kernel, tiled);         // a ninth row
+      EXPECT_EQ(plan_gemm(dtype, 8, 10664, 3458, device).kernel, tiled);         // aligned B: no copy
+      EXPECT_EQ(plan_gemm(dtype, 8, 63, 3458, device).kernel, GemmKernel::narrow);  // the narrow kernel's
+      EXPECT_EQ(plan_gemm(dtype, 4, 10664, 3458, device).kernel, GemmKernel::vector_matrix);
+    }
+  }
+  // f32 and f64 as before.
+  EXPECT_EQ(plan_gemm(DType::f32, 8, 10660, 3458, hopper()).vector_width, 8);
+  EXPECT_EQ(plan_gemm(DType::f64, 8, 10660, 3458, hopper()).kernel, GemmKernel::dmma);
+}
+
 TEST(GemmDispatch, SixteenBitOddShapesArePaddedForTheTensorCores) {
   const GemmPlan odd = plan_gemm(DType::bf16, 4097, 4097, 4097, hopper());
   EXPECT_EQ(odd.kernel, GemmKernel::wgmma);
@@ -833,10 +869,11 @@ void expect_plan_follows_the_rule(DType dtype, std::int64_t m, std::int64_t n, s
                                   const GemmPlan& plan) {
   const bool sixteen_bit = dtype == DType::f16 || dtype == DType::bf16;
   const std::int64_t lanes = 16 / static_cast<std::int64_t>(dtype_size(dtype));
-  // 1. Matrix-vector shapes (16-bit: up to 4; f64 with DMMA m16n8k16: n up to 4, and m up to 4
-  //    where n > 64) and only they run the matrix-vector kernels.
+  // 1. Matrix-vector shapes (16-bit: up to 4, and m up to 8 where n > 64 is not a multiple of 8;
+  //    f64 with DMMA m16n8k16: n up to 4, and m up to 4 where n > 64) and only they run the
+  //    matrix-vector kernels.
   const bool f64_narrow = dtype == DType::f64 && !device.no_dmma && device.dmma_m16n8k16;
-  const std::int64_t row_side = sixteen_bit  ? kSixteenBitVectorMaxSide
+  const std::int64_t row_side = sixteen_bit  ? (n > 64 && n % 8 != 0 ? 8 : 4)
                                 : f64_narrow ? (n <= 64 ? 16 : 4)
                                              : kMatmulVectorMaxSide;
   const std::int64_t column_side = sixteen_bit || f64_narrow ? kSixteenBitVectorMaxSide : kMatmulVectorMaxSide;
