@@ -308,6 +308,7 @@ std::vector<GemmPathCase> short_k_cases() {
              {17, 4097, 2},     // f32, f64: the fewest rows
              {1000, 5, 3},      // 16-bit and f64 on sm_90: the narrowest C of the kernel (f32: matrix_vector)
              {5, 1000, 3},      // 16-bit and f64 on sm_90: the fewest rows (f32: vector_matrix)
+             {6, 1001, 3},      // f64 on sm_90 (16-bit, f32: vector_matrix, B's odd rows streamed once)
              {4096, 4096, 3},
              {2000, 2450, 8}}) {  // odd wide C (16-bit: 256-wide blocks, a row's stores 64 bytes an instruction)
       cases.push_back({dtype, m, n, k});
