@@ -13,8 +13,8 @@ struct GemvTile {
   static constexpr int kWarps = 8;  // per block
   static constexpr int kThreads = 32 * kWarps;
   // vector_matrix: rows of A a block handles at most; 16-bit products of more rows run on
-  // tensor cores (src/measure/gemm_dispatch.hpp: 8 rows where B's rows are not whole 16-byte
-  // chunks, else 4), so their kernels stop at 8.
+  // tensor cores (src/measure/gemm_dispatch.hpp: past 8 rows where B is wider than 64 columns
+  // and its rows are not whole 16-byte chunks, else past 4), so their kernels stop at 8.
   template <class T>
   static constexpr int kMaxRows = sizeof(T) == 2 ? 8 : 16;
   // matrix_vector: rows of A per warp and per block, the most columns of B, and the rows of B
