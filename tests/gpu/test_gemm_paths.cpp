@@ -119,7 +119,8 @@ const std::vector<std::array<std::int64_t, 3>> kShapes = {
     {13, 28, 10117},    // vector_matrix in groups of 4 rows, a narrow C, k in many parts summed by entries
     {15, 127, 3562},    // vector_matrix in groups of 2 rows (f32), element-wise, k split
     {4, 300, 5000},     // vector_matrix in groups of 1 row (16-bit), a partial column block, k split
-    {8, 1001, 777},     // vector_matrix at 8 rows, odd n: element-wise (16-bit too; f64: the 16 x 128 tile)
+    {8, 1001, 777},     // vector_matrix in groups of rows, odd n, k split (16-bit: 8 groups of 1; f64: 16 x 128)
+    {8, 20001, 1000},   // vector_matrix at 8 rows, all of them used, odd n (16-bit: k split; f64: 16 x 128)
     {6, 10660, 3458},   // vector_matrix at 8 rows, odd n, k split (16-bit: the cliff check's 0.50x on wgmma)
     {17, 17, 17},       // 16-bit: narrow at 32 columns, k within one stage, element-wise A
     {40, 48, 5},        // short k (every dtype), 16-byte stores of C
