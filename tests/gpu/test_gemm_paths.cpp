@@ -372,7 +372,8 @@ TEST(CudaGemmPaths, SplitResultsAreDeterministic) {
     // The tiled kernels' splits (their partials added by a second kernel) and the
     // matrix-vector kernels' (added by the last block of each piece).
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
-             {64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}, {129, 257, 20001}, {3, 64, 300007}, {33, 3, 200003}}) {
+             {64, 64, 100000}, {9, 64, 300007}, {33, 9, 200003}, {129, 257, 20001}, {3, 64, 300007}, {33, 3, 200003},
+             {7, 4097, 8000}}) {  // the last: 16-bit vector_matrix at 8 rows (f64: the 16 x 128 DMMA tile)
       const Problem problem = make_problem(Op::matmul, dtype, matmul_shape(m, n, k), kSeed);
       auto prepared = cuda_backend().prepare(problem, BackendSettings{});
       SCOPED_TRACE(to_string(dtype) + " " + problem.shape.label(Op::matmul) + ": " + prepared->details());
