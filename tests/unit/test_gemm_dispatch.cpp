@@ -289,14 +289,16 @@ TEST(GemmDispatch, SixteenBitFewRowsOfAnUnalignedWideBStreamIt) {
             EXPECT_LE(plan.vector_width, 8) << plan.rule;
           EXPECT_FALSE(plan.vectorized);
           EXPECT_FALSE(plan.stage_a || plan.stage_b);
-          EXPECT_TRUE(contains(plan.rule, "and m <= 8 where n > 64 is not a multiple of 8: the tensor cores would copy B padded")) << plan.rule;
+          EXPECT_TRUE(contains(plan.rule, "and m <= 8 where n > 64 is not a multiple of 8: the tensor cores would "
+                                          "copy B padded"))
+              << plan.rule;
         }
         // Short k too: B streamed once either way.
         EXPECT_EQ(plan_gemm(dtype, m, 4097, 3, device).kernel, GemmKernel::vector_matrix);
       }
       const GemmKernel tiled = device.no_wgmma ? GemmKernel::mma_sync : GemmKernel::wgmma;
-      EXPECT_EQ(plan_gemm(dtype, 9, 10660, 3458, device).kernel, tiled);         // a ninth row
-      EXPECT_EQ(plan_gemm(dtype, 8, 10664, 3458, device).kernel, tiled);         // aligned B: no copy
+      EXPECT_EQ(plan_gemm(dtype, 9, 10660, 3458, device).kernel, tiled);            // a ninth row
+      EXPECT_EQ(plan_gemm(dtype, 8, 10664, 3458, device).kernel, tiled);            // aligned B: no copy
       EXPECT_EQ(plan_gemm(dtype, 8, 63, 3458, device).kernel, GemmKernel::narrow);  // the narrow kernel's
       EXPECT_EQ(plan_gemm(dtype, 4, 10664, 3458, device).kernel, GemmKernel::vector_matrix);
     }
