@@ -16,9 +16,6 @@ namespace {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 
-// The 16-bit tensor-core kernels' 16-byte chunks, in elements.
-constexpr std::int64_t kTensorChunk = 8;
-
 constexpr int kVectorMatrixStep = 8 * kGemvWarps;
 // vector_matrix's groups of rows (plan_matrix_vector): B at most this large (L2-sized on an
 // A100, H100 or H200, each group reading it), the last block's sum of parts at most this many

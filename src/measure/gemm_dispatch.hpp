@@ -17,8 +17,8 @@
 //      wider 16-bit ones run the short-k kernel (step 2) or the tensor-core tiles of step 3,
 //      padding rows of C with zeros; except up to 8 rows where B is wider than 64 columns and
 //      its rows are not whole 16-byte chunks (sixteen_bit_vector_matrix_max_rows): there the
-//      tensor cores would first copy B padded, reading and writing B before reading it again. matrix_vector reads B through shared tiles, except for
-//      16-bit at n of 1 or 2 with 16-byte loads, where each lane reads its rows of B from L1
+//      tensor cores would first copy B padded, reading and writing B before reading it again.
+//      matrix_vector reads B through shared tiles, except for 16-bit at n of 1 or 2 with 16-byte loads, where each lane reads its rows of B from L1
 //      (matrix_vector_reads_b_directly). Split k's partials are added by the last block of
 //      each piece to finish, in part order, not by a second kernel. vector_matrix takes A's
 //      rows in groups, a block each, where B is L2-sized and the groups' blocks fill the
@@ -218,6 +218,9 @@ inline constexpr GemmTile kMmaSyncGemmTile{128, 256, 32};
 inline constexpr GemmTile kNarrowGemmTile{128, 64, 256};
 inline constexpr int kNarrowSplitStep = 32;
 inline constexpr int kNarrowMaxColumns = 64;
+// The 16-bit tensor-core kernels' 16-byte chunks, in elements: rows of A (k) or B (n) not whole
+// chunks are copied padded before those kernels run (rule 5).
+inline constexpr std::int64_t kTensorChunk = 8;
 // Where 16-bit takes it: n <= 64, except a C of 33 to 64 rows whose n and k are multiples of 8
 // on a device with wgmma, which runs the wgmma tiles (unpadded): there at most half the narrow
 // kernel's 8 warps have rows, and on an H200 64 x 64 x 1048576 took 119.9 us on it against 97.9
@@ -241,7 +244,8 @@ constexpr bool narrow_wgmma_rows(std::int64_t m, std::int64_t n, std::int64_t k)
 }
 constexpr bool narrow_sixteen_bit_takes(std::int64_t m, std::int64_t n, std::int64_t k, bool wgmma) {
   return n <= kNarrowMaxColumns &&
-         !(wgmma && n % 8 == 0 && k % 8 == 0 && ((m > 32 && m <= 64) || narrow_wgmma_rows(m, n, k)));
+         !(wgmma && n % kTensorChunk == 0 && k % kTensorChunk == 0 &&
+           ((m > 32 && m <= 64) || narrow_wgmma_rows(m, n, k)));
 }
 inline constexpr int kNarrowBlocksPerSm = 2;  // its launch bounds
 // The f64 narrow kernel (DMMA m16n8k16): blocks of 128 rows, stages of 64 rows of B, 8 or 16
@@ -280,7 +284,8 @@ inline constexpr int kSixteenBitVectorMaxSide = 4;
 // once, with 8 f32 sums per element streamed (46 of an SM's 128 FMAs a clock at the copy rate).
 inline constexpr int kSixteenBitUnalignedVectorMatrixRows = 8;
 constexpr std::int64_t sixteen_bit_vector_matrix_max_rows(std::int64_t n) {
-  return n > kNarrowMaxColumns && n % 8 != 0 ? kSixteenBitUnalignedVectorMatrixRows : kSixteenBitVectorMaxSide;
+  return n > kNarrowMaxColumns && n % kTensorChunk != 0 ? kSixteenBitUnalignedVectorMatrixRows
+                                                        : kSixteenBitVectorMaxSide;
 }
 inline constexpr int kMatrixVectorRows = 4 * kGemvWarps;
 // The rows of B a matrix_vector tile holds (kernels/gemv.cuh, GemvTile::kTileK): 256 for f64,
