@@ -465,13 +465,54 @@ void describe_commands(CLI::App& app) {
   for (const auto& [name, footer] : footers) app.get_subcommand(name)->footer(footer());
 }
 
+namespace {
+
+// Other benchmark tools' words for an option (Google Benchmark, hyperfine, nvbench habits): an
+// unknown option that is one of them names the option that does the same here, where the
+// command has it (before the nearest spelling: '-o' is not '-h').
+std::string other_tools_word(const std::string& given, const CLI::App& command) {
+  static const std::map<std::string, std::string> kSynonyms = {
+      {"--iterations", "--min-samples"}, {"--iters", "--min-samples"},   {"--reps", "--min-samples"},
+      {"--runs", "--min-samples"},       {"--samples", "--min-samples"}, {"--repeat", "--repetitions"},
+      {"--repeats", "--repetitions"},    {"--output", "--out"},          {"-o", "--out"},
+      {"--gpu", "--device"},             {"--gpus", "--device"},         {"--type", "--dtype"},
+      {"--types", "--dtype"},            {"--precision", "--dtype"},     {"--ops", "--op"},
+      {"--operation", "--op"},           {"--database", "--db"},         {"--warm-up", "--warmup"},
+      {"--shapes", "--shape"},           {"--backends", "--backend"},    {"--dtypes", "--dtype"},
+      {"--sizes", "--size"},             {"--seconds", "--max-time"},    {"--timeout", "--max-time"},
+  };
+  const auto found = kSynonyms.find(given);
+  if (found == kSynonyms.end()) return "";
+  const auto names = long_names(command);
+  return std::find(names.begin(), names.end(), found->second) == names.end() ? "" : found->second;
+}
+
+// The subcommands of `command` that take the option `given` (history's --db): it was written
+// before the subcommand instead of after it.
+std::vector<std::string> subcommands_taking(const std::string& given, const CLI::App& command) {
+  std::vector<std::string> takers;
+  for (const CLI::App* sub : subcommands_of(command)) {
+    const auto names = long_names(*sub);
+    if (std::find(names.begin(), names.end(), given) != names.end()) takers.push_back(sub->get_name());
+  }
+  return takers;
+}
+
+}  // namespace
+
 std::string mistyped_word_message(const CLI::App& app, const std::vector<std::string>& args) {
   const Walk found = walk(app, args);
   if (found.unknown.empty()) return "";
   if (found.unknown_is_option) {
-    const std::string nearest = nearest_word(found.unknown, long_names(*found.command));
-    return "unknown option '" + found.unknown + "' for " + shown_path(found.command) +
-           (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)");
+    const std::string head = "unknown option '" + found.unknown + "' for " + shown_path(found.command);
+    const std::vector<std::string> takers = subcommands_taking(found.unknown, *found.command);
+    if (!takers.empty())
+      return head + " (it is an option of its " + (takers.size() == 1 ? "command " : "commands ") +
+             join_words(takers, " and ") + ": write it after the command, e.g. " + shown_path(found.command) + " " +
+             takers.front() + " " + found.unknown + " ...)";
+    std::string nearest = other_tools_word(found.unknown, *found.command);
+    if (nearest.empty()) nearest = nearest_word(found.unknown, long_names(*found.command));
+    return head + (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)");
   }
   std::vector<std::string> commands;
   for (const CLI::App* sub : subcommands_of(*found.command)) commands.push_back(sub->get_name());

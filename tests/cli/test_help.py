@@ -29,6 +29,18 @@ class DidYouMean(CliTestCase):
                                         "see gpubench run --help"]),
             (["compare", "a.json", "b.json", "--treshold", "5"], ["did you mean '--threshold'?"]),
             (["history", "show", "--cases", "x"], ["did you mean '--case'?", "gpubench history show --help"]),
+            # other tools' words for the same option, short ones included ('-o' is not '-h')
+            (["run", "--iterations", "5"], ["unknown option '--iterations' for gpubench run",
+                                            "did you mean '--min-samples'?"]),
+            (["run", "--repeat", "3"], ["did you mean '--repetitions'?"]),
+            (["run", "-o", "r.json"], ["unknown option '-o'", "did you mean '--out'?"]),
+            (["run", "--gpu", "1"], ["did you mean '--device'?"]),
+            (["history", "list", "--database", "h.db"], ["did you mean '--db'?"]),
+            # an option of a subcommand written before it
+            (["history", "--db", "h.db", "list"], ["unknown option '--db' for gpubench history",
+                                                   "write it after the command, e.g. gpubench history ingest --db"]),
+            (["--op", "sin"], ["unknown option '--op' for gpubench", "it is an option of its command run",
+                               "gpubench run --op"]),
         ]
         for args, fragments in cases:
             with self.subTest(args=args):
