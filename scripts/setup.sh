@@ -10,7 +10,8 @@ packages=(build-essential cmake git pkg-config libeigen3-dev libopenblas-dev lib
           clang libclang-rt-dev libomp-dev
           openmpi-bin libopenmpi-dev  # MPI: -DGPUBENCH_WITH_MPI=ON, and the tests' MPI variant
           # The Python package (python/): its headers, the wheel test's virtual environment, its tests.
-          python3-dev python3-venv python3-pip python3-pytest python3-pandas)
+          python3-dev python3-venv python3-pip python3-pytest python3-pandas
+          zsh)  # the zsh completion script's test sources it in zsh
 # The HTML report test renders in a real browser where one can be installed.
 if [[ "${GPUBENCH_WITH_BROWSER:-1}" == 1 ]]; then packages+=(chromium); fi
 

@@ -196,9 +196,11 @@ class Completion(CliTestCase):
         path = os.path.join(self.dir, "_gpubench")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(gpubench("completion", "zsh").stdout)
-        process = subprocess.run(["zsh", "-f", "-c", f"source '{path}' && print ok"], capture_output=True, text=True,
-                                 timeout=60)
-        self.assertEqual(process.stdout.strip(), "ok", process.stderr)
+        # zsh -f reads no .zshrc, so compinit is not loaded: the script must load what it needs and
+        # register gpubench's completion with zsh.
+        process = subprocess.run(["zsh", "-f", "-c", f"source '{path}' && print -r -- \"${{_comps[gpubench]}}\""],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(process.stdout.strip(), "_bash_complete -F _gpubench", process.stderr)
 
 
 if __name__ == "__main__":
