@@ -20,11 +20,13 @@
 #include "model/record_format.hpp"
 #include "report/report.hpp"
 #include "report/summary_render.hpp"
+#include "unprivileged.hpp"
 
 namespace gpb {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::as_unprivileged;
 
 // Time that moves only when the meter sleeps or the op runs.
 struct ScriptedClock {
@@ -450,13 +452,21 @@ TEST_F(FakePowercap, AnUnreadableCounterIsNullWithTheReason) {
 }
 
 TEST_F(FakePowercap, ACounterReadableByRootOnlySaysSo) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads any file: the permission cannot be taken away";
   zone("intel-rapl:0", "package-0", 1, 1'000'000'000);
+  // Everything readable by all (whatever the umask), but the counter by none.
+  const auto all_read = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  const auto all_search = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  fs::permissions(root_, all_read | all_search, fs::perm_options::add);
+  for (const auto& entry : fs::recursive_directory_iterator(root_))
+    fs::permissions(entry.path(), entry.is_directory() ? all_read | all_search : all_read, fs::perm_options::add);
   fs::permissions(root_ / "intel-rapl:0" / "energy_uj", fs::perms::none);
-  const EnergySource source = make_rapl_energy_source(root_.string(), cpuinfo_.string());
-  EXPECT_FALSE(source.counter);
-  EXPECT_NE(source.reason.find("Permission denied"), std::string::npos) << source.reason;
-  EXPECT_NE(source.reason.find("root"), std::string::npos) << source.reason;
+  // Root reads any file: the source is made as nobody, as a user's run would be.
+  const std::string reason = as_unprivileged([&] {
+    const EnergySource source = make_rapl_energy_source(root_.string(), cpuinfo_.string());
+    return source.counter ? std::string("<a counter>") : source.reason;
+  });
+  EXPECT_NE(reason.find("Permission denied"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("root"), std::string::npos) << reason;
 }
 
 // ---- the energy crossover ----
