@@ -521,6 +521,76 @@ std::string mistyped_word_message(const CLI::App& app, const std::vector<std::st
          " (" + (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") + "commands: " + join_words(commands, ", ") + ")";
 }
 
+std::string extra_arguments_message(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* command = walk(app, args).command;
+  // CLI11 hands the words up to the top command, last first: take them in the command line's order.
+  std::vector<std::string> left = command->remaining();
+  if (left.empty()) left = app.remaining();
+  std::vector<std::string> extras;
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (std::find(left.begin(), left.end(), args[i]) != left.end() &&
+        std::find(extras.begin(), extras.end(), args[i]) == extras.end())
+      extras.push_back(args[i]);
+  if (extras.empty()) return "";
+  std::vector<std::string> quoted;
+  for (const auto& word : extras) quoted.push_back("'" + word + "'");
+  const std::string& first = extras.front();
+  const std::string path = path_of(command);
+  std::string where;
+  if (path == "run") {
+    const auto ops = names_of(all_ops());
+    const bool is_op = std::find(ops.begin(), ops.end(), first) != ops.end();
+    const bool numeric = !first.empty() && std::isdigit(static_cast<unsigned char>(first[0]));
+    const bool json = first.size() > 5 && first.compare(first.size() - 5, 5, ".json") == 0;
+    if (is_op)
+      where = "the op goes after --op: --op " + first;
+    else if (numeric && first.find('x') != std::string::npos)
+      where = "a matmul shape goes after --shape: --shape " + first;
+    else if (numeric)
+      where = "sizes go after --size: --size " + first;
+    else if (json)
+      where = "a suite file goes after --config, a report to compare against after --baseline";
+    else
+      where = "run takes no arguments of its own: every value follows its option";
+  } else if (path == "report") {
+    where = "report re-renders one report: to compare two, gpubench compare BASELINE CURRENT; to join a run's ranks, "
+            "gpubench merge REPORTS... --out MERGED.json";
+  } else if (path == "compare") {
+    where = "compare takes two reports, the baseline, then the current one";
+  } else if (path == "completion") {
+    where = "one shell: bash or zsh";
+  } else {
+    where = shown_path(command) + " takes no " + (command->get_options([](const CLI::Option* option) {
+                                                     return option->get_positional();
+                                                   }).empty()
+                                                      ? "arguments"
+                                                      : "more arguments") +
+            " but its options' values";
+  }
+  return std::string("unexpected ") + (extras.size() == 1 ? "argument " : "arguments ") + join_words(quoted, " and ") +
+         " for " + shown_path(command) + " (" + where + ")";
+}
+
+std::string missing_argument_message(const CLI::App& app, const std::vector<std::string>& args, const std::string& missing) {
+  const CLI::App* command = walk(app, args).command;
+  std::vector<const CLI::Option*> positionals;
+  const CLI::Option* absent = nullptr;
+  for (const CLI::Option* option : command->get_options([](const CLI::Option* o) { return o->get_positional(); })) {
+    positionals.push_back(option);
+    if (option->get_name() == missing) absent = option;
+  }
+  if (!absent) return "";
+  std::string form = shown_path(command);
+  for (const CLI::Option* option : positionals) {
+    std::string name = option->get_name();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    form += " " + name + (option->get_expected_max() > 1 ? "..." : "");
+  }
+  std::string what = absent->get_description();
+  if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+  return "missing " + missing + " for " + shown_path(command) + ": " + what + " (" + form + ")";
+}
+
 std::string command_path(const CLI::App& app, const std::vector<std::string>& args) {
   return shown_path(walk(app, args).command);
 }

@@ -33,6 +33,15 @@ void describe_commands(CLI::App& app);
 // for gpubench run (did you mean '--size'?)"). Empty when the refusal is of another kind.
 std::string mistyped_word_message(const CLI::App& app, const std::vector<std::string>& args);
 
+// The message for words CLI11 found no place for ("gpubench run sin"): which words, for which
+// command, and where they probably belong ("the op goes after --op: --op sin"; "report
+// re-renders one report: to compare two, gpubench compare BASELINE CURRENT").
+std::string extra_arguments_message(const CLI::App& app, const std::vector<std::string>& args);
+
+// The message for a missing positional argument ("gpubench compare r.json"): its name, what
+// it is, and the command's form. Empty when `missing` is no positional of the command.
+std::string missing_argument_message(const CLI::App& app, const std::vector<std::string>& args, const std::string& missing);
+
 // The command the arguments name ("gpubench history show"), for pointing at its --help.
 std::string command_path(const CLI::App& app, const std::vector<std::string>& args);
 

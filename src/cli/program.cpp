@@ -155,8 +155,15 @@ int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string mistyped = mistyped_word_message(app, args);
-    throw UsageError((mistyped.empty() ? std::string(e.what()) : mistyped) + " (see " + command_path(app, args) + " --help)");
+    std::string message = mistyped_word_message(app, args);
+    if (message.empty() && dynamic_cast<const CLI::ExtrasError*>(&e)) message = extra_arguments_message(app, args);
+    if (message.empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
+      const std::string text = e.what();
+      const std::string tail = " is required";
+      if (text.size() > tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0)
+        message = missing_argument_message(app, args, text.substr(0, text.size() - tail.size()));
+    }
+    throw UsageError((message.empty() ? std::string(e.what()) : message) + " (see " + command_path(app, args) + " --help)");
   }
 
   const bool colour_out = colour_for(colour, STDOUT_FILENO);

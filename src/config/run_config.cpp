@@ -29,10 +29,61 @@ std::vector<std::string> flatten_lists(const std::vector<std::string>& values) {
   return items;
 }
 
+// The option a word is a value of, where it parses as one ("--dtype" for "f16", "--size" for
+// "4096"); empty where it is none's. A multi-valued option reads the words after it as its
+// own, so `--op sin 4096` hands 4096 to --op (and `--op sin,4096` says so itself): this names
+// where it belongs.
+std::string option_taking(const std::string& word) {
+  const auto parses = [&](const auto& parse) {
+    try {
+      parse(word);
+      return true;
+    } catch (const UsageError&) {
+      return false;
+    }
+  };
+  if (parses([](const std::string& w) { return parse_op(w); })) return "--op";
+  if (parses([](const std::string& w) { return parse_dtype(w); })) return "--dtype";
+  if (parses([](const std::string& w) { return parse_pattern(w); })) return "--pattern";
+  if (parses([](const std::string& w) { return parse_timing_mode(w); })) return "--timing";
+  if (parses([](const std::string& w) { return parse_matmul_shape(w); })) return "--shape";
+  if (parses([](const std::string& w) { return parse_size(w); })) return "--size";
+  for (const GpuBackendEntry& entry : kGpuBackends)
+    if (word == entry.name) return "--backend";
+  return "";
+}
+
+// `refusal` with where the word probably belongs, if it is another option's value.
+std::string with_owner_hint(const std::string& refusal, const std::string& word, const std::string& flag) {
+  const std::string owner = option_taking(word);
+  if (owner.empty() || owner == flag) return refusal;
+  return refusal + "; '" + word + "' is a value of " + owner + ", not of " + flag + " (write " + owner + " " + word + ")";
+}
+
+// --backend's names. No backend is named like another option's value: such a word was meant
+// for that option (the rest are checked against the backends when the plan is made).
+std::vector<std::string> backend_names(const std::vector<std::string>& values) {
+  std::vector<std::string> names = flatten_lists(values);
+  for (const auto& name : names) {
+    const std::string owner = option_taking(name);
+    if (!owner.empty() && owner != "--backend")
+      throw UsageError(with_owner_hint("unknown backend '" + name + "'", name, "--backend"));
+  }
+  return names;
+}
+
+// Each of a multi-valued option's values parsed; a refused one says which option it belongs
+// to where it is another's.
 template <class T, class Parse>
-std::vector<T> parse_each(const std::vector<std::string>& values, Parse parse) {
+std::vector<T> parse_each(const std::vector<std::string>& values, Parse parse, const std::string& flag) {
   std::vector<T> parsed;
-  for (const auto& item : flatten_lists(values)) parsed.push_back(parse(item));
+  for (const auto& item : flatten_lists(values)) {
+    try {
+      parsed.push_back(parse(item));
+    } catch (const UsageError& error) {
+      throw UsageError(with_owner_hint(error.what(), item, flag));
+    }
+  }
   return parsed;
 }
 
@@ -199,17 +250,23 @@ RunSettings RunCommandLine::merge_settings(const Suite* suite) const {
 std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
   SuiteGroup group;
   RunOptions& options = group.options;
-  options.ops = parse_each<Op>(ops_, parse_op);
-  options.backends = flatten_lists(backends_);
-  if (!dtypes_.empty()) options.dtypes = parse_each<DType>(dtypes_, parse_dtype);
-  for (const auto& size : sizes_) append_size_list(options.sizes, size, "--size");
-  options.matmul_shapes = parse_each<Shape>(shapes_, parse_matmul_shape);
+  options.ops = parse_each<Op>(ops_, parse_op, "--op");
+  options.backends = backend_names(backends_);
+  if (!dtypes_.empty()) options.dtypes = parse_each<DType>(dtypes_, parse_dtype, "--dtype");
+  for (const auto& size : sizes_) {
+    try {
+      append_size_list(options.sizes, size, "--size");
+    } catch (const UsageError& error) {
+      throw UsageError(with_owner_hint(error.what(), size, "--size"));
+    }
+  }
+  options.matmul_shapes = parse_each<Shape>(shapes_, parse_matmul_shape, "--shape");
   if (!rows_.empty()) options.spmv_rows = parse_size(rows_);
   if (given("--nnz-per-row")) options.nnz_per_row = parse_nnz_per_row(nnz_per_row_);
-  if (given("--pattern")) options.patterns = parse_each<SpmvPattern>(patterns_, parse_pattern);
+  if (given("--pattern")) options.patterns = parse_each<SpmvPattern>(patterns_, parse_pattern, "--pattern");
   options.matrix_path = matrix_;
   if (given("--spmv-kernel")) options.spmv_kernel = parse_spmv_kernel(spmv_kernel_);
-  if (!timings_.empty()) options.timings = parse_each<TimingMode>(timings_, parse_timing_mode);
+  if (!timings_.empty()) options.timings = parse_each<TimingMode>(timings_, parse_timing_mode, "--timing");
   options.tf32 = tf32_;
   refuse_flags_without_effect(options);
   return {group};
@@ -265,9 +322,9 @@ std::vector<SuiteGroup> RunCommandLine::filtered_suite_groups(const Suite& suite
       throw UsageError(std::string(flag) +
                        " cannot be combined with a suite (--config, or no --op); --op, --backend, --dtype and --timing "
                        "select from a suite");
-  const auto backends = flatten_lists(backends_);
-  const auto dtypes = parse_each<DType>(dtypes_, parse_dtype);
-  const auto timings = parse_each<TimingMode>(timings_, parse_timing_mode);
+  const auto backends = backend_names(backends_);
+  const auto dtypes = parse_each<DType>(dtypes_, parse_dtype, "--dtype");
+  const auto timings = parse_each<TimingMode>(timings_, parse_timing_mode, "--timing");
   // Leaves out of `values` what `wanted` (when given) does not list.
   const auto keep = [](auto& values, const auto& wanted) {
     if (wanted.empty()) return;
@@ -322,7 +379,7 @@ RunConfig RunCommandLine::resolve(const ProcessPlace& place) const {
     config.suite_path = config_;
     config.thresholds = suite->thresholds;
     config.groups = filtered_suite_groups(*suite);
-    config.only_ops = parse_each<Op>(ops_, parse_op);
+    config.only_ops = parse_each<Op>(ops_, parse_op, "--op");
   } else {
     config.groups = command_line_groups();
   }

@@ -19,7 +19,7 @@ std::int64_t parse_size(const std::string& raw) {
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
   if (digits == 0) {
     // "--out" or "-o": the option's value was left out, and the next option read as the size.
-    if (text.size() > 1 && (text[1] == '-' || std::isalpha(static_cast<unsigned char>(text[1]))))
+    if (text[0] == '-' && text.size() > 1 && (text[1] == '-' || std::isalpha(static_cast<unsigned char>(text[1]))))
       throw UsageError("size '" + text + "' is an option, not a number: the value of the size option before it is missing (e.g. --size 4096)");
     if (text[0] == '-') throw UsageError("size '" + text + "' is negative; sizes must be positive");
     throw UsageError("malformed size '" + text + "' (expected e.g. 4096, 4K, 16M, 1G)");

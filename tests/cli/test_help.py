@@ -81,6 +81,57 @@ class DidYouMean(CliTestCase):
         process = gpubench("run", "--op", "sum", "--size", "16,256", "--backend", "eigen", *FAST, "--format", "json")
         self.assertOk(process)
         self.assertEqual([r["shape"]["n"] for r in json.loads(process.stdout)["results"]], [16, 256])
+        # A word that is no size and no option is malformed, not "an option"; an option is.
+        process = gpubench("run", "--op", "sum", "--size", "eigen", *FAST)
+        self.assertUsageError(process, "malformed size 'eigen'")
+        self.assertNotIn("is an option", process.stderr)
+        self.assertUsageError(gpubench("run", "--op", "sum", "--size", "--out", "x.json", *FAST),
+                              "size '--out' is an option, not a number")
+
+    def test_a_value_of_another_option(self):
+        # A multi-valued option reads the words after it as its own: the refusal names the
+        # option the word belongs to.
+        cases = [
+            (["--op", "sin", "4096"], ["unknown op '4096'", "'4096' is a value of --size, not of --op",
+                                       "write --size 4096"]),
+            (["--op", "sin,4096"], ["'4096' is a value of --size, not of --op"]),
+            (["--op", "sum", "--backend", "eigen", "f64"], ["unknown backend 'f64'", "write --dtype f64"]),
+            (["--backend", "eigen", "sin"], ["unknown backend 'sin'", "write --op sin"]),
+            (["--op", "sum", "--dtype", "f64", "cublas"], ["unknown dtype 'cublas'", "write --backend cublas"]),
+            (["--op", "matmul", "--shape", "64x64x64", "f16"], ["malformed matmul shape 'f16'", "write --dtype f16"]),
+            (["--op", "matmul", "--size", "64", "64x64x64"], ["write --shape 64x64x64"]),
+            (["--op", "spmv", "--pattern", "banded", "f64"], ["unknown pattern 'f64'", "write --dtype f64"]),
+            (["--op", "sum", "--timing", "kernel", "e2"], ["did you mean 'e2e'?"]),
+        ]
+        for args, fragments in cases:
+            with self.subTest(args=args):
+                self.assertUsageError(gpubench("run", *args, *FAST), *fragments)
+        # A word of no option: the refusal alone.
+        process = gpubench("run", "--op", "sin", "transpose", *FAST)
+        self.assertUsageError(process, "unknown op 'transpose'")
+        self.assertNotIn("is a value of", process.stderr)
+
+    def test_arguments_out_of_place(self):
+        cases = [
+            (["run", "sin"], ["unexpected argument 'sin' for gpubench run", "the op goes after --op: --op sin"]),
+            (["run", "--op", "sum", "4K"], ["'4K' is a value of --size, not of --op"]),
+            (["run", "4096"], ["unexpected argument '4096' for gpubench run", "--size 4096"]),
+            (["run", "64x64x64"], ["--shape 64x64x64"]),
+            (["run", "suite.json"], ["a suite file goes after --config"]),
+            (["report", "a.json", "b.json"], ["unexpected argument 'b.json' for gpubench report",
+                                              "gpubench compare BASELINE CURRENT", "gpubench merge"]),
+            (["compare", "a.json", "b.json", "c.json"], ["unexpected argument 'c.json' for gpubench compare",
+                                                         "two reports"]),
+            (["list", "x", "y"], ["unexpected arguments 'x' and 'y' for gpubench list"]),
+            (["completion", "bash", "zsh"], ["unexpected argument 'zsh'", "one shell: bash or zsh"]),
+            (["compare", "a.json"], ["missing current for gpubench compare", "current report (JSON)",
+                                     "gpubench compare BASELINE CURRENT"]),
+            (["merge", "--out", "m.json"], ["missing reports for gpubench merge", "gpubench merge REPORTS..."]),
+            (["history", "ingest"], ["missing report for gpubench history ingest", "gpubench history ingest REPORT"]),
+        ]
+        for args, fragments in cases:
+            with self.subTest(args=args):
+                self.assertUsageError(gpubench(*args), *fragments)
 
 
 class HelpWithin80Columns(CliTestCase):
