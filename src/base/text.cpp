@@ -121,6 +121,13 @@ std::string nearest_word(const std::string& given, const std::vector<std::string
       nearest = candidate;
     }
   }
+  if (!nearest.empty() || given.size() < 3) return nearest;
+  // A word cut short ("rand", "pow"): the one candidate it begins, if only one.
+  for (const auto& candidate : candidates) {
+    if (candidate.size() <= given.size() || candidate.compare(0, given.size(), given) != 0) continue;
+    if (!nearest.empty()) return "";
+    nearest = candidate;
+  }
   return nearest;
 }
 

@@ -23,7 +23,8 @@ std::string format_short(double value);  // two significant digits: "0.0022", "3
 
 // The candidate nearest `given` by edit distance (insertions, deletions, substitutions and
 // swaps of neighbours; letters compared without case, so "F32" finds "f32"), or "" when none
-// is near enough to be a likely typo: one edit, or up to a third of the word's length.
+// is near enough to be a likely typo: one edit, or up to a third of the word's length. A word
+// of three letters or more that begins exactly one candidate finds it ("rand": "random").
 std::string nearest_word(const std::string& given, const std::vector<std::string>& candidates);
 
 // "unknown op 'sine' (did you mean 'sin'? expected one of: sin, sqrt, sum)": the message

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "base/system.hpp"
+#include "base/text.hpp"
 #include "fleet/launcher.hpp"
 #include "model/telemetry.hpp"
 
@@ -269,9 +270,12 @@ RunSettings default_run_settings() {
 }
 
 SettingValue check_suite_setting(const std::string& key, const SettingValue& value, const std::string& where) {
-  for (const auto& spec : setting_table())
+  std::vector<std::string> keys;
+  for (const auto& spec : setting_table()) {
     if (spec.suite_key && key == spec.suite_key) return checked(spec, value, where + "." + key);
-  throw UsageError(where + ": unknown key '" + key + "'");
+    if (spec.suite_key) keys.push_back(spec.suite_key);
+  }
+  throw UsageError(where + ": " + unknown_word_message("key", key, keys));
 }
 
 }  // namespace gpb

@@ -5,6 +5,7 @@
 
 #include "base/input_file.hpp"
 #include "base/json_input.hpp"
+#include "base/text.hpp"
 
 #include "config/settings.hpp"
 #include "model/threshold.hpp"
@@ -16,7 +17,18 @@ using nlohmann::json;
 
 void reject_unknown_keys(const json& object, const std::set<std::string>& known, const std::string& where) {
   for (const auto& item : object.items())
-    if (known.count(item.key()) == 0) throw UsageError(where + ": unknown key '" + item.key() + "'");
+    if (known.count(item.key()) == 0)
+      throw UsageError(where + ": " + unknown_word_message("key", item.key(), {known.begin(), known.end()}));
+}
+
+// `parse(text)`, its refusal placed in the file ("s.json: groups[0].sizes: size '0' is zero").
+template <class Parse>
+auto located(const std::string& where, Parse parse) {
+  try {
+    return parse();
+  } catch (const UsageError& error) {
+    throw UsageError(where + ": " + error.what());
+  }
 }
 
 std::vector<std::string> string_list(const json& value, const std::string& where) {
@@ -30,14 +42,14 @@ std::vector<std::string> string_list(const json& value, const std::string& where
     else if (item.is_number_integer())
       items.push_back(std::to_string(item.get<std::int64_t>()));
     else
-      throw UsageError(where + ": expected a string or a list of strings");
+      throw UsageError(where + ": expected a string, a whole number or a list of them, got " + item.dump());
   }
   return items;
 }
 
 std::vector<std::int64_t> size_list(const json& value, const std::string& where) {
   std::vector<std::int64_t> sizes;
-  for (const auto& text : string_list(value, where)) append_size_list(sizes, text, where);
+  for (const auto& text : string_list(value, where)) located(where, [&] { append_size_list(sizes, text, where); });
   return sizes;
 }
 
@@ -103,19 +115,19 @@ SuiteGroup parse_group(const json& object, const std::string& position) {
   if (!object.contains("ops")) throw UsageError(where + ": missing 'ops'");
   SuiteGroup group;
   RunOptions& options = group.options;
-  for (const auto& op : string_list(object["ops"], where + ".ops")) options.ops.push_back(parse_op(op));
+  for (const auto& op : string_list(object["ops"], where + ".ops")) options.ops.push_back(located(where + ".ops", [&] { return parse_op(op); }));
   if (object.contains("dtypes")) {
     options.dtypes.clear();
-    for (const auto& d : string_list(object["dtypes"], where + ".dtypes")) options.dtypes.push_back(parse_dtype(d));
+    for (const auto& d : string_list(object["dtypes"], where + ".dtypes")) options.dtypes.push_back(located(where + ".dtypes", [&] { return parse_dtype(d); }));
   }
   if (object.contains("sizes")) options.sizes = size_list(object["sizes"], where + ".sizes");
   if (object.contains("backends")) options.backends = string_list(object["backends"], where + ".backends");
   if (object.contains("timing")) {
     options.timings.clear();
-    for (const auto& t : string_list(object["timing"], where + ".timing")) options.timings.push_back(parse_timing_mode(t));
+    for (const auto& t : string_list(object["timing"], where + ".timing")) options.timings.push_back(located(where + ".timing", [&] { return parse_timing_mode(t); }));
   }
   if (object.contains("shapes"))
-    for (const auto& s : string_list(object["shapes"], where + ".shapes")) options.matmul_shapes.push_back(parse_matmul_shape(s));
+    for (const auto& s : string_list(object["shapes"], where + ".shapes")) options.matmul_shapes.push_back(located(where + ".shapes", [&] { return parse_matmul_shape(s); }));
   if (object.contains("rows")) {
     const auto rows = size_list(object["rows"], where + ".rows");
     if (rows.size() != 1) throw UsageError(where + ".rows: give one row count per group");
@@ -125,12 +137,14 @@ SuiteGroup parse_group(const json& object, const std::string& position) {
     options.nnz_per_row = integer(object["nnz_per_row"], 1, kMaxNnzPerRow, where + ".nnz_per_row");
   if (object.contains("pattern")) {
     options.patterns.clear();
-    for (const auto& p : string_list(object["pattern"], where + ".pattern")) options.patterns.push_back(parse_pattern(p));
+    for (const auto& p : string_list(object["pattern"], where + ".pattern")) options.patterns.push_back(located(where + ".pattern", [&] { return parse_pattern(p); }));
     if (options.patterns.empty()) throw UsageError(where + ".pattern: expected a pattern or a list of patterns, got []");
   }
   if (object.contains("matrix")) options.matrix_path = single_string(object["matrix"], where + ".matrix");
   if (object.contains("spmv_kernel"))
-    options.spmv_kernel = parse_spmv_kernel(single_string(object["spmv_kernel"], where + ".spmv_kernel"));
+    options.spmv_kernel = located(where + ".spmv_kernel", [&] {
+      return parse_spmv_kernel(single_string(object["spmv_kernel"], where + ".spmv_kernel"));
+    });
   if (object.contains("tf32")) {
     if (!object["tf32"].is_boolean()) throw UsageError(where + ".tf32: expected true or false");
     options.tf32 = object["tf32"].get<bool>();

@@ -74,6 +74,28 @@ TEST(Suite, ErrorsNameTheOriginAndTheProblem) {
             std::string::npos);
 }
 
+// Every value's refusal is placed in the file (its group and key), and an unknown key names
+// the nearest one and the keys the place takes.
+TEST(Suite, RefusalsArePlacedAndUnknownKeysSuggest) {
+  const auto group_error = [](const std::string& group) { return error_of(R"({"groups": [)" + group + "]}"); };
+  EXPECT_EQ(group_error(R"({"ops": ["sin"], "sizes": [0]})"), "suite.json: groups[0].sizes: size '0' is zero; sizes must be positive");
+  EXPECT_EQ(group_error(R"({"ops": ["sine"]})").rfind("suite.json: groups[0].ops: unknown op 'sine' (did you mean 'sin'?", 0), 0u);
+  EXPECT_EQ(group_error(R"({"ops": ["sin"], "dtypes": ["f23"]})").rfind("suite.json: groups[0].dtypes: unknown dtype 'f23'", 0),
+            0u);
+  EXPECT_EQ(group_error(R"({"ops": ["matmul"], "shapes": ["4x4"]})").rfind("suite.json: groups[0].shapes: malformed", 0), 0u);
+  EXPECT_EQ(group_error(R"({"ops": ["spmv"], "pattern": "rand"})")
+                .rfind("suite.json: groups[0].pattern: unknown pattern 'rand' (did you mean 'random'?", 0),
+            0u);
+  EXPECT_EQ(group_error(R"({"ops": ["sin"], "timing": "e2"})").rfind("suite.json: groups[0].timing: ", 0), 0u);
+  EXPECT_EQ(group_error(R"({"ops": ["sin"], "sizes": [1.5]})"),
+            "suite.json: groups[0].sizes: expected a string, a whole number or a list of them, got 1.5");
+  EXPECT_EQ(group_error(R"({"ops": ["sin"], "size": [4096]})")
+                .rfind("suite.json: groups[0]: unknown key 'size' (did you mean 'sizes'? expected one of: ", 0),
+            0u);
+  EXPECT_EQ(error_of(R"({"grups": [{"ops": ["sin"]}]})").rfind("suite.json: unknown key 'grups' (did you mean 'groups'?", 0),
+            0u);
+}
+
 TEST(Suite, TelemetrySettings) {
   const Suite suite = parse_suite(
       R"({"settings": {"throttle_threshold": 0.75, "discard_throttled": true, "soak": 30, "no_energy": true},

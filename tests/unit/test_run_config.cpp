@@ -142,7 +142,12 @@ TEST(RunConfig, SuiteSettingsAreCheckedAgainstTheTable) {
     return "<no UsageError>";
   };
   EXPECT_EQ(error_of_setting("warmup", std::string("x")), "s.json: settings.warmup: expected an integer, got x");
-  EXPECT_EQ(error_of_setting("device", std::int64_t{1}), "s.json: settings: unknown key 'device'");
+  EXPECT_EQ(error_of_setting("device", std::int64_t{1})
+                .rfind("s.json: settings: unknown key 'device' (expected one of: warmup, ", 0),
+            0u);
+  EXPECT_EQ(error_of_setting("min_sample", std::int64_t{1})
+                .rfind("s.json: settings: unknown key 'min_sample' (did you mean 'min_samples'? ", 0),
+            0u);
   EXPECT_EQ(error_of_setting("seed", std::int64_t{-1}),
             "s.json: settings.seed: expected an integer from 0 to 18446744073709551615, got -1");
 }

@@ -75,6 +75,33 @@ TEST(NearestWord, NamedExamples) {
   EXPECT_EQ(nearest_word("xyz", kVocabulary), "");
 }
 
+// A word cut short finds the one word it begins; none where it begins several, or where it
+// is under three letters (too little to go on).
+TEST(NearestWord, WordsCutShort) {
+  EXPECT_EQ(nearest_word("rand", kVocabulary), "random");
+  EXPECT_EQ(nearest_word("pow", kVocabulary), "powerlaw");
+  EXPECT_EQ(nearest_word("cusp", kVocabulary), "cusparse");
+  EXPECT_EQ(nearest_word("--thr", kVocabulary), "--threshold");
+  EXPECT_EQ(nearest_word("comp", kVocabulary), "");  // compare and completion
+  EXPECT_EQ(nearest_word("bl", {"blockdiag"}), "");
+  EXPECT_EQ(nearest_word("cub", kVocabulary), "cub");  // a word that is whole is itself
+  // Every prefix of three letters or more of a word no other word shares finds that word.
+  for (const auto& word : kVocabulary)
+    for (std::size_t length = 3; length < word.size(); ++length) {
+      const std::string prefix = word.substr(0, length);
+      const auto begins = std::count_if(kVocabulary.begin(), kVocabulary.end(), [&](const std::string& other) {
+        return other.size() > length && other.compare(0, length, prefix) == 0;
+      });
+      if (begins != 1) continue;
+      // The word itself, or a word near by spelling, which comes first ("cubl": "cub").
+      const std::string nearest = nearest_word(prefix, kVocabulary);
+      ASSERT_FALSE(nearest.empty()) << prefix;
+      if (nearest != word) {
+        EXPECT_LE(reference_distance(prefix, nearest), std::max<std::size_t>(1, length / 3)) << prefix << " -> " << nearest;
+      }
+    }
+}
+
 TEST(NearestWord, Extremes) {
   EXPECT_EQ(nearest_word("", kVocabulary), "");
   EXPECT_EQ(nearest_word("run", {}), "");
