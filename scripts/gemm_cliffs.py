@@ -31,34 +31,72 @@ DTYPE_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 WIDEST_BYTES = max(DTYPE_BYTES.values())
 
 
+class DrawError(ValueError):
+    """The bounds leave fewer distinct shapes than were asked for."""
+
+
 def draw_shapes(count, seed, max_side, max_bytes, element_bytes):
-    """`count` distinct (m, n, k), each log-uniform over 1 .. max_side within the byte bound."""
+    """`count` distinct (m, n, k), each log-uniform over 1 .. max_side within the byte bound.
+
+    DrawError where the bounds cannot give `count` distinct shapes: 1 x 1 x 1 does not fit
+    max_bytes, or a long run of draws (far more than a feasible draw needs) added none."""
+    if 3 * element_bytes > max_bytes:
+        raise DrawError(f"no shape fits in {max_bytes:.0f} bytes: 1 x 1 x 1 takes {3 * element_bytes} "
+                        f"(A, B and C at {element_bytes} bytes an element)")
     rng = random.Random(seed)
     shapes = []
+    seen = set()
+    misses = 0
     while len(shapes) < count:
         m, n, k = (max(1, min(max_side, round(math.exp(rng.uniform(0, math.log(max_side)))))) for _ in range(3))
-        if (m * k + k * n + m * n) * element_bytes <= max_bytes and (m, n, k) not in shapes:
+        if (m * k + k * n + m * n) * element_bytes <= max_bytes and (m, n, k) not in seen:
+            seen.add((m, n, k))
             shapes.append((m, n, k))
+            misses = 0
+            continue
+        misses += 1
+        if misses > 100000:
+            raise DrawError(f"drew only {len(shapes)} distinct shapes of the {count} asked for within --max-side "
+                            f"{max_side} and --max-bytes {max_bytes:.0f}: widen them or ask for fewer")
     return shapes
 
 
-def cliffs(report, threshold):
-    """(cliff rows, failures, worst ratio per (dtype, backend)) from a gpubench JSON report.
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments in one line on stderr, exit 2 (argparse's own prints the usage first)."""
 
-    A cliff row: (dtype, shape label, backend, its median, best backend, best median, ratio)."""
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def cliffs(report, threshold):
+    """(cliff rows, failures, worst ratio per (dtype, backend), skipped, compared) from a gpubench
+    JSON report.
+
+    A cliff row: (dtype, shape label, backend, its median, best backend, best median, ratio).
+    A failure: a case that failed or did not verify. Skipped: (dtype, backend, reason) with its
+    count, cases a backend does not run (OpenBLAS without bf16): no finding, but said. Compared:
+    the cases that ran on two backends or more, the only ones a ratio is taken of."""
     cases = {}
     failures = []
+    skipped = {}
     for record in report.get("results", []):
         if record.get("op") != "matmul":
             continue
         key = (record["dtype"], record["shape"]["label"])
+        if record.get("status") == "skipped":
+            reason = (key[0], record["backend"], record.get("reason", ""))
+            skipped[reason] = skipped.get(reason, 0) + 1
+            continue
         if record.get("status") != "ok" or not record.get("verification", {}).get("passed"):
             failures.append((key[0], key[1], record["backend"], record.get("status"), record.get("reason", "")))
             continue
         cases.setdefault(key, []).append((record["statistics"]["median"], record["backend"]))
     rows = []
     worst = {}
+    compared = sum(len(results) > 1 for results in cases.values())
     for (dtype, label), results in sorted(cases.items()):
+        if len(results) < 2:
+            continue  # one backend: no ratio to take
         best_median, best_backend = min(results)
         for median, backend in results:
             ratio = median / best_median
@@ -66,7 +104,7 @@ def cliffs(report, threshold):
                 worst[(dtype, backend)] = (ratio, label)
             if ratio > threshold:
                 rows.append((dtype, label, backend, median, best_backend, best_median, ratio))
-    return rows, failures, worst
+    return rows, failures, worst, skipped, compared
 
 
 def microseconds(seconds):
@@ -74,7 +112,7 @@ def microseconds(seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gpubench", default="build/release/gpubench", help="the gpubench binary")
     parser.add_argument("--count", type=int, default=200, help="random shapes (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the shape draw (default 1)")
@@ -99,7 +137,10 @@ def main():
     if not os.access(args.gpubench, os.X_OK):
         parser.error(f"--gpubench {args.gpubench}: not an executable (build it first: cmake --build --preset release)")
 
-    shapes = draw_shapes(args.count, args.seed, args.max_side, args.max_bytes, WIDEST_BYTES)
+    try:
+        shapes = draw_shapes(args.count, args.seed, args.max_side, args.max_bytes, WIDEST_BYTES)
+    except DrawError as error:
+        parser.error(str(error))
     out = args.out or os.path.join(tempfile.mkdtemp(prefix="gemm_cliffs."), "cliffs.json")
     stem = out[:-len(".json")] if out.endswith(".json") else out
     print(f"gemm_cliffs: seed {args.seed}, {len(shapes)} shapes x {len(dtypes)} dtypes on {args.backend}; "
@@ -125,9 +166,17 @@ def main():
 
 
 def print_verdict(report, threshold, shape_count):
-    """Print one report's worst ratios, cliffs and failures; True when it has any cliff or failure."""
-    rows, failures, worst = cliffs(report, threshold)
-    print(f"Worst time over the best backend's, per dtype and backend (of {shape_count} shapes):")
+    """Print one report's worst ratios, cliffs, failures and skips; True when it has any cliff or
+    failure, or compared no case at all (a check that measured nothing has not passed)."""
+    rows, failures, worst, skipped, compared = cliffs(report, threshold)
+    for (dtype, backend, reason), count in sorted(skipped.items()):
+        print(f"Skipped: {backend} on {count} {dtype} shapes: {reason}")
+    if compared == 0:
+        print("Nothing compared: no case ran on two backends (name two that run this dtype)")
+        sys.stdout.flush()
+        return True
+    print(f"Worst time over the best backend's, per dtype and backend (of {compared} shapes compared, "
+          f"of {shape_count} drawn):")
     for (dtype, backend), (ratio, label) in sorted(worst.items()):
         print(f"  {dtype:5} {backend:8} {ratio:6.2f}x  {label}")
     # Each backend's count, and its cases together, the worst first: cuBLAS's own slow cases
@@ -146,6 +195,7 @@ def print_verdict(report, threshold, shape_count):
             print(f"  {dtype:5} {label:22} {backend:8} {status} {reason}")
     sys.stdout.flush()
     return bool(rows or failures)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -71,7 +71,8 @@ class GemmZooTests(CliTestCase):
                               record("f32", "8x8x8", "cuda", 1e-6), record("f32", "8x8x8", "cublas", 1.9e-6),
                               record("bf16", "1x8192x8192", "cuda", 1e-4), record("bf16", "1x8192x8192", "cublas", 5e-4),
                               record("bf16", "3x3x3", "cuda", 1e-6, passed=False), record("bf16", "3x3x3", "cublas", 1e-6)]}
-        rows, failures, worst = cliffs.cliffs(report, 2.0)
+        rows, failures, worst, skipped, compared = cliffs.cliffs(report, 2.0)
+        self.assertEqual((skipped, compared), ({}, 3))
         self.assertEqual([(r[0], r[1], r[2], r[4]) for r in rows],
                          [("bf16", "1x8192x8192", "cublas", "cuda"), ("f32", "64x64x1048576", "cuda", "cublas")])
         self.assertAlmostEqual(rows[1][6], 3.0)
@@ -95,9 +96,49 @@ class GemmZooTests(CliTestCase):
         for _ in range(200):
             medians = {backend: rng.uniform(1e-6, 1e-3) for backend in ("cuda", "cublas", "other")}
             threshold = rng.uniform(1.01, 4)
-            rows, _, _ = cliffs.cliffs({"results": [record("f64", "5x6x7", b, t) for b, t in medians.items()]}, threshold)
+            rows = cliffs.cliffs({"results": [record("f64", "5x6x7", b, t) for b, t in medians.items()]}, threshold)[0]
             best = min(medians.values())
             self.assertEqual(sorted(r[2] for r in rows), sorted(b for b, t in medians.items() if t > threshold * best))
+
+    def test_skipped_cases_are_said_and_a_check_that_compared_nothing_fails(self):
+        reason = "this OpenBLAS does not export cblas_sbgemm"
+        skipped = [record("bf16", label, "openblas", 0, status="skipped") for label in ("2x3x4", "5x6x7")]
+        for r in skipped:
+            r["reason"] = reason
+        measured = [record("bf16", "2x3x4", "eigen", 1e-6), record("bf16", "5x6x7", "eigen", 2e-6)]
+        rows, failures, worst, counted, compared = cliffs.cliffs({"results": skipped + measured}, 2.0)
+        # A backend that does not run a dtype is no failure, and one backend alone gives no ratio.
+        self.assertEqual((rows, failures, worst, compared), ([], [], {}, 0))
+        self.assertEqual(counted, {("bf16", "openblas", reason): 2})
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            self.assertTrue(cliffs.print_verdict({"results": skipped + measured}, 2.0, 2))
+        self.assertIn(f"Skipped: openblas on 2 bf16 shapes: {reason}", printed.getvalue())
+        self.assertIn("Nothing compared: no case ran on two backends", printed.getvalue())
+        # With a second backend measured on one shape: that one is compared, the skips still said.
+        more = {"results": skipped + measured + [record("bf16", "2x3x4", "other", 1.5e-6)]}
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            self.assertFalse(cliffs.print_verdict(more, 2.0, 2))
+        self.assertIn("Skipped: openblas on 2 bf16 shapes", printed.getvalue())
+        self.assertIn("(of 1 shapes compared, of 2 drawn)", printed.getvalue())
+
+    def test_bounds_that_cannot_be_drawn_are_refused_not_looped_on(self):
+        with self.assertRaisesRegex(cliffs.DrawError, "no shape fits in 10 bytes"):
+            cliffs.draw_shapes(3, 1, 16384, 10, 8)
+        with self.assertRaisesRegex(cliffs.DrawError, "drew only 1 distinct shapes of the 3"):
+            cliffs.draw_shapes(3, 1, 1, 1 << 30, 8)
+        self.assertEqual(sorted(cliffs.draw_shapes(8, 1, 2, 1 << 30, 8)),
+                         [(m, n, k) for m in (1, 2) for n in (1, 2) for k in (1, 2)])  # every shape there is
+        self.assertEqual(cliffs.draw_shapes(1, 1, 16384, 24, 8), [(1, 1, 1)])  # the smallest bound that fits one
+        script = os.path.join(SOURCE_DIR, "scripts", "gemm_cliffs.py")
+        for args, fragment in ((["--max-bytes", "10"], "no shape fits"), (["--max-side", "1", "--count", "2"], "drew only"),
+                               (["--seed", "x"], "--seed"), (["--bogus"], "--bogus")):
+            bad = subprocess.run([sys.executable, script, "--gpubench", GPUBENCH, *args], capture_output=True, text=True,
+                                 timeout=60, stdin=subprocess.DEVNULL)
+            self.assertEqual(bad.returncode, 2, bad.stderr)
+            self.assertEqual(len(bad.stderr.splitlines()), 1, bad.stderr)  # one line, no usage block
+            self.assertIn(fragment, bad.stderr)
 
     def test_the_cliff_check_runs_gpubench_end_to_end(self):
         script = os.path.join(SOURCE_DIR, "scripts", "gemm_cliffs.py")
