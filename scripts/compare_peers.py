@@ -70,10 +70,18 @@ import time
 
 
 def load_report(path):
-    with open(path) as handle:
-        report = json.load(handle)
-    if report.get("schema") != "gpubench-report":
-        sys.exit(f"{path}: not a gpubench JSON report")
+    """A gpubench JSON report; one that cannot be read, parsed or is no report ends the script with
+    one line naming it, exit 2."""
+    try:
+        with open(path) as handle:
+            report = json.load(handle)
+    except (OSError, ValueError) as error:
+        print(f"compare_peers.py: error: cannot read {path}: {getattr(error, 'strerror', None) or error}",
+              file=sys.stderr)
+        sys.exit(2)
+    if not isinstance(report, dict) or report.get("schema") != "gpubench-report":
+        print(f"compare_peers.py: error: {path}: not a gpubench JSON report", file=sys.stderr)
+        sys.exit(2)
     return report
 
 
@@ -693,6 +701,10 @@ def main():
     parser.add_argument("--no-cpu", action="store_true", help="skip NumPy/SciPy")
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
+    inputs = [args.report] + ([args.agreement] if args.agreement else []) + args.ncu
+    if args.out and os.path.exists(args.out) and any(os.path.exists(path) and os.path.samefile(path, args.out)
+                                                     for path in inputs):
+        parser.error(f"--out {args.out} is one of the inputs: refusing to write over it")
 
     report = load_report(args.report)
     try:

@@ -28,8 +28,15 @@ import sys
 
 
 def load(path):
-    with open(path) as handle:
-        return json.load(handle)
+    """A JSON file's contents; a file that cannot be read or parsed ends the script with one line
+    naming it, exit 2."""
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as error:
+        print(f"performance_report.py: error: cannot read {path}: {getattr(error, 'strerror', None) or error}",
+              file=sys.stderr)
+        sys.exit(2)
 
 
 def seconds_text(seconds):
@@ -460,11 +467,22 @@ def main():
     parser.add_argument("--command", help="how the reports were made, for the header")
     parser.add_argument("--note", help="anything else the header should say (source commit, driver build)")
     args = parser.parse_args()
+    inputs = [path for path in (args.report, args.peers, args.zoo, args.gemm_zoo, args.gemm_zoo_config) if path]
+    if any(os.path.exists(path) and os.path.exists(args.out) and os.path.samefile(path, args.out) for path in inputs):
+        parser.error(f"--out {args.out} is one of the inputs: refusing to write over it")
+    for path in (args.report, args.zoo, args.gemm_zoo):
+        if path and os.path.exists(path):
+            report = load(path)
+            if not isinstance(report, dict) or report.get("schema") != "gpubench-report":
+                parser.error(f"{path}: not a gpubench JSON report")
     res = Results(load(args.report), load(args.peers) if args.peers else None)
     text = markdown(res, args)
-    with open(args.out + ".tmp", "w") as handle:
-        handle.write(text)
-    os.replace(args.out + ".tmp", args.out)
+    try:
+        with open(args.out + ".tmp", "w") as handle:
+            handle.write(text)
+        os.replace(args.out + ".tmp", args.out)
+    except OSError as error:
+        parser.error(f"cannot write --out {args.out}: {error.strerror or error}")
     for name, measured, met in target_rows(res):
         print(f"{'met' if met else ('NOT MET' if met is False else 'not measured'):13} {name}: {measured}")
     if args.gemm_zoo and os.path.exists(args.gemm_zoo):

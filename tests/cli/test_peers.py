@@ -156,6 +156,28 @@ class PeersTests(CliTestCase):
         self.assertIn("| matmul/cublas/f32/1024x1024x1024/tf32 | 1,755 [1,410-1,980] | 652/700 | 71 | 50% sw_power_cap | 1/6 | "
                       "0.0268 ± 0.0026 J | 80.2 GFLOP/J | 12 s settled |", text)
 
+    def test_bad_inputs_are_refused_in_one_line_and_no_input_is_written_over(self):
+        report = write_file(self.dir, "report.json", json.dumps({"schema": "gpubench-report", "results": []}))
+        other = write_file(self.dir, "other.json", json.dumps({"a": 1}))
+        with open(report, encoding="utf-8") as handle:
+            before = handle.read()
+        for name in ("compare_peers.py", "performance_report.py"):
+            extra = ["--no-gpu", "--no-cpu"] if name == "compare_peers.py" else []
+            cases = [([os.path.join(self.dir, "missing.json")], "cannot read"),
+                     ([self.dir], "cannot read"),
+                     ([other], "not a gpubench JSON report"),
+                     ([report, "--out", report], "is one of the inputs")]
+            if name == "performance_report.py":
+                cases.append(([report, "--out", os.path.join(self.dir, "no", "such", "dir.md")], "cannot write --out"))
+            for args, fragment in cases:
+                with self.subTest(script=name, args=args):
+                    process = script(name, *args, *extra)
+                    self.assertEqual(process.returncode, 2, process.stdout + process.stderr)
+                    self.assertIn(fragment, process.stderr.splitlines()[-1])
+                    self.assertNotIn("Traceback", process.stderr)
+        with open(report, encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), before)
+
     def test_help_works_anywhere(self):
         for name in ("compare_peers.py", "performance_report.py"):
             process = script(name, "--help")
