@@ -243,7 +243,13 @@ void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row, SpmvPa
   if (generator.max_rows > 0 && rows > generator.max_rows)
     throw UsageError("spmv " + to_string(pattern) + " matrices have at most " + std::to_string(generator.max_rows) +
                      " rows (got " + std::to_string(rows) + "; set --rows, or use dense or random for more rows)");
-  if (!generator.rows_longer_than_row_count && nnz_per_row > rows)
+  // A row holds distinct columns: at most the row count in the square patterns (and tall, whose
+  // columns are fewer), the column count in wide (64 a row).
+  if (pattern == SpmvPattern::wide && rows <= kMaxIndex && nnz_per_row > generated_cols(rows, nnz_per_row, pattern))
+    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the column count (" +
+                     std::to_string(generated_cols(rows, nnz_per_row, pattern)) + ") of a wide matrix of " +
+                     std::to_string(rows) + (rows == 1 ? " row" : " rows"));
+  if (!generator.rows_longer_than_row_count && pattern != SpmvPattern::wide && nnz_per_row > rows)
     throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
                      std::to_string(rows) + ")");
   if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)

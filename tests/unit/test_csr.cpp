@@ -304,10 +304,21 @@ TEST(Csr, RejectsSizesThatCannotBeBuilt) {
   expect_usage_error(4097, 16, SpmvPattern::few_rows, "fewrows matrices have at most 4096 rows (got 4097;");
   expect_usage_error(1, std::int64_t{1} << 31, SpmvPattern::dense, "32-bit indices");
   expect_usage_error(2, std::int64_t{1} << 30, SpmvPattern::few_rows, "32-bit indices");
-  // A row longer than the row count is what fewrows and dense are for; the rest refuse it.
+  // A row longer than the row count is what fewrows and dense are for, and wide's rows may be
+  // as long as its 64 columns a row; the rest refuse it.
   for (SpmvPattern pattern : generated_patterns()) {
     if (pattern == SpmvPattern::few_rows || pattern == SpmvPattern::dense) {
       EXPECT_EQ(generate_csr(2, 1000, pattern, 1).nnz(), 2000) << to_string(pattern);
+    } else if (pattern == SpmvPattern::wide) {
+      expect_usage_error(2, 1000, pattern, "cannot exceed the column count (128) of a wide matrix of 2 rows");
+      expect_usage_error(1, 65, pattern, "cannot exceed the column count (64) of a wide matrix of 1 row");
+      const CsrMatrix wide = generate_csr(2, 128, pattern, 1);  // every column of both rows
+      EXPECT_EQ(wide.nnz(), 256);
+      expect_well_formed(wide);
+      const CsrMatrix one_row = generate_csr(1, 2, pattern, 1);
+      EXPECT_EQ(one_row.cols, 64);
+      EXPECT_EQ(one_row.nnz(), 2);
+      expect_well_formed(one_row);
     } else {
       expect_usage_error(2, 1000, pattern, "cannot exceed the row count");
     }
