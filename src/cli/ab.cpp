@@ -197,6 +197,10 @@ int command_ab(const AbCli& cli, bool colour) {
   options.min_rounds = kAbMinRounds;
   const ReportFormat format = parse_report_format(cli.format, kComparisonFormats);  // before anything runs
   if (!cli.keep.empty() && !fs::is_directory(cli.keep)) throw UsageError("--keep " + cli.keep + ": no such directory");
+  for (const auto& [flag, line] : {std::pair<const char*, const std::string&>{"--a", cli.a}, {"--b", cli.b}})
+    if (line.find_first_not_of(" \t\n") == std::string::npos)
+      throw UsageError(std::string(flag) + " is empty: give a gpubench run command line, e.g. " + flag +
+                       " \"build-main/gpubench run --config configs/ci.json\"");
 
   const ScratchDirectory scratch;
   AbRunner runner(scratch.path());

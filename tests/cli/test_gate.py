@@ -118,6 +118,9 @@ class GateTests(CliTestCase):
         self.assertUsageError(gpubench("ab", "--a", bad, "--b", bad), "the A command ended with exit 2", "nosuch")
         self.assertUsageError(gpubench("ab", "--a", "true", "--b", "true", "--keep", os.path.join(self.dir, "none")),
                               "--keep")
+        # An empty command line is refused before either side runs.
+        self.assertUsageError(gpubench("ab", "--a", "", "--b", "true"), "--a is empty", "gpubench run command line")
+        self.assertUsageError(gpubench("ab", "--a", "exit 7", "--b", " \t"), "--b is empty")
         # A format the comparison cannot be rendered in is refused before either side runs.
         self.assertUsageError(gpubench("ab", "--a", "exit 7", "--b", "true", "--format", "csv"), "report format 'csv'",
                               "console, json, markdown")
