@@ -126,8 +126,12 @@ class SqliteConnection final : public SqlConnection {
 
   void check(int rc, const std::string& doing) const {
     if (rc == SQLITE_OK) return;
-    throw StoreError("database '" + shown_ + "': " + doing + ": " + sqlite3_errmsg(db_.get()) + " (" +
-                     sqlite3_errstr(rc) + ")");
+    // A file of something else (a report given as --db, a text file): say what it is not, once.
+    if ((rc & 0xff) == SQLITE_NOTADB)
+      throw StoreError("database '" + shown_ +
+                       "' is not a SQLite file (it holds something else); --db takes a history file (or a new path for one)");
+    const std::string message = sqlite3_errmsg(db_.get()), code = sqlite3_errstr(rc);
+    throw StoreError("database '" + shown_ + "': " + doing + ": " + message + (message == code ? "" : " (" + code + ")"));
   }
 
   static std::string first_words(const std::string& sql) { return sql.size() > 40 ? sql.substr(0, 40) + "..." : sql; }
