@@ -660,6 +660,18 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
 
   sort_for_display(comparison.cases);
   comparison.counts = count_verdicts(comparison.cases);
+  // A gate that weighed no case (none measured on both sides: missing, new, or skipped on both)
+  // passes or fails on what is missing or new alone: it says so.
+  const bool weighed = std::any_of(comparison.cases.begin(), comparison.cases.end(), [](const CaseComparison& c) {
+    return c.ratio.has_value() || c.verdict == Verdict::failed;
+  });
+  if (!weighed) {
+    const VerdictCounts& n = comparison.counts;
+    const std::size_t skipped = comparison.cases.size() - n.new_cases - n.missing;
+    comparison.warnings.push_back("nothing compared: no case was measured in both reports (" +
+                                  std::to_string(n.new_cases) + " only in the current one, " + std::to_string(n.missing) +
+                                  " only in the baseline, " + std::to_string(skipped) + " skipped or unmeasured in both)");
+  }
   return comparison;
 }
 

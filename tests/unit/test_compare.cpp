@@ -579,6 +579,38 @@ TEST(Compare, CaseSkippedOnBothSidesOrNeverMeasuredDoesNotFail) {
   EXPECT_EQ(comparison.exit_code(), 0);
 }
 
+// A comparison that measured no case on both sides still decides on what is missing or new,
+// and says that it weighed nothing; one case weighed is enough to be silent.
+TEST(Compare, NothingComparedIsSaid) {
+  const auto nothing_compared = [](const Comparison& comparison) {
+    return std::count_if(comparison.warnings.begin(), comparison.warnings.end(),
+                         [](const std::string& w) { return w.rfind("nothing compared: ", 0) == 0; });
+  };
+  const LoadedReport full = suite_report(1, kTight);
+  LoadedReport empty = suite_report(1, kTight);
+  empty.results.clear();
+  const Comparison all_new = compare_reports(empty, full, {});
+  EXPECT_EQ(all_new.exit_code(), 0);
+  ASSERT_EQ(nothing_compared(all_new), 1);
+  EXPECT_NE(std::find(all_new.warnings.begin(), all_new.warnings.end(),
+                      "nothing compared: no case was measured in both reports (" + std::to_string(full.results.size()) +
+                          " only in the current one, 0 only in the baseline, 0 skipped or unmeasured in both)"),
+            all_new.warnings.end());
+  const Comparison all_missing = compare_reports(full, empty, {});
+  EXPECT_EQ(all_missing.exit_code(), 1);
+  EXPECT_EQ(nothing_compared(all_missing), 1);
+  EXPECT_EQ(nothing_compared(compare_reports(empty, empty, {})), 1);
+  // Skipped on both sides: no case weighed.
+  LoadedReport skipped = suite_report(1, kTight);
+  for (ResultRecord& r : skipped.results) r.status = Status::skipped;
+  EXPECT_EQ(nothing_compared(compare_reports(skipped, skipped, {})), 1);
+  // One case measured on both sides, the rest skipped: weighed, nothing to say.
+  LoadedReport one = skipped;
+  one.results.front() = full.results.front();
+  EXPECT_EQ(nothing_compared(compare_reports(one, one, {})), 0);
+  EXPECT_EQ(nothing_compared(compare_reports(full, suite_report(100, kTight), {})), 0);
+}
+
 TEST(Compare, DuplicateCaseIsAnInputError) {
   const LoadedReport baseline = suite_report(1, kTight);
   LoadedReport current = suite_report(100, kTight);
