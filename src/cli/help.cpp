@@ -521,6 +521,15 @@ std::string mistyped_word_message(const CLI::App& app, const std::vector<std::st
          " (" + (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") + "commands: " + join_words(commands, ", ") + ")";
 }
 
+std::string repeated_option_message(const std::string& refusal) {
+  const std::string marker = ": At Most 1 required but received ";
+  const std::size_t at = refusal.find(marker);
+  if (at == std::string::npos || at == 0) return "";
+  const std::string option = refusal.substr(0, at), times = refusal.substr(at + marker.size());
+  if (times.empty() || times.find_first_not_of("0123456789") != std::string::npos) return "";
+  return option + " is given " + times + " times; it takes one value: give it once";
+}
+
 std::string extra_arguments_message(const CLI::App& app, const std::vector<std::string>& args) {
   const CLI::App* command = walk(app, args).command;
   // CLI11 hands the words up to the top command, last first: take them in the command line's order.

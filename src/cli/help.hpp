@@ -42,6 +42,11 @@ std::string extra_arguments_message(const CLI::App& app, const std::vector<std::
 // it is, and the command's form. Empty when `missing` is no positional of the command.
 std::string missing_argument_message(const CLI::App& app, const std::vector<std::string>& args, const std::string& missing);
 
+// CLI11's refusal of a one-value option given more than once ("--min-samples: At Most 1
+// required but received 2") in words: "--min-samples is given 2 times; it takes one value".
+// Empty for another refusal.
+std::string repeated_option_message(const std::string& refusal);
+
 // The command the arguments name ("gpubench history show"), for pointing at its --help.
 std::string command_path(const CLI::App& app, const std::vector<std::string>& args);
 

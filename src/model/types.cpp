@@ -76,7 +76,16 @@ DType parse_dtype(std::string_view text) {
   throw UsageError(unknown_word_message("dtype", std::string(text), names, aliases));
 }
 TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }
-L2Mode parse_l2_mode(std::string_view text) { return parse_name(kL2Modes, text, "L2 mode"); }
+L2Mode parse_l2_mode(std::string_view text) {
+  // The words for a cache's state rather than for what is done to it.
+  static const std::pair<std::string_view, std::string_view> kMeanings[] = {
+      {"cold", "flush"}, {"flushed", "flush"}, {"evict", "flush"}, {"hot", "warm"}, {"cached", "warm"}};
+  for (const auto& [word, mode] : kMeanings)
+    if (text == word)
+      throw UsageError("unknown L2 mode '" + std::string(text) + "' (did you mean '" + std::string(mode) +
+                       "'? expected one of: flush, warm)");
+  return parse_name(kL2Modes, text, "L2 mode");
+}
 InputData parse_input_data(std::string_view text) { return parse_name(kInputData, text, "input data"); }
 const std::vector<InputData>& all_input_data() {
   static const std::vector<InputData> values = [] {

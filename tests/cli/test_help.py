@@ -128,6 +128,13 @@ class DidYouMean(CliTestCase):
                                      "gpubench compare BASELINE CURRENT"]),
             (["merge", "--out", "m.json"], ["missing reports for gpubench merge", "gpubench merge REPORTS..."]),
             (["history", "ingest"], ["missing report for gpubench history ingest", "gpubench history ingest REPORT"]),
+            # a one-value option given more than once
+            (["run", "--op", "sum", "--min-samples", "0", "--min-samples", "3"],
+             ["--min-samples is given 2 times; it takes one value: give it once"]),
+            (["run", "--seed", "1", "--seed", "2", "--seed", "3"], ["--seed is given 3 times"]),
+            # a cache's state for what is done to it
+            (["run", "--op", "sum", "--l2", "cold"], ["unknown L2 mode 'cold'", "did you mean 'flush'?"]),
+            (["run", "--op", "sum", "--l2", "hot"], ["did you mean 'warm'?"]),
         ]
         for args, fragments in cases:
             with self.subTest(args=args):
