@@ -3,8 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "base/errors.hpp"
@@ -528,6 +530,39 @@ std::string repeated_option_message(const std::string& refusal) {
   const std::string option = refusal.substr(0, at), times = refusal.substr(at + marker.size());
   if (times.empty() || times.find_first_not_of("0123456789") != std::string::npos) return "";
   return option + " is given " + times + " times; it takes one value: give it once";
+}
+
+std::string value_refusal_message(const std::string& refusal) {
+  std::smatch match;
+  // "0.000000" is "0", "2.500000" is "2.5".
+  const auto number = [](std::string text) {
+    if (text.find('.') != std::string::npos && text.find_first_of("eE") == std::string::npos) {
+      text.erase(text.find_last_not_of('0') + 1);
+      if (!text.empty() && text.back() == '.') text.pop_back();
+    }
+    return text;
+  };
+  static const std::regex range(R"(^(--?[\w-]+): Value (.*) not in range (\S+) to (\S+)$)");
+  if (std::regex_match(refusal, match, range)) {
+    const std::string option = match[1], value = match[2], low = number(match[3]), high = match[4];
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    const bool numeric = !value.empty() && end && *end == '\0';
+    const bool unbounded = high.size() > 30;  // the largest double: "positive", no upper end
+    if (!numeric)
+      return option + ": expected a number" +
+             (unbounded ? std::string(" of at least ") + low : " from " + low + " to " + number(high)) + ", got '" +
+             value + "'";
+    if (unbounded) return option + ": " + value + " is out of range (at least " + low + ")";
+    return option + ": " + value + " is out of range (at least " + low + ", at most " + number(high) + ")";
+  }
+  static const std::regex conversion(R"(^Could not convert: (--?[\w-]+) = (.*)$)");
+  if (std::regex_match(refusal, match, conversion))
+    return std::string(match[1]) + ": expected a number, got '" + std::string(match[2]) + "'";
+  static const std::regex missing(R"(^(--?[\w-]+): \d+ required (\S+) missing$)");
+  if (std::regex_match(refusal, match, missing))
+    return std::string(match[1]) + " needs a value (" + std::string(match[2]) + ")";
+  return "";
 }
 
 std::string extra_arguments_message(const CLI::App& app, const std::vector<std::string>& args) {

@@ -47,6 +47,12 @@ std::string missing_argument_message(const CLI::App& app, const std::vector<std:
 // Empty for another refusal.
 std::string repeated_option_message(const std::string& refusal);
 
+// CLI11's refusals of a value in the house's words: "--rounds: Value 0 not in range 1 to 1000"
+// is "--rounds: 0 is out of range (at least 1, at most 1000)", a range up to the largest double
+// "must be positive", "Could not convert: --x = y" is "--x: expected a number, got 'y'", and
+// "--warmup: 1 required INT missing" is "--warmup needs a value (INT)". Empty for another.
+std::string value_refusal_message(const std::string& refusal);
+
 // The command the arguments name ("gpubench history show"), for pointing at its --help.
 std::string command_path(const CLI::App& app, const std::vector<std::string>& args);
 

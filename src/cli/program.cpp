@@ -158,6 +158,7 @@ int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
     std::string message = mistyped_word_message(app, args);
     if (message.empty() && dynamic_cast<const CLI::ExtrasError*>(&e)) message = extra_arguments_message(app, args);
     if (message.empty() && dynamic_cast<const CLI::ArgumentMismatch*>(&e)) message = repeated_option_message(e.what());
+    if (message.empty()) message = value_refusal_message(e.what());
     if (message.empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
       const std::string text = e.what();
       const std::string tail = " is required";

@@ -132,6 +132,12 @@ class DidYouMean(CliTestCase):
             (["run", "--op", "sum", "--min-samples", "0", "--min-samples", "3"],
              ["--min-samples is given 2 times; it takes one value: give it once"]),
             (["run", "--seed", "1", "--seed", "2", "--seed", "3"], ["--seed is given 3 times"]),
+            # CLI11's refusals of values, in words
+            (["ab", "--a", "x", "--b", "y", "--rounds", "0"], ["--rounds: 0 is out of range (at least 1, at most 1000)"]),
+            (["ab", "--a", "x", "--b", "y", "--rounds", "many"], ["--rounds: expected a number from 1 to 1000, got 'many'"]),
+            (["ab", "--a", "x", "--b", "y", "--time", "-1"], ["--time: -1 is out of range (at least 0)"]),
+            (["report", "r.json", "--fail-on-outlier", "x"], ["--fail-on-outlier: expected a number, got 'x'"]),
+            (["run", "--op", "sum", "--warmup"], ["--warmup needs a value (INT)"]),
             # a cache's state for what is done to it
             (["run", "--op", "sum", "--l2", "cold"], ["unknown L2 mode 'cold'", "did you mean 'flush'?"]),
             (["run", "--op", "sum", "--l2", "hot"], ["did you mean 'warm'?"]),
