@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "base/errors.hpp"
@@ -143,8 +144,16 @@ DeviceRequest parse_device_request(const std::string& text) {
     return request;
   }
   for (const auto& item : split_list(text)) {
-    if (!is_small_number(item, 4))
-      throw UsageError("'" + text + "': expected 'all', a GPU ordinal or a list of them (e.g. 0,2,3)");
+    if (!is_small_number(item, 4)) {
+      // "gpu1", "cuda:1", "GPU 1": the other tools' spelling of an ordinal.
+      std::size_t digits = item.size();
+      while (digits > 0 && std::isdigit(static_cast<unsigned char>(item[digits - 1]))) --digits;
+      const std::string ordinal = item.substr(digits);
+      const bool spelled = !ordinal.empty() && digits > 0 && std::isalpha(static_cast<unsigned char>(item[0])) &&
+                           is_small_number(ordinal, 4);
+      throw UsageError("'" + text + "': expected 'all', a GPU ordinal or a list of them (e.g. 0,2,3)" +
+                       (spelled ? "; for '" + item + "' write " + std::to_string(std::stoi(ordinal)) : ""));
+    }
     const int ordinal = std::stoi(item);
     if (ordinal > kMaxOrdinal)
       throw UsageError("'" + text + "': GPU ordinals run from 0 to " + std::to_string(kMaxOrdinal));

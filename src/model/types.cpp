@@ -86,7 +86,17 @@ L2Mode parse_l2_mode(std::string_view text) {
                        "'? expected one of: flush, warm)");
   return parse_name(kL2Modes, text, "L2 mode");
 }
-InputData parse_input_data(std::string_view text) { return parse_name(kInputData, text, "input data"); }
+InputData parse_input_data(std::string_view text) {
+  // The names NumPy and PyTorch give their draws.
+  static const std::pair<std::string_view, std::string_view> kMeanings[] = {
+      {"gauss", "normal"}, {"gaussian", "normal"}, {"randn", "normal"}, {"rand", "uniform"}, {"random", "uniform"},
+      {"zero", "zeros"},   {"one", "ones"}};
+  for (const auto& [word, data] : kMeanings)
+    if (text == word)
+      throw UsageError("unknown input data '" + std::string(text) + "' (did you mean '" + std::string(data) +
+                       "'? expected one of: uniform, normal, zeros, ones)");
+  return parse_name(kInputData, text, "input data");
+}
 const std::vector<InputData>& all_input_data() {
   static const std::vector<InputData> values = [] {
     std::vector<InputData> list;

@@ -141,6 +141,8 @@ class DidYouMean(CliTestCase):
             # a cache's state for what is done to it
             (["run", "--op", "sum", "--l2", "cold"], ["unknown L2 mode 'cold'", "did you mean 'flush'?"]),
             (["run", "--op", "sum", "--l2", "hot"], ["did you mean 'warm'?"]),
+            (["run", "--op", "sum", "--data", "gaussian"], ["unknown input data 'gaussian'", "did you mean 'normal'?"]),
+            (["run", "--op", "sum", "--device", "gpu1"], ["for 'gpu1' write 1"]),
         ]
         for args, fragments in cases:
             with self.subTest(args=args):

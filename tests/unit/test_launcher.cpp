@@ -101,6 +101,23 @@ TEST(DeviceChoice, ParsesAllAndLists) {
     EXPECT_THROW(parse_device_request(bad), UsageError) << bad;
 }
 
+// Other tools' spellings of an ordinal ("gpu1", "cuda:1") are refused with the ordinal to
+// write; a word with no ordinal at its end gets no guess.
+TEST(DeviceChoice, OtherSpellingsOfAnOrdinalSayWhatToWrite) {
+  const auto refusal = [](const std::string& text) -> std::string {
+    try {
+      parse_device_request(text);
+    } catch (const UsageError& error) {
+      return error.what();
+    }
+    return "<accepted>";
+  };
+  EXPECT_NE(refusal("gpu0").find("; for 'gpu0' write 0"), std::string::npos) << refusal("gpu0");
+  EXPECT_NE(refusal("cuda:3").find("; for 'cuda:3' write 3"), std::string::npos);
+  EXPECT_NE(refusal("1,GPU02").find("; for 'GPU02' write 2"), std::string::npos);
+  for (const char* bare : {"x", "gpu", "-1", "1.5"}) EXPECT_EQ(refusal(bare).find("; for '"), std::string::npos) << bare;
+}
+
 TEST(DeviceChoice, ExplicitDevicesWin) {
   LaunchInfo launch;
   launch.launcher = "slurm";
