@@ -14,6 +14,7 @@
 #include "analysis/compare.hpp"
 #include "cli/exit_codes.hpp"
 #include "config/plan.hpp"
+#include "config/run_config.hpp"
 #include "measure/backend.hpp"
 #include "model/types.hpp"
 #include "report/compare_render.hpp"
@@ -581,21 +582,29 @@ std::string extra_arguments_message(const CLI::App& app, const std::vector<std::
   const std::string& first = extras.front();
   const std::string path = path_of(command);
   std::string where;
+  const auto ends_with = [&first](const std::string& tail) {
+    return first.size() > tail.size() && first.compare(first.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  const bool database = ends_with(".db") || ends_with(".sqlite") || first.rfind("sqlite:", 0) == 0 ||
+                        first.rfind("postgresql://", 0) == 0 || first.rfind("postgres://", 0) == 0;
+  const auto takes = [command](const std::string& option) {
+    const auto names = long_names(*command);
+    return std::find(names.begin(), names.end(), option) != names.end();
+  };
   if (path == "run") {
-    const auto ops = names_of(all_ops());
-    const bool is_op = std::find(ops.begin(), ops.end(), first) != ops.end();
-    const bool numeric = !first.empty() && std::isdigit(static_cast<unsigned char>(first[0]));
-    const bool json = first.size() > 5 && first.compare(first.size() - 5, 5, ".json") == 0;
-    if (is_op)
+    const std::string owner = run_option_taking(first);
+    if (owner == "--op")
       where = "the op goes after --op: --op " + first;
-    else if (numeric && first.find('x') != std::string::npos)
-      where = "a matmul shape goes after --shape: --shape " + first;
-    else if (numeric)
-      where = "sizes go after --size: --size " + first;
-    else if (json)
+    else if (!owner.empty())
+      where = "'" + first + "' is a value of " + owner + ": " + owner + " " + first;
+    else if (ends_with(".json"))
       where = "a suite file goes after --config, a report to compare against after --baseline";
+    else if (database)
+      where = "a database goes after --db: --db " + first;
     else
       where = "run takes no arguments of its own: every value follows its option";
+  } else if (database && takes("--db")) {
+    where = "a database goes after --db: --db " + first;
   } else if (path == "report") {
     where = "report re-renders one report: to compare two, gpubench compare BASELINE CURRENT; to join a run's ranks, "
             "gpubench merge REPORTS... --out MERGED.json";

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <functional>
@@ -53,8 +54,11 @@ std::string option_taking(const std::string& word) {
   return "";
 }
 
-// `refusal` with where the word probably belongs, if it is another option's value.
+// `refusal` with where the word probably belongs, if it is another option's value; a word that
+// is an option ("--op --op") took the place of the missing value.
 std::string with_owner_hint(const std::string& refusal, const std::string& word, const std::string& flag) {
+  if (word.size() > 2 && word.compare(0, 2, "--") == 0 && std::isalpha(static_cast<unsigned char>(word[2])))
+    return refusal + "; '" + word + "' is an option: the value of " + flag + " before it is missing";
   const std::string owner = option_taking(word);
   if (owner.empty() || owner == flag) return refusal;
   return refusal + "; '" + word + "' is a value of " + owner + ", not of " + flag + " (write " + owner + " " + word + ")";
@@ -134,6 +138,15 @@ void refuse_writing_inputs(const RunConfig& config, const std::string& baseline,
 }
 
 }  // namespace
+
+std::string run_option_taking(const std::string& word) {
+  const std::vector<std::string> items = split_list(word);
+  if (items.empty()) return "";
+  const std::string owner = option_taking(items.front());
+  for (const auto& item : items)
+    if (option_taking(item) != owner) return "";
+  return owner;
+}
 
 double parse_threshold_flag(const std::string& flag, const std::string& text) {
   double percent = 0;

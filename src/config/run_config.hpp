@@ -119,6 +119,11 @@ class RunCommandLine {
 // A threshold flag's percent as a fraction, held to compare's rule (require_threshold).
 double parse_threshold_flag(const std::string& flag, const std::string& text);
 
+// The run option a word is a value of ("--dtype" for "f16", "--size" for "4096", "--pattern" for
+// "random,wide": every item of a comma list the same option's), or "" where it is none's: for
+// telling a user where a stray word belongs.
+std::string run_option_taking(const std::string& word);
+
 // The runner's options for this configuration (its observer is the caller's to set).
 RunnerOptions runner_options(const RunConfig& config);
 
