@@ -320,23 +320,6 @@ class PostgresStoreEdges(PostgresEngine, StoreEdgeCases, CliTestCase):
             holder.kill()
             holder.wait()
 
-    def test_a_file_that_is_no_database_is_refused_and_left_as_it_was(self):
-        report = write_file(self.dir, "r.json", json.dumps(synthetic_report(1, {})))
-        text = write_file(self.dir, "notes.db", "garbage, no SQLite header\n")
-        other_report = write_file(self.dir, "other.json", json.dumps(synthetic_report(2, {})))
-        for path in (text, other_report):
-            with open(path, "rb") as handle:
-                before = handle.read()
-            with self.subTest(path=path):
-                for args in (["history", "ingest", report, "--db", path], ["history", "list", "--db", path],
-                             [*RUN, "--db", path]):
-                    process = gpubench(*args)
-                    self.assertUsageError(process, f"database '{path}' is not a SQLite file", "--db takes a history file")
-                    self.assertNotIn("(file is not a database)", process.stderr)  # said once
-            with open(path, "rb") as handle:
-                self.assertEqual(handle.read(), before)
-        self.assertEqual(sorted(os.listdir(self.dir)), ["notes.db", "other.json", "r.json"])
-
     def test_another_programs_database_is_refused(self):
         db = self.new_db()
         self.execute(db, "CREATE TABLE invoices (id BIGINT)")
