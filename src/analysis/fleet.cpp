@@ -139,11 +139,25 @@ LoadedReport merge_reports(std::vector<NamedReport> reports) {
   merged.context.gpus.clear();
   merged.context.notes.clear();
   std::set<std::string> uuids;
+  // The world size of the first report that says one, and which report said it.
+  int world_size = 0;
+  std::string world_origin;
   for (const auto& named : reports) {
     require_same_build(first, named);
     require_same_suite(first, named);
     const Context& context = named.report.context;
     for (const auto& rank : context.ranks) {
+      if (rank.world_size > 0 && (rank.rank < 0 || rank.rank >= rank.world_size))
+        throw UsageError("cannot merge " + named.origin + ": it holds rank " + std::to_string(rank.rank) +
+                         " of a run of " + std::to_string(rank.world_size) + (rank.world_size == 1 ? " rank" : " ranks"));
+      if (rank.world_size > 0 && world_size > 0 && rank.world_size != world_size)
+        throw UsageError("cannot merge " + named.origin + " with " + world_origin + ": they come from a run of " +
+                         std::to_string(rank.world_size) + " and one of " + std::to_string(world_size) +
+                         " ranks (reports of different runs?)");
+      if (rank.world_size > 0 && world_size == 0) {
+        world_size = rank.world_size;
+        world_origin = named.origin;
+      }
       const auto [existing, inserted] = origin_of_rank.emplace(std::make_pair(rank.host, rank.rank), named.origin);
       if (!inserted)
         throw UsageError("cannot merge " + named.origin + " with " + existing->second + ": both hold rank " +
@@ -164,7 +178,26 @@ LoadedReport merge_reports(std::vector<NamedReport> reports) {
       merged.results.push_back(std::move(record));
     }
   }
+  if (const std::vector<int> missing = missing_ranks(merged.context); !missing.empty()) {
+    std::vector<std::string> numbers;
+    for (int rank : missing) numbers.push_back(std::to_string(rank));
+    merged.context.notes.push_back((missing.size() == 1 ? "rank " : "ranks ") + join_words(numbers) + " of the run's " +
+                                   std::to_string(world_size) + (missing.size() == 1 ? " is" : " are") + " missing from this merge");
+  }
   return merged;
+}
+
+std::vector<int> missing_ranks(const Context& context) {
+  int world_size = 0;
+  std::set<int> present;
+  for (const auto& rank : context.ranks) {
+    world_size = std::max(world_size, rank.world_size);
+    present.insert(rank.rank);
+  }
+  std::vector<int> missing;
+  for (int rank = 0; rank < world_size; ++rank)
+    if (present.count(rank) == 0) missing.push_back(rank);
+  return missing;
 }
 
 std::size_t FleetView::outlier_count() const {

@@ -29,7 +29,15 @@ struct NamedReport {
 // same rank on the same host. The result's context is the lowest rank's, with every rank
 // in `ranks`, the GPUs the ranks used in `gpus` and the notes of all; each record carries
 // its rank and host; records come rank by rank.
+//
+// The ranks must belong to one run: a rank at or past its run's world size, or two reports
+// whose runs had different world sizes, is refused. Ranks of the run that no report holds are
+// named in a note of the merged context (missing_ranks gives them).
 LoadedReport merge_reports(std::vector<NamedReport> reports);
+
+// The ranks below the world size the context's ranks report (0: unknown) that none of them
+// holds, in order; empty where the world size is unknown or every rank is there.
+std::vector<int> missing_ranks(const Context& context);
 
 // ---- The fleet view -----------------------------------------------------------------------
 

@@ -278,6 +278,34 @@ TEST(Merge, RefusesMixedBuildsSuitesAndRepeatedRanks) {
   expect_refusal({rank_report(0, "node-a"), twice}, "both hold rank 0 on node-a");
 }
 
+// The ranks of one run: none at or past its world size, one world size for all, and the
+// ranks no report holds named.
+TEST(Merge, RefusesRanksOfDifferentRunsAndNamesTheMissingOnes) {
+  NamedReport past_the_end = rank_report(2, "node-c");  // world size 2: ranks 0 and 1
+  expect_refusal({rank_report(0, "node-a"), past_the_end}, "cannot merge fleet-node-c-2.json: it holds rank 2 of a run of 2 ranks");
+  NamedReport other_run = rank_report(1, "node-b");
+  other_run.report.context.ranks.front().world_size = 3;
+  expect_refusal({rank_report(0, "node-a"), other_run}, "they come from a run of 3 and one of 2 ranks");
+  // A world size the launcher did not say (0) is no conflict.
+  NamedReport unsaid = rank_report(1, "node-b");
+  unsaid.report.context.ranks.front().world_size = 0;
+  EXPECT_EQ(merge_reports({rank_report(0, "node-a"), unsaid}).context.ranks.size(), 2u);
+
+  const LoadedReport whole = merge_reports({rank_report(1, "node-b"), rank_report(0, "node-a")});
+  EXPECT_TRUE(missing_ranks(whole.context).empty());
+  const auto four = [](int rank) {
+    NamedReport named = rank_report(rank, "node-" + std::to_string(rank));
+    named.report.context.ranks.front().world_size = 4;
+    return named;
+  };
+  const LoadedReport partial = merge_reports({four(3), four(0)});
+  EXPECT_EQ(missing_ranks(partial.context), (std::vector<int>{1, 2}));
+  EXPECT_NE(std::find(partial.context.notes.begin(), partial.context.notes.end(),
+                      "ranks 1 and 2 of the run's 4 are missing from this merge"),
+            partial.context.notes.end());
+  EXPECT_EQ(missing_ranks(merge_reports({four(0), four(1), four(3)}).context), (std::vector<int>{2}));
+}
+
 // ---- Compare, GPU by GPU ------------------------------------------------------------------
 
 TEST(DeviceMatching, PairsRecordsByUuidOrOrdinal) {
