@@ -42,7 +42,14 @@ ReportFormat parse_report_format(std::string_view text, const std::vector<Report
     if (text == entry.name) return entry.format;
     names.push_back(entry.name);
   }
-  throw UsageError(unknown_word_message("report format", std::string(text), names));
+  std::string message = unknown_word_message("report format", std::string(text), names);
+  // A page is not a stream: it is written to a file of its own.
+  if (text == "html" || text == "htm")
+    message += "; an HTML page is a file: gpubench report REPORT.json --html PAGE.html";
+  else if (text == "md" &&
+           std::find(accepted.begin(), accepted.end(), ReportFormat::markdown) != accepted.end())
+    message += "; Markdown is 'markdown'";
+  throw UsageError(message);
 }
 
 ReportFormat report_format_for_path(const std::string& path) {
@@ -55,7 +62,9 @@ ReportFormat report_format_for_path(const std::string& path) {
     for (const auto& entry : kFormatExtensions)
       if (extension == entry.extension) return entry.format;
   }
-  throw UsageError("cannot tell the report format of '" + path + "' from its extension (expected .json, .csv, .md, .markdown or .txt)");
+  const bool html = path.size() >= 5 && (path.compare(path.size() - 5, 5, ".html") == 0 || path.compare(path.size() - 4, 4, ".htm") == 0);
+  throw UsageError("cannot tell the report format of '" + path + "' from its extension (expected .json, .csv, .md, .markdown or .txt)" +
+                   (html ? std::string("; an HTML page comes from gpubench report REPORT.json --html PAGE.html") : ""));
 }
 
 std::string render_report(ReportFormat format, const Context& context, const std::vector<ResultRecord>& results,

@@ -150,6 +150,12 @@ class DidYouMean(CliTestCase):
             (["run", "--op", "sum", "--l2", "hot"], ["did you mean 'warm'?"]),
             (["run", "--op", "sum", "--data", "gaussian"], ["unknown input data 'gaussian'", "did you mean 'normal'?"]),
             (["run", "--op", "sum", "--device", "gpu1"], ["for 'gpu1' write 1"]),
+            # HTML is a page of its own, from report --html
+            (["report", "r.json", "--format", "html"], ["unknown report format 'html'",
+                                                        "gpubench report REPORT.json --html PAGE.html"]),
+            (["run", "--op", "sum", "--out", "page.html"], ["cannot tell the report format of 'page.html'",
+                                                           "gpubench report REPORT.json --html PAGE.html"]),
+            (["report", "r.json", "--format", "md"], ["Markdown is 'markdown'"]),
         ]
         for args, fragments in cases:
             with self.subTest(args=args):
