@@ -1,5 +1,7 @@
 #include "analysis/history.hpp"
 
+#include "base/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -33,10 +35,19 @@ std::vector<CaseHistory> load_histories(store::ResultStore& store, const History
     history.points.push_back({run, result.result_index, result.median_s, result.median_ci_low_s,
                               result.median_ci_high_s, result.samples, ""});
   }
-  for (const std::string& name : query.cases)
-    if (seen_cases.count(name) == 0)
-      throw UsageError("database '" + store.shown() + "' holds no run of case " + name +
-                       (runs.empty() ? " (no run matches the filter)" : ""));
+  for (const std::string& name : query.cases) {
+    if (seen_cases.count(name) != 0) continue;
+    if (runs.empty())
+      throw UsageError("database '" + store.shown() + "' holds no run of case " + name + " (no run matches the filter)");
+    // The stored case nearest the one asked for (a size or dtype mistyped), read only on this
+    // path: the query above read one case's results.
+    std::set<std::string> stored;
+    for (const store::StoredResult& result : store.results(runs, "")) stored.insert(result.case_id);
+    const std::string nearest = nearest_word(name, {stored.begin(), stored.end()});
+    throw UsageError("database '" + store.shown() + "' holds no run of case " + name +
+                     (nearest.empty() ? " (" + std::to_string(stored.size()) + " cases stored; gpubench history export lists them)"
+                                      : " (did you mean " + nearest + "?)"));
+  }
 
   std::map<std::string, Context> newest_context;
   for (const auto& [machine, run_id] : newest_run_of_machine) newest_context[machine] = store.context(run_id);

@@ -196,6 +196,14 @@ class SqliteHistoryTests(SqliteEngine, HistoryCases, CliTestCase):
         self.assertUsageError(gpubench("history", "ingest", report, "--db", db), "already stored, as run 1")
         self.assertUsageError(gpubench("history", "check", "--db", db, "--tag", "branch=none"), "no stored run matches")
         self.assertUsageError(gpubench("history", "show", "--db", db, "--case", "sum/eigen/f32/3"), "no run of case")
+        # A stored case near the one asked for is named; far from all, the count and where to list them.
+        stored = case_ids()[0]
+        near = stored[:-1] + ("0" if stored[-1] != "0" else "1")
+        self.assertUsageError(gpubench("history", "show", "--db", db, "--case", near),
+                              f"holds no run of case {near} (did you mean {stored}?)")
+        process = gpubench("history", "show", "--db", db, "--case", "transpose/x")
+        self.assertUsageError(process, "cases stored; gpubench history export lists them")
+        self.assertNotIn("did you mean", process.stderr)
         self.assertEqual(self.count(db, "runs"), 1)
 
 
