@@ -214,6 +214,8 @@ void keep_named_cases(std::vector<CaseSpec>& cases, const std::vector<std::strin
   if (ids.empty()) return;
   const std::set<std::string> wanted(ids.begin(), ids.end());
   std::set<std::string> found;
+  std::vector<std::string> planned;
+  for (const CaseSpec& spec : cases) planned.push_back(spec.id());
   cases.erase(std::remove_if(cases.begin(), cases.end(),
                              [&](const CaseSpec& spec) {
                                if (wanted.count(spec.id()) == 0) return true;
@@ -221,9 +223,13 @@ void keep_named_cases(std::vector<CaseSpec>& cases, const std::vector<std::strin
                                return false;
                              }),
               cases.end());
-  for (const std::string& id : ids)
-    if (found.count(id) == 0)
-      throw UsageError("--case " + id + " is not a case of this run (the other options select the cases --case picks from)");
+  for (const std::string& id : ids) {
+    if (found.count(id) != 0) continue;
+    const std::string nearest = nearest_word(id, planned);
+    throw UsageError("--case " + id + " is not a case of this run (" +
+                     (nearest.empty() ? std::string() : "did you mean " + nearest + "? ") +
+                     "the other options select the cases --case picks from)");
+  }
 }
 
 }  // namespace

@@ -134,6 +134,8 @@ class GateTests(CliTestCase):
             self.assertEqual([r["id"] for r in json.load(handle)["results"]], ["sqrt/eigen/f32/1024"])
         self.assertUsageError(gpubench("run", "--op", "sin", "--size", "1K", "--backend", "eigen", "--case", "sin/eigen/f32/2048"),
                               "--case sin/eigen/f32/2048 is not a case of this run")
+        self.assertUsageError(gpubench("run", "--op", "sin", "--size", "1K", "--backend", "eigen", "--case", "sin/eigen/f32/1000"),
+                              "did you mean sin/eigen/f32/1024?")
 
     def test_the_comparison_flags_need_a_baseline_and_their_words(self):
         run = ["run", "--op", "sum", "--size", "1K", "--backend", "eigen"]
