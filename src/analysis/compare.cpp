@@ -1,6 +1,7 @@
 #include "analysis/compare.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
@@ -527,9 +528,17 @@ std::string to_string(PAdjust adjust) {
 PAdjust parse_p_adjust(std::string_view text) {
   for (PAdjust adjust : {PAdjust::bh, PAdjust::holm, PAdjust::none})
     if (text == to_string(adjust)) return adjust;
-  throw UsageError("--p-adjust '" + std::string(text) +
-                   "': expected bh (Benjamini-Hochberg, the false discovery rate), holm (the family-wise error rate) "
-                   "or none");
+  // The other names of the two methods, and Bonferroni's, which holm bounds the same error with more power.
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const char* meant = lower == "fdr" || lower == "benjamini-hochberg" || lower == "bh-fdr" ? "bh"
+                      : lower == "bonferroni" || lower == "fwer" || lower == "holm-bonferroni" ? "holm"
+                      : lower == "no" || lower == "off" ? "none"
+                                                        : nullptr;
+  throw UsageError("--p-adjust '" + std::string(text) + "': " +
+                   (meant ? std::string("did you mean ") + meant + "? " : std::string()) +
+                   "expected bh (Benjamini-Hochberg, the false discovery rate), holm (the family-wise error rate, "
+                   "as Bonferroni bounds it) or none");
 }
 
 std::string to_string(InconclusivePolicy policy) { return policy == InconclusivePolicy::fail ? "fail" : "pass"; }

@@ -26,6 +26,10 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& origin
       throw invalid("nested more than " + std::to_string(kMaxJsonDepth) + " levels deep (the most gpubench reads)");
     return true;
   };
+  // Nothing at all (an empty file, /dev/null, a report whose writer died before writing): said
+  // plainly, not as the parser's "unexpected end of input".
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    throw UsageError(origin + ": empty (" + (text.empty() ? "no bytes" : "white space only") + "), no JSON document");
   try {
     return nlohmann::json::parse(text.begin(), text.end(), limit_depth);
   } catch (const nlohmann::json::exception& error) {

@@ -144,7 +144,12 @@ class GateTests(CliTestCase):
         baseline, _ = self.run_case("b.json", 3)
         self.assertUsageError(gpubench(*run, "--baseline", baseline, "--resolve-time", "5"), "--resolve-time", "--resolve")
         self.assertUsageError(gpubench(*run, "--baseline", baseline, "--resolve", "0"), "--resolve")
-        self.assertUsageError(gpubench("compare", baseline, baseline, "--p-adjust", "fdr"), "--p-adjust 'fdr'")
+        self.assertUsageError(gpubench("compare", baseline, baseline, "--p-adjust", "fdr"), "--p-adjust 'fdr'",
+                              "did you mean bh?")
+        self.assertUsageError(gpubench("compare", baseline, baseline, "--p-adjust", "Bonferroni"), "did you mean holm?")
+        process = gpubench("compare", baseline, baseline, "--p-adjust", "sidak")
+        self.assertUsageError(process, "--p-adjust 'sidak': expected bh")
+        self.assertNotIn("did you mean", process.stderr)
         self.assertUsageError(gpubench("compare", baseline, baseline, "--inconclusive", "ignore"), "--inconclusive 'ignore'")
 
     def test_cpu_cases_carry_interference_telemetry_and_the_wait_policy(self):

@@ -558,7 +558,10 @@ TEST(JsonReport, MalformedJsonIsAOneLineUsageError) {
   const std::string message = parse_error_of("{\n  \"schema\": \"gpubench-report\",\n  \"results\": [1, 2,\n");
   EXPECT_EQ(message.rfind("base.json: invalid JSON: parse error at line 4", 0), 0u) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  EXPECT_EQ(parse_error_of("").rfind("base.json: invalid JSON: ", 0), 0u);
+  // Nothing at all is said to be empty, not the parser's "unexpected end of input".
+  EXPECT_EQ(parse_error_of(""), "base.json: empty (no bytes), no JSON document");
+  EXPECT_EQ(parse_error_of(" \n\t\r\n"), "base.json: empty (white space only), no JSON document");
+  EXPECT_EQ(parse_error_of(" x").rfind("base.json: invalid JSON: ", 0), 0u);
 }
 
 TEST(JsonReport, RejectsOtherSchemaVersions) {
