@@ -61,19 +61,30 @@ std::vector<std::int64_t> parse_size_list(const std::string& text) {
       sizes.push_back(parse_size(item));
       continue;
     }
-    // Range: FROM..TO[:xFACTOR | :+STEP], geometric x2 by default.
-    const std::int64_t from = parse_size(item.substr(0, dots));
+    // Range: FROM..TO[:xFACTOR | :+STEP], geometric x2 by default. Each part's refusal names
+    // the range it is in ("size range '1K..1M:x0': its factor ...").
+    const auto in_range = [&item](const std::string& part, const auto& parse) {
+      try {
+        return parse();
+      } catch (const UsageError& error) {
+        throw UsageError("size range '" + item + "': its " + part + ": " + error.what() + " (a range is FROM..TO, "
+                         "e.g. 1K..1M, 1K..1M:x4 or 1K..8K:+1K)");
+      }
+    };
+    if (item.find("...") != std::string::npos)
+      throw UsageError("size range '" + item + "' has three dots; a range is FROM..TO (e.g. 1K..1M)");
+    const std::int64_t from = in_range("start", [&] { return parse_size(item.substr(0, dots)); });
     std::string rest = item.substr(dots + 2);
     std::string step = "x2";
     if (const auto colon = rest.find(':'); colon != std::string::npos) {
       step = rest.substr(colon + 1);
       rest = rest.substr(0, colon);
     }
-    const std::int64_t to = parse_size(rest);
+    const std::int64_t to = in_range("end", [&] { return parse_size(rest); });
     if (to < from) throw UsageError("size range '" + item + "' runs backwards");
     if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
       throw UsageError("malformed range step '" + step + "' in '" + item + "' (expected xFACTOR or +STEP)");
-    const std::int64_t amount = parse_size(step.substr(1));
+    const std::int64_t amount = in_range(step[0] == 'x' ? "factor" : "step", [&] { return parse_size(step.substr(1)); });
     if (step[0] == 'x' && amount < 2) throw UsageError("range factor in '" + item + "' must be at least 2");
     // The next size is only computed when it is still within `to`, so it cannot overflow.
     const std::size_t first = sizes.size();

@@ -174,5 +174,21 @@ TEST(SizeHints, ShapesAndThousandsSeparators) {
   EXPECT_EQ(parse_size_list("1K,2K"), (std::vector<std::int64_t>{1024, 2048}));
 }
 
+// A range's refusal names the range and the part of it that is wrong; good ranges expand.
+TEST(SizeRanges, RefusalsNameTheRangeAndItsPart) {
+  const auto refusal = [](const std::string& text) { return usage_error_of([&] { parse_size_list(text); }); };
+  EXPECT_EQ(refusal("1K..1M:x0").rfind("size range '1K..1M:x0': its factor: size '0' is zero", 0), 0u) << refusal("1K..1M:x0");
+  EXPECT_EQ(refusal("..1M").rfind("size range '..1M': its start: empty size (a range is FROM..TO", 0), 0u);
+  EXPECT_EQ(refusal("1K..").rfind("size range '1K..': its end: empty size", 0), 0u);
+  EXPECT_EQ(refusal("1..1G:x1.5").rfind("size range '1..1G:x1.5': its factor: malformed size '1.5'", 0), 0u);
+  EXPECT_EQ(refusal("1K..1M:+0").rfind("size range '1K..1M:+0': its step: size '0' is zero", 0), 0u);
+  EXPECT_EQ(refusal("1K...1M"), "size range '1K...1M' has three dots; a range is FROM..TO (e.g. 1K..1M)");
+  EXPECT_EQ(refusal("3..1"), "size range '3..1' runs backwards");
+  EXPECT_EQ(refusal("1..1G:x1"), "range factor in '1..1G:x1' must be at least 2");
+  EXPECT_EQ(parse_size_list("1K..4K:+1K"), (std::vector<std::int64_t>{1024, 2048, 3072, 4096}));
+  EXPECT_EQ(parse_size_list("1K..1M:x1K"), (std::vector<std::int64_t>{1024, 1 << 20}));
+  EXPECT_EQ(parse_size_list("4..64"), (std::vector<std::int64_t>{4, 8, 16, 32, 64}));
+}
+
 }  // namespace
 }  // namespace gpb
