@@ -58,7 +58,9 @@ std::string option_taking(const std::string& word) {
 // is an option ("--op --op") took the place of the missing value.
 std::string with_owner_hint(const std::string& refusal, const std::string& word, const std::string& flag) {
   if (word.size() > 2 && word.compare(0, 2, "--") == 0 && std::isalpha(static_cast<unsigned char>(word[2])))
-    return refusal + "; '" + word + "' is an option: the value of " + flag + " before it is missing";
+    return refusal.find("is an option") != std::string::npos  // parse_size says so itself
+               ? refusal
+               : refusal + "; '" + word + "' is an option: the value of " + flag + " before it is missing";
   const std::string owner = option_taking(word);
   if (owner.empty() || owner == flag) return refusal;
   return refusal + "; '" + word + "' is a value of " + owner + ", not of " + flag + " (write " + owner + " " + word + ")";
