@@ -115,11 +115,12 @@ class InputBoundsTests(CliTestCase):
 
     def test_a_report_as_large_as_the_largest_suite_writes_is_read(self):
         # A suite of 100000 cases (the most a run holds) writes about 300 MiB of JSON, which
-        # the readers refused at 256 MiB. 300 MiB of spaces: read, then found to hold no JSON.
+        # the readers refused at 256 MiB. 300 MiB of spaces: read, then found to hold no JSON
+        # (white space only: empty).
         path = os.path.join(self.dir, "large.json")
         with open(path, "wb") as handle:
             handle.write(b" " * (300 * 1024 * 1024))
-        self.assertUsageError(gpubench("report", path), "large.json", "invalid JSON")
+        self.assertUsageError(gpubench("report", path), "large.json", "empty (white space only), no JSON document")
 
     # ---- reports with impossible samples ----
 
