@@ -591,7 +591,16 @@ std::string extra_arguments_message(const CLI::App& app, const std::vector<std::
     const auto names = long_names(*command);
     return std::find(names.begin(), names.end(), option) != names.end();
   };
-  if (path == "run") {
+  // Several stray words, each a value of some option (`run matmul 4096`): all of them placed.
+  std::vector<std::string> placed;
+  if (path == "run" && extras.size() > 1)
+    for (const auto& word : extras)
+      if (const std::string owner = run_option_taking(word); !owner.empty()) placed.push_back(owner + " " + word);
+  if (!placed.empty() && placed.size() == extras.size()) {
+    std::string line;
+    for (const auto& option : placed) line += (line.empty() ? "" : " ") + option;
+    where = "every value follows its option: " + line;
+  } else if (path == "run") {
     const std::string owner = run_option_taking(first);
     if (owner == "--op")
       where = "the op goes after --op: --op " + first;
