@@ -178,13 +178,16 @@ LoadedReport merge_reports(std::vector<NamedReport> reports) {
       merged.results.push_back(std::move(record));
     }
   }
-  if (const std::vector<int> missing = missing_ranks(merged.context); !missing.empty()) {
-    std::vector<std::string> numbers;
-    for (int rank : missing) numbers.push_back(std::to_string(rank));
-    merged.context.notes.push_back((missing.size() == 1 ? "rank " : "ranks ") + join_words(numbers) + " of the run's " +
-                                   std::to_string(world_size) + (missing.size() == 1 ? " is" : " are") + " missing from this merge");
-  }
+  if (const std::vector<int> missing = missing_ranks(merged.context); !missing.empty())
+    merged.context.notes.push_back(ranks_text(missing) + " of the run's " + std::to_string(world_size) +
+                                   (missing.size() == 1 ? " is" : " are") + " missing from this merge");
   return merged;
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::vector<std::string> numbers;
+  for (int rank : ranks) numbers.push_back(std::to_string(rank));
+  return (ranks.size() == 1 ? "rank " : "ranks ") + join_words(numbers);
 }
 
 std::vector<int> missing_ranks(const Context& context) {

@@ -39,6 +39,9 @@ LoadedReport merge_reports(std::vector<NamedReport> reports);
 // holds, in order; empty where the world size is unknown or every rank is there.
 std::vector<int> missing_ranks(const Context& context);
 
+// "rank 2", "ranks 1 and 2": missing ranks named in a sentence.
+std::string ranks_text(const std::vector<int>& ranks);
+
 // ---- The fleet view -----------------------------------------------------------------------
 
 // One GPU, or for CPU cases one rank's CPU, that measured cases of the report.

@@ -1,12 +1,11 @@
 #include "analysis/history.hpp"
 
-#include "base/text.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "base/text.hpp"
 #include "model/threshold.hpp"
 
 namespace gpb {

@@ -139,10 +139,11 @@ std::string join_words(const std::vector<std::string>& words, const std::string&
 }
 
 std::string unknown_word_message(const std::string& what, const std::string& given, const std::vector<std::string>& accepted,
-                                 const std::vector<std::string>& other_spellings) {
+                                 const std::vector<std::string>& other_spellings, const WordMeanings& meanings) {
   std::vector<std::string> spellings = accepted;
   spellings.insert(spellings.end(), other_spellings.begin(), other_spellings.end());
-  const std::string nearest = nearest_word(given, spellings);
+  const auto meaning = std::find_if(meanings.begin(), meanings.end(), [&](const auto& entry) { return entry.first == given; });
+  const std::string nearest = meaning != meanings.end() ? meaning->second : nearest_word(given, spellings);
   std::string listed;
   for (const auto& word : accepted) listed += (listed.empty() ? "" : ", ") + word;
   return "unknown " + what + " '" + given + "' (" + (nearest.empty() ? "" : "did you mean '" + nearest + "'? ") +

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpb {
@@ -29,9 +30,12 @@ std::string nearest_word(const std::string& given, const std::vector<std::string
 
 // "unknown op 'sine' (did you mean 'sin'? expected one of: sin, sqrt, sum)": the message
 // for a word that is none of the accepted ones, with the nearest of them (or of the other
-// spellings also accepted, such as aliases) where one is near.
+// spellings also accepted, such as aliases) where one is near. `meanings` pairs words that are
+// far from every accepted one by spelling but mean one of them ("cold": "flush"); a given word
+// found there suggests its meaning.
+using WordMeanings = std::vector<std::pair<std::string, std::string>>;
 std::string unknown_word_message(const std::string& what, const std::string& given, const std::vector<std::string>& accepted,
-                                 const std::vector<std::string>& other_spellings = {});
+                                 const std::vector<std::string>& other_spellings = {}, const WordMeanings& meanings = {});
 
 // "a, b and c"
 std::string join_words(const std::vector<std::string>& words, const std::string& last_separator = " and ");

@@ -295,6 +295,11 @@ std::vector<std::string> long_names(const CLI::App& command) {
   return names;
 }
 
+bool takes_option(const CLI::App& command, const std::string& option) {
+  const auto names = long_names(command);
+  return std::find(names.begin(), names.end(), option) != names.end();
+}
+
 const CLI::App* find_subcommand(const CLI::App& command, const std::string& name) {
   for (const CLI::App* sub : subcommands_of(command))
     if (sub->get_name() == name) return sub;
@@ -485,19 +490,15 @@ std::string other_tools_word(const std::string& given, const CLI::App& command) 
       {"--sizes", "--size"},             {"--seconds", "--max-time"},    {"--timeout", "--max-time"},
   };
   const auto found = kSynonyms.find(given);
-  if (found == kSynonyms.end()) return "";
-  const auto names = long_names(command);
-  return std::find(names.begin(), names.end(), found->second) == names.end() ? "" : found->second;
+  return found != kSynonyms.end() && takes_option(command, found->second) ? found->second : "";
 }
 
 // The subcommands of `command` that take the option `given` (history's --db): it was written
 // before the subcommand instead of after it.
 std::vector<std::string> subcommands_taking(const std::string& given, const CLI::App& command) {
   std::vector<std::string> takers;
-  for (const CLI::App* sub : subcommands_of(command)) {
-    const auto names = long_names(*sub);
-    if (std::find(names.begin(), names.end(), given) != names.end()) takers.push_back(sub->get_name());
-  }
+  for (const CLI::App* sub : subcommands_of(command))
+    if (takes_option(*sub, given)) takers.push_back(sub->get_name());
   return takers;
 }
 
@@ -587,10 +588,6 @@ std::string extra_arguments_message(const CLI::App& app, const std::vector<std::
   };
   const bool database = ends_with(".db") || ends_with(".sqlite") || first.rfind("sqlite:", 0) == 0 ||
                         first.rfind("postgresql://", 0) == 0 || first.rfind("postgres://", 0) == 0;
-  const auto takes = [command](const std::string& option) {
-    const auto names = long_names(*command);
-    return std::find(names.begin(), names.end(), option) != names.end();
-  };
   // Several stray words, each a value of some option (`run matmul 4096`): all of them placed.
   std::vector<std::string> placed;
   if (path == "run" && extras.size() > 1)
@@ -612,7 +609,7 @@ std::string extra_arguments_message(const CLI::App& app, const std::vector<std::
       where = "a database goes after --db: --db " + first;
     else
       where = "run takes no arguments of its own: every value follows its option";
-  } else if (database && takes("--db")) {
+  } else if (database && takes_option(*command, "--db")) {
     where = "a database goes after --db: --db " + first;
   } else if (path == "report") {
     where = "report re-renders one report: to compare two, gpubench compare BASELINE CURRENT; to join a run's ranks, "

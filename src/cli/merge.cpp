@@ -5,7 +5,6 @@
 
 #include "analysis/fleet.hpp"
 #include "base/atomic_file.hpp"
-#include "base/text.hpp"
 #include "cli/exit_codes.hpp"
 #include "model/record_format.hpp"
 #include "report/report.hpp"
@@ -26,13 +25,10 @@ int command_merge(const std::vector<std::string>& paths, const std::string& out)
   for (const auto& rank : merged.context.ranks) hosts.insert(rank.host);
   std::cout << "merged " << paths.size() << " reports (" << merged.context.ranks.size() << " ranks on " << hosts.size()
             << " host" << (hosts.size() == 1 ? "" : "s") << ", " << merged.results.size() << " records) into " << out << "\n";
-  if (const std::vector<int> missing = missing_ranks(merged.context); !missing.empty()) {
-    std::vector<std::string> numbers;
-    for (int rank : missing) numbers.push_back(std::to_string(rank));
-    std::cerr << "gpubench: warning: " << (missing.size() == 1 ? "rank " : "ranks ") << join_words(numbers)
-              << " of the run " << (missing.size() == 1 ? "is" : "are") << " missing: the merged report holds " << merged.context.ranks.size() << " of its "
+  if (const std::vector<int> missing = missing_ranks(merged.context); !missing.empty())
+    std::cerr << "gpubench: warning: " << ranks_text(missing) << " of the run " << (missing.size() == 1 ? "is" : "are")
+              << " missing: the merged report holds " << merged.context.ranks.size() << " of its "
               << merged.context.ranks.size() + missing.size() << " ranks\n";
-  }
   return kExitOk;
 }
 

@@ -21,13 +21,16 @@ void reject_unknown_keys(const json& object, const std::set<std::string>& known,
       throw UsageError(where + ": " + unknown_word_message("key", item.key(), {known.begin(), known.end()}));
 }
 
-// `parse(text)`, its refusal placed in the file ("s.json: groups[0].sizes: size '0' is zero").
+// `parse()`, its refusal placed in the file ("s.json: groups[0].sizes: size '0' is zero"); a
+// refusal that names its place already (single_string's, append_size_list's) is left as it is.
 template <class Parse>
 auto located(const std::string& where, Parse parse) {
   try {
     return parse();
   } catch (const UsageError& error) {
-    throw UsageError(where + ": " + error.what());
+    const std::string message = error.what();
+    if (message.rfind(where, 0) == 0) throw;
+    throw UsageError(where + ": " + message);
   }
 }
 
@@ -115,19 +118,23 @@ SuiteGroup parse_group(const json& object, const std::string& position) {
   if (!object.contains("ops")) throw UsageError(where + ": missing 'ops'");
   SuiteGroup group;
   RunOptions& options = group.options;
-  for (const auto& op : string_list(object["ops"], where + ".ops")) options.ops.push_back(located(where + ".ops", [&] { return parse_op(op); }));
+  for (const auto& op : string_list(object["ops"], where + ".ops"))
+    options.ops.push_back(located(where + ".ops", [&] { return parse_op(op); }));
   if (object.contains("dtypes")) {
     options.dtypes.clear();
-    for (const auto& d : string_list(object["dtypes"], where + ".dtypes")) options.dtypes.push_back(located(where + ".dtypes", [&] { return parse_dtype(d); }));
+    for (const auto& d : string_list(object["dtypes"], where + ".dtypes"))
+      options.dtypes.push_back(located(where + ".dtypes", [&] { return parse_dtype(d); }));
   }
   if (object.contains("sizes")) options.sizes = size_list(object["sizes"], where + ".sizes");
   if (object.contains("backends")) options.backends = string_list(object["backends"], where + ".backends");
   if (object.contains("timing")) {
     options.timings.clear();
-    for (const auto& t : string_list(object["timing"], where + ".timing")) options.timings.push_back(located(where + ".timing", [&] { return parse_timing_mode(t); }));
+    for (const auto& t : string_list(object["timing"], where + ".timing"))
+      options.timings.push_back(located(where + ".timing", [&] { return parse_timing_mode(t); }));
   }
   if (object.contains("shapes"))
-    for (const auto& s : string_list(object["shapes"], where + ".shapes")) options.matmul_shapes.push_back(located(where + ".shapes", [&] { return parse_matmul_shape(s); }));
+    for (const auto& s : string_list(object["shapes"], where + ".shapes"))
+      options.matmul_shapes.push_back(located(where + ".shapes", [&] { return parse_matmul_shape(s); }));
   if (object.contains("rows")) {
     const auto rows = size_list(object["rows"], where + ".rows");
     if (rows.size() != 1) throw UsageError(where + ".rows: give one row count per group");
@@ -137,7 +144,8 @@ SuiteGroup parse_group(const json& object, const std::string& position) {
     options.nnz_per_row = integer(object["nnz_per_row"], 1, kMaxNnzPerRow, where + ".nnz_per_row");
   if (object.contains("pattern")) {
     options.patterns.clear();
-    for (const auto& p : string_list(object["pattern"], where + ".pattern")) options.patterns.push_back(located(where + ".pattern", [&] { return parse_pattern(p); }));
+    for (const auto& p : string_list(object["pattern"], where + ".pattern"))
+      options.patterns.push_back(located(where + ".pattern", [&] { return parse_pattern(p); }));
     if (options.patterns.empty()) throw UsageError(where + ".pattern: expected a pattern or a list of patterns, got []");
   }
   if (object.contains("matrix")) options.matrix_path = single_string(object["matrix"], where + ".matrix");

@@ -18,7 +18,8 @@
 //      padding rows of C with zeros; except up to 8 rows where B is wider than 64 columns and
 //      its rows are not whole 16-byte chunks (sixteen_bit_vector_matrix_max_rows): there the
 //      tensor cores would first copy B padded, reading and writing B before reading it again.
-//      matrix_vector reads B through shared tiles, except for 16-bit at n of 1 or 2 with 16-byte loads, where each lane reads its rows of B from L1
+//      matrix_vector reads B through shared tiles, except for 16-bit at n of 1 or 2 with
+//      16-byte loads, where each lane reads its rows of B from L1
 //      (matrix_vector_reads_b_directly). Split k's partials are added by the last block of
 //      each piece to finish, in part order, not by a second kernel. vector_matrix takes A's
 //      rows in groups, a block each, where B is L2-sized and the groups' blocks fill the

@@ -244,14 +244,16 @@ void validate_generated_size(std::int64_t rows, std::int64_t nnz_per_row, SpmvPa
     throw UsageError("spmv " + to_string(pattern) + " matrices have at most " + std::to_string(generator.max_rows) +
                      " rows (got " + std::to_string(rows) + "; set --rows, or use dense or random for more rows)");
   // A row holds distinct columns: at most the row count in the square patterns (and tall, whose
-  // columns are fewer), the column count in wide (64 a row).
-  if (pattern == SpmvPattern::wide && rows <= kMaxIndex && nnz_per_row > generated_cols(rows, nnz_per_row, pattern))
-    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the column count (" +
-                     std::to_string(generated_cols(rows, nnz_per_row, pattern)) + ") of a wide matrix of " +
-                     std::to_string(rows) + (rows == 1 ? " row" : " rows"));
-  if (!generator.rows_longer_than_row_count && pattern != SpmvPattern::wide && nnz_per_row > rows)
-    throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the row count (" +
-                     std::to_string(rows) + ")");
+  // columns are fewer), the column count in wide (64 a row; rows * 64 fits: rows < 2^41).
+  if (!generator.rows_longer_than_row_count) {
+    const bool wide = pattern == SpmvPattern::wide;
+    const std::int64_t most = wide ? generated_cols(rows, nnz_per_row, pattern) : rows;
+    if (nnz_per_row > most)
+      throw UsageError("spmv nnz per row (" + std::to_string(nnz_per_row) + ") cannot exceed the " +
+                       (wide ? "column count (" + std::to_string(most) + ") of a wide matrix of " + std::to_string(rows) +
+                                   (rows == 1 ? " row" : " rows")
+                             : "row count (" + std::to_string(rows) + ")"));
+  }
   if (rows > kMaxIndex || nnz_per_row > kMaxIndex / rows)
     throw UsageError("spmv matrix " + std::to_string(rows) + " rows x " + std::to_string(nnz_per_row) +
                      " nnz/row does not fit 32-bit indices (at most " + std::to_string(kMaxIndex) + " nonzeros)");

@@ -34,13 +34,13 @@ std::string name_of(const Table& table, E value) {
 }
 
 template <class Table>
-auto parse_name(const Table& table, std::string_view text, const char* what) {
+auto parse_name(const Table& table, std::string_view text, const char* what, const WordMeanings& meanings = {}) {
   std::vector<std::string> accepted;
   for (const auto& entry : table) {
     if (text == entry.name) return entry.value;
     accepted.push_back(entry.name);
   }
-  throw UsageError(unknown_word_message(what, std::string(text), accepted));
+  throw UsageError(unknown_word_message(what, std::string(text), accepted, {}, meanings));
 }
 
 }  // namespace
@@ -78,24 +78,16 @@ DType parse_dtype(std::string_view text) {
 TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }
 L2Mode parse_l2_mode(std::string_view text) {
   // The words for a cache's state rather than for what is done to it.
-  static const std::pair<std::string_view, std::string_view> kMeanings[] = {
+  static const WordMeanings kMeanings = {
       {"cold", "flush"}, {"flushed", "flush"}, {"evict", "flush"}, {"hot", "warm"}, {"cached", "warm"}};
-  for (const auto& [word, mode] : kMeanings)
-    if (text == word)
-      throw UsageError("unknown L2 mode '" + std::string(text) + "' (did you mean '" + std::string(mode) +
-                       "'? expected one of: flush, warm)");
-  return parse_name(kL2Modes, text, "L2 mode");
+  return parse_name(kL2Modes, text, "L2 mode", kMeanings);
 }
 InputData parse_input_data(std::string_view text) {
   // The names NumPy and PyTorch give their draws.
-  static const std::pair<std::string_view, std::string_view> kMeanings[] = {
-      {"gauss", "normal"}, {"gaussian", "normal"}, {"randn", "normal"}, {"rand", "uniform"}, {"random", "uniform"},
-      {"zero", "zeros"},   {"one", "ones"}};
-  for (const auto& [word, data] : kMeanings)
-    if (text == word)
-      throw UsageError("unknown input data '" + std::string(text) + "' (did you mean '" + std::string(data) +
-                       "'? expected one of: uniform, normal, zeros, ones)");
-  return parse_name(kInputData, text, "input data");
+  static const WordMeanings kMeanings = {{"gauss", "normal"}, {"gaussian", "normal"}, {"randn", "normal"},
+                                         {"rand", "uniform"}, {"random", "uniform"},   {"zero", "zeros"},
+                                         {"one", "ones"}};
+  return parse_name(kInputData, text, "input data", kMeanings);
 }
 const std::vector<InputData>& all_input_data() {
   static const std::vector<InputData> values = [] {

@@ -55,15 +55,17 @@ ReportFormat parse_report_format(std::string_view text, const std::vector<Report
 ReportFormat report_format_for_path(const std::string& path) {
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
+  std::string extension;
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) {
-    std::string extension = path.substr(dot);
+    extension = path.substr(dot);
     std::transform(extension.begin(), extension.end(), extension.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     for (const auto& entry : kFormatExtensions)
       if (extension == entry.extension) return entry.format;
   }
-  const bool html = path.size() >= 5 && (path.compare(path.size() - 5, 5, ".html") == 0 || path.compare(path.size() - 4, 4, ".htm") == 0);
-  throw UsageError("cannot tell the report format of '" + path + "' from its extension (expected .json, .csv, .md, .markdown or .txt)" +
+  const bool html = extension == ".html" || extension == ".htm";
+  throw UsageError("cannot tell the report format of '" + path +
+                   "' from its extension (expected .json, .csv, .md, .markdown or .txt)" +
                    (html ? std::string("; an HTML page comes from gpubench report REPORT.json --html PAGE.html") : ""));
 }
 

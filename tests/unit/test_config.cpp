@@ -94,6 +94,9 @@ TEST(Suite, RefusalsArePlacedAndUnknownKeysSuggest) {
             0u);
   EXPECT_EQ(error_of(R"({"grups": [{"ops": ["sin"]}]})").rfind("suite.json: unknown key 'grups' (did you mean 'groups'?", 0),
             0u);
+  // A refusal that names its place already is not placed twice.
+  EXPECT_EQ(group_error(R"({"ops": ["spmv"], "spmv_kernel": ["auto", "row_split"]})"),
+            "suite.json: groups[0].spmv_kernel: expected one value, got 2");
 }
 
 TEST(Suite, TelemetrySettings) {
