@@ -295,6 +295,10 @@ std::vector<std::string> long_names(const CLI::App& command) {
   return names;
 }
 
+// A flag (--quiet, --help) expects no value; CLI11 leaves its type size at 1, so the expected
+// count is the test.
+bool takes_value(const CLI::Option& option) { return option.get_expected_max() != 0; }
+
 bool takes_option(const CLI::App& command, const std::string& option) {
   const auto names = long_names(command);
   return std::find(names.begin(), names.end(), option) != names.end();
@@ -328,7 +332,7 @@ Walk walk(const CLI::App& app, const std::vector<std::string>& args) {
         walk.unknown_is_option = true;
         break;
       }
-      if (known->second->get_type_size() != 0 && name.size() == arg.size()) ++i;  // its value, which is no command
+      if (takes_value(*known->second) && name.size() == arg.size()) ++i;  // its value, which is no command
       continue;
     }
     if (const CLI::App* sub = find_subcommand(*walk.command, arg)) {
@@ -371,7 +375,7 @@ void append_bash_cases(std::ostringstream& out, const CLI::App& command) {
   for (const auto& [name, option] : options_of(command)) {
     if (name.rfind("--", 0) != 0) continue;
     words.push_back(name);
-    if (option->get_type_size() != 0) value_options.push_back(name);
+    if (takes_value(*option)) value_options.push_back(name);
   }
   out << "    \"" << path << "\") words=\"" << spaced(words) << "\"; values=\" " << spaced(value_options)
       << " \"; arguments=\"" << spaced(positional_words) << "\"; files=" << (file_positionals ? 1 : 0) << " ;;\n";

@@ -33,6 +33,10 @@ class DidYouMean(CliTestCase):
             (["run", "--iterations", "5"], ["unknown option '--iterations' for gpubench run",
                                             "did you mean '--min-samples'?"]),
             (["run", "--repeat", "3"], ["did you mean '--repetitions'?"]),
+            # after a flag, which takes no value
+            (["run", "--op", "sin", "--quiet", "--repeat", "3"], ["unknown option '--repeat' for gpubench run",
+                                                                 "did you mean '--repetitions'?"]),
+            (["compare", "a.json", "b.json", "--allow-missing", "--treshold", "5"], ["did you mean '--threshold'?"]),
             (["run", "-o", "r.json"], ["unknown option '-o'", "did you mean '--out'?"]),
             (["run", "--gpu", "1"], ["did you mean '--device'?"]),
             (["history", "list", "--database", "h.db"], ["did you mean '--db'?"]),
@@ -252,6 +256,10 @@ class Completion(CliTestCase):
         self.assertEqual(self.complete("gpubench", "history", "export", "--format", ""), ["csv", "json"])
         self.assertEqual(self.complete("gpubench", "completion", ""), ["bash", "zsh"])
         self.assertEqual(self.complete("gpubench", "run", "--size", ""), [], "a size is typed, not offered")
+        # After a flag, which takes no value, the next word is an option again.
+        for flag in ("--quiet", "--tf32", "--dry-run", "--no-energy", "--allow-missing"):
+            self.assertEqual(self.complete("gpubench", "run", flag, "--si"), ["--size"], flag)
+        self.assertEqual(self.complete("gpubench", "compare", "--color", "a"), ["auto", "always"])
         with open(os.path.join(self.dir, "suite.json"), "w", encoding="utf-8") as handle:
             handle.write("{}")
         self.assertIn("suite.json", self.complete("gpubench", "run", "--config", "su"))
