@@ -492,9 +492,20 @@ std::string other_tools_word(const std::string& given, const CLI::App& command) 
       {"--operation", "--op"},           {"--database", "--db"},         {"--warm-up", "--warmup"},
       {"--shapes", "--shape"},           {"--backends", "--backend"},    {"--dtypes", "--dtype"},
       {"--sizes", "--size"},             {"--seconds", "--max-time"},    {"--timeout", "--max-time"},
+      {"--json", "--format json"},       {"--csv", "--format csv"},      {"--markdown", "--format markdown"},
+      {"--md", "--format markdown"},
   };
   const auto found = kSynonyms.find(given);
-  return found != kSynonyms.end() && takes_option(command, found->second) ? found->second : "";
+  if (found == kSynonyms.end()) return "";
+  // "--format json" only where this command's --format has json.
+  const std::size_t space = found->second.find(' ');
+  const std::string option = found->second.substr(0, space);
+  if (!takes_option(command, option)) return "";
+  if (space == std::string::npos) return found->second;
+  const ValueWords* values = completion_of(path_of(&command), option);
+  if (!values || !values->words) return "";
+  const auto words = values->words();
+  return std::find(words.begin(), words.end(), found->second.substr(space + 1)) != words.end() ? found->second : "";
 }
 
 // The subcommands of `command` that take the option `given` (history's --db): it was written

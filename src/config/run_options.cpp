@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <exception>
 
 #include "base/text.hpp"
 
@@ -9,6 +11,34 @@ namespace gpb {
 namespace {
 
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 40;
+
+// What a malformed size probably meant, as "did you mean X? " or "": a byte unit (4KB, 1MiB: the
+// same power of two), an exponent (1e6) or a fraction (1.5K) that is a whole number of elements.
+std::string meant_size(const std::string& text, std::size_t digits) {
+  std::string suffix = text.substr(digits);
+  for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string number = text.substr(0, digits);
+  for (const char* unit : {"K", "M", "G"})
+    for (const char* tail : {"B", "IB"})
+      if (suffix == std::string(unit) + tail) return "did you mean '" + number + unit + "'? a size counts elements; ";
+  // 1e6, 2.5E3, 1.5K: exact in a long double, and a whole number within the limit.
+  std::size_t used = 0;
+  long double value = 0;
+  try {
+    value = std::stold(text, &used);
+  } catch (const std::exception&) {
+    return "";
+  }
+  std::string rest = text.substr(used);
+  int shift = 0;
+  if (rest == "K" || rest == "k") shift = 10;
+  else if (rest == "M" || rest == "m") shift = 20;
+  else if (rest == "G" || rest == "g") shift = 30;
+  else if (!rest.empty()) return "";
+  value = std::ldexp(value, shift);
+  if (!(value >= 1) || value > static_cast<long double>(kMaxSize) || value != std::floor(value)) return "";
+  return "did you mean " + std::to_string(static_cast<std::int64_t>(value)) + "? ";
+}
 
 }  // namespace
 
@@ -40,7 +70,8 @@ std::int64_t parse_size(const std::string& raw) {
     throw UsageError("size '" + text + "' is a shape, and a size is one number (matmul's square n); a matmul shape "
                      "goes in --shape MxNxK (C is MxN, inner K: --shape 4096x4096x4096), a matrix's rows in --rows");
   } else {
-    throw UsageError("malformed size '" + text + "' (suffixes are K, M, G = 2^10, 2^20, 2^30)");
+    throw UsageError("malformed size '" + text + "' (" + meant_size(text, digits) +
+                     "suffixes are K, M, G = 2^10, 2^20, 2^30)");
   }
   if (number == 0) throw UsageError("size '" + text + "' is zero; sizes must be positive");
   if (number > (kMaxSize >> shift)) throw UsageError("size '" + text + "' is absurdly large (limit 2^40)");

@@ -39,6 +39,9 @@ class DidYouMean(CliTestCase):
             (["compare", "a.json", "b.json", "--allow-missing", "--treshold", "5"], ["did you mean '--threshold'?"]),
             (["run", "-o", "r.json"], ["unknown option '-o'", "did you mean '--out'?"]),
             (["run", "--gpu", "1"], ["did you mean '--device'?"]),
+            (["list", "--json"], ["unknown option '--json' for gpubench list", "did you mean '--format json'?"]),
+            (["history", "export", "--csv"], ["did you mean '--format csv'?"]),
+            (["info", "--format", "json", "--csv"], ["unknown option '--csv' for gpubench info (see"]),
             (["history", "list", "--database", "h.db"], ["did you mean '--db'?"]),
             # an option of a subcommand written before it
             (["history", "--db", "h.db", "list"], ["unknown option '--db' for gpubench history",

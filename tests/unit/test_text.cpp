@@ -174,6 +174,22 @@ TEST(SizeHints, ShapesAndThousandsSeparators) {
   EXPECT_EQ(parse_size_list("1K,2K"), (std::vector<std::int64_t>{1024, 2048}));
 }
 
+// A malformed size names the size it probably was: byte units, exponents and fractions that
+// come to a whole number; nothing where none is whole or the text is no number.
+TEST(SizeHints, WhatWasProbablyMeant) {
+  const auto refusal = [](const std::string& text) { return usage_error_of([&] { parse_size(text); }); };
+  EXPECT_EQ(refusal("4KB"), "malformed size '4KB' (did you mean '4K'? a size counts elements; suffixes are K, M, G = "
+                            "2^10, 2^20, 2^30)");
+  EXPECT_NE(refusal("16MiB").find("did you mean '16M'?"), std::string::npos);
+  EXPECT_NE(refusal("1gb").find("did you mean '1G'?"), std::string::npos);
+  EXPECT_NE(refusal("1e6").find("did you mean 1000000?"), std::string::npos);
+  EXPECT_NE(refusal("2.5E3").find("did you mean 2500?"), std::string::npos);
+  EXPECT_NE(refusal("1.5K").find("did you mean 1536?"), std::string::npos);
+  EXPECT_NE(refusal("4096.0").find("did you mean 4096?"), std::string::npos);
+  for (const char* no_whole_number : {"1.5", "1e-3", "1e400", "1.3K", "2e13", "1.5e", "4Q", "12abc"})
+    EXPECT_EQ(refusal(no_whole_number).find("did you mean"), std::string::npos) << refusal(no_whole_number);
+}
+
 // A range's refusal names the range and the part of it that is wrong; good ranges expand.
 TEST(SizeRanges, RefusalsNameTheRangeAndItsPart) {
   const auto refusal = [](const std::string& text) { return usage_error_of([&] { parse_size_list(text); }); };
