@@ -275,6 +275,14 @@ std::vector<SuiteGroup> RunCommandLine::command_line_groups() const {
       throw UsageError(with_owner_hint(error.what(), size, "--size"));
     }
   }
+  // --shape 4096,4096,4096 (or 4096 4096 4096): three sides, each of which is read as a shape.
+  const auto shape_words = flatten_lists(shapes_);
+  if (shape_words.size() == 3 && std::all_of(shape_words.begin(), shape_words.end(), [](const std::string& word) {
+        return word.find_first_of("xX") == std::string::npos && shape_sides(word).size() == 1;
+      }))
+    throw UsageError("--shape " + shape_words[0] + "," + shape_words[1] + "," + shape_words[2] +
+                     " is three sizes, each read as a shape: did you mean --shape " + shape_words[0] + "x" +
+                     shape_words[1] + "x" + shape_words[2] + "?");
   options.matmul_shapes = parse_each<Shape>(shapes_, parse_matmul_shape, "--shape");
   if (!rows_.empty()) options.spmv_rows = parse_size(rows_);
   if (given("--nnz-per-row")) options.nnz_per_row = parse_nnz_per_row(nnz_per_row_);

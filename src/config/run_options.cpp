@@ -141,10 +141,44 @@ void append_size_list(std::vector<std::int64_t>& sizes, const std::string& text,
   sizes.insert(sizes.end(), parsed.begin(), parsed.end());
 }
 
-Shape parse_matmul_shape(const std::string& text) {
-  const auto parts = split_list(text, 'x');
-  if (parts.size() != 3 || text.find(",") != std::string::npos)
-    throw UsageError("malformed matmul shape '" + text + "' (expected MxNxK, e.g. 1000x333x77)");
+std::vector<std::string> shape_sides(std::string text) {
+  for (std::size_t at; (at = text.find("\xC3\x97")) != std::string::npos;) text.replace(at, 2, "x");  // ×
+  for (auto& c : text)
+    if (c == '*' || c == ',' || c == ';' || c == ':' || c == '/' || c == 'X' || std::isspace(static_cast<unsigned char>(c))) c = 'x';
+  auto parts = split_list(text, 'x');
+  for (const auto& part : parts) {
+    try {
+      parse_size(part);
+    } catch (const UsageError&) {
+      return {};
+    }
+  }
+  return parts;
+}
+
+std::string meant_shape(const std::string& text) {
+  const auto sides = shape_sides(text);
+  if (sides.size() == 3) return "did you mean '" + sides[0] + "x" + sides[1] + "x" + sides[2] + "'? ";
+  if (sides.size() == 2)
+    return "two sizes, and a shape has three, the inner size k last: e.g. '" + sides[0] + "x" + sides[1] + "x" +
+           sides[1] + "'; ";
+  if (sides.size() > 3) return std::to_string(sides.size()) + " sizes, and a shape has three (m, n and the inner k); ";
+  return "";  // one size: the run's refusal points at --size
+}
+
+Shape parse_matmul_shape(const std::string& raw) {
+  // 4096X4096X4096 as 4096x4096x4096; an empty side is named (4096x4096x: k: empty size).
+  std::string text = raw;
+  for (auto& c : text) c = c == 'X' ? 'x' : c;
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find('x', start);
+    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (parts.size() != 3 || text.find(',') != std::string::npos)
+    throw UsageError("malformed matmul shape '" + raw + "' (" + meant_shape(raw) + "expected MxNxK, e.g. 1000x333x77)");
   // A bad side names itself and the shape: "matmul shape '0x4x4': m: size '0' is zero; ...".
   std::int64_t sides[3];
   const char* names[3] = {"m", "n", "k"};
@@ -152,7 +186,7 @@ Shape parse_matmul_shape(const std::string& text) {
     try {
       sides[i] = parse_size(parts[static_cast<std::size_t>(i)]);
     } catch (const UsageError& error) {
-      throw UsageError("matmul shape '" + text + "' (MxNxK): " + names[i] + ": " + error.what());
+      throw UsageError("matmul shape '" + raw + "' (MxNxK): " + names[i] + ": " + error.what());
     }
   }
   return matmul_shape(sides[0], sides[1], sides[2]);

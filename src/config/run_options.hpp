@@ -22,8 +22,13 @@ std::int64_t parse_size(const std::string& text);
 std::vector<std::int64_t> parse_size_list(const std::string& text);
 // Appends the sizes of `text`; UsageError (naming `where`) beyond kMaxCases sizes in all.
 void append_size_list(std::vector<std::int64_t>& sizes, const std::string& text, const std::string& where);
-// "MxNxK" for matmul.
+// "MxNxK" for matmul (an upper-case X as well).
 Shape parse_matmul_shape(const std::string& text);
+// The sides of a shape written with any separator (4096*4096*4096, 4096 4096 4096,
+// 4096×4096×4096, 4096,4096,4096), or none if a part is not a size.
+std::vector<std::string> shape_sides(std::string text);
+// What a malformed shape probably was, as "did you mean '4096x4096x4096'? ", or "".
+std::string meant_shape(const std::string& text);
 
 // What the user asked for, from the command line and/or a suite file.
 struct RunOptions {

@@ -1,5 +1,7 @@
 #include "model/types.hpp"
 
+#include <cctype>
+
 #include "base/text.hpp"
 
 namespace gpb {
@@ -73,6 +75,20 @@ DType parse_dtype(std::string_view text) {
       aliases.push_back(std::move(alias));
     }
   }
+  // Words that name no one dtype here: what each probably meant.
+  std::string lowered(text);
+  for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string list = " (expected one of: " + join_words(names, ", ") + ")";
+  if (lowered == "float")
+    throw UsageError("dtype 'float' is f32 in C and CUDA but f64 in Python: write f32 or f64" + list);
+  if (lowered == "tf32" || lowered == "tensorfloat32")
+    throw UsageError("dtype '" + std::string(text) + "': TF32 is how cuBLAS can compute an f32 matmul, not a stored "
+                     "type: write --dtype f32 --tf32");
+  if (lowered.rfind("int", 0) == 0 || lowered.rfind("uint", 0) == 0 || lowered.rfind("fp8", 0) == 0 ||
+      lowered.rfind("e4m3", 0) == 0 || lowered.rfind("e5m2", 0) == 0 || lowered.rfind("float8", 0) == 0 ||
+      lowered == "fp4" || lowered == "bool")
+    throw UsageError("dtype '" + std::string(text) + "' is not measured: gpubench's dtypes are the floating-point "
+                     "f32, f64, f16 and bf16");
   throw UsageError(unknown_word_message("dtype", std::string(text), names, aliases));
 }
 TimingMode parse_timing_mode(std::string_view text) { return parse_name(kTimings, text, "timing mode"); }

@@ -113,6 +113,32 @@ TEST(ParseMatmulShape, MxNxK) {
   }
 }
 
+// An upper-case X reads as x; another separator, a missing side or a side too many is named
+// with what was probably meant.
+TEST(ParseMatmulShape, WhatWasProbablyMeant) {
+  const Shape upper = parse_matmul_shape("64X32X16");
+  EXPECT_EQ(upper.m, 64);
+  EXPECT_EQ(upper.n, 32);
+  EXPECT_EQ(upper.k, 16);
+  const auto refusal = [](const std::string& text) {
+    try {
+      parse_matmul_shape(text);
+    } catch (const UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  for (const char* other : {"4096*4096*4096", "4096 4096 4096", "4096\xC3\x97" "4096\xC3\x97" "4096", "4096, 4096, 4096", "4096/4096/4096"})
+    EXPECT_NE(refusal(other).find("(did you mean '4096x4096x4096'? expected MxNxK"), std::string::npos) << refusal(other);
+  EXPECT_NE(refusal("1000x333").find("two sizes, and a shape has three, the inner size k last: e.g. '1000x333x333'"),
+            std::string::npos);
+  EXPECT_NE(refusal("8x8x8x2").find("4 sizes, and a shape has three"), std::string::npos);
+  EXPECT_EQ(refusal("4096x4096x"), "matmul shape '4096x4096x' (MxNxK): k: empty size");
+  EXPECT_EQ(refusal("x4x4").rfind("matmul shape 'x4x4' (MxNxK): m: empty size", 0), 0u);
+  for (const char* nothing_meant : {"abc", "4096*four*4096", "1.5x"})
+    EXPECT_EQ(refusal(nothing_meant).find("did you mean"), std::string::npos) << refusal(nothing_meant);
+}
+
 TEST(ExpandCases, CrossesOpsDtypesSizesAndBackendsWithSharedProblemsAdjacent) {
   RunOptions options;
   options.ops = {Op::sin, Op::matmul};

@@ -159,6 +159,12 @@ TEST(DTypeAliases, TheEcosystemsSpellings) {
   for (const char* alias : {"float64", "fp64", "double"}) EXPECT_EQ(parse_dtype(alias), DType::f64) << alias;
   for (const char* alias : {"float16", "fp16", "half"}) EXPECT_EQ(parse_dtype(alias), DType::f16) << alias;
   EXPECT_EQ(parse_dtype("bfloat16"), DType::bf16);
+  // Words for no one dtype here say what was probably meant.
+  EXPECT_NE(usage_error_of([] { parse_dtype("float"); }).find("f32 in C and CUDA but f64 in Python"), std::string::npos);
+  EXPECT_NE(usage_error_of([] { parse_dtype("TF32"); }).find("write --dtype f32 --tf32"), std::string::npos);
+  for (const char* other : {"int8", "int32", "uint16", "fp8", "fp8_e4m3", "e5m2", "float8_e4m3fn", "bool"})
+    EXPECT_NE(usage_error_of([&] { parse_dtype(other); }).find("is not measured: gpubench's dtypes are the floating-point"),
+              std::string::npos) << other;
   EXPECT_EQ(usage_error_of([] { parse_dtype("bfloat61"); }),
             "unknown dtype 'bfloat61' (did you mean 'bfloat16'? expected one of: f32, f64, f16, bf16)");
 }
