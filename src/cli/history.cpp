@@ -56,7 +56,8 @@ void add_analysis_options(CLI::App& command, HistoryCli& cli) {
       "N");
   command.add_option("--last", cli.last, "Only the newest N runs of each case (0: all)")->check(run_count);
   command.add_option("--threshold", cli.threshold_percent,
-                     "Threshold in percent, in place of the suite's global one (case and op thresholds still win)");
+                     "Threshold in percent, in place of the suite's global one (case and op thresholds still win)")
+      ->type_name("PERCENT");
 }
 
 store::RunFilter run_filter(const HistoryCli& cli) {

@@ -76,6 +76,23 @@ int report_error(const std::vector<std::string>& args, const std::string& kind, 
   return exit_code;
 }
 
+// A PERCENT option takes "5%" as 5: the sign a percentage is written with is no error. Applied
+// to every command's options of that type, so a new one takes it too.
+void accept_percent_signs(CLI::App& command) {
+  for (CLI::Option* option : command.get_options())
+    if (option->get_type_name().rfind("PERCENT", 0) == 0)
+      option->transform([](std::string value) {
+        const std::size_t end = value.find_last_not_of(" \t");
+        if (end == std::string::npos || value[end] != '%') return value;
+        // Only a number before the sign: '%', '5%%' and 'five%' are refused as written.
+        const std::string number = trim(value.substr(0, end));
+        char* last = nullptr;
+        std::strtod(number.c_str(), &last);
+        return !number.empty() && last == number.c_str() + number.size() ? number : value;
+      });
+  for (CLI::App* sub : command.get_subcommands([](CLI::App*) { return true; })) accept_percent_signs(*sub);
+}
+
 int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
   CLI::App app{"gpubench: how fast is an array operation on this machine's CPU and GPU, and is it faster or slower "
                "than last time?",
@@ -145,6 +162,7 @@ int dispatch(int argc, char** argv, const std::vector<std::string>& args) {
   completion_app->add_option("shell", shell, "bash or zsh")->required();
 
   describe_commands(app);
+  accept_percent_signs(app);
 
   try {
     app.parse(argc, argv);

@@ -176,6 +176,32 @@ class DidYouMean(CliTestCase):
                 self.assertUsageError(gpubench(*args), *fragments)
 
 
+class PercentSigns(CliTestCase):
+    def test_every_percent_option_takes_a_percent_sign(self):
+        # Each command's options of type PERCENT, read from its help: "5%" is read as 5, and a
+        # refusal (if the command refuses for another reason) is not about the sign.
+        found = 0
+        for command in COMMANDS[1:]:
+            for option in re.findall(r"(?m)^  (--[\w-]+) PERCENT", gpubench(*command, "--help").stdout):
+                found += 1
+                with self.subTest(command=command, option=option):
+                    args = [*command, option, "5%"]
+                    if command == ["run"]:
+                        args += ["--op", "sin", "--size", "1K", "--dry-run"]
+                    process = gpubench(*args)
+                    self.assertNotIn(option + ": expected", process.stderr)
+                    self.assertNotIn("'5%'", process.stderr)
+        self.assertGreaterEqual(found, 6)  # run (4), compare, ab, report, history check
+        process = gpubench("run", "--op", "sin", "--size", "1K", "--dry-run", "--max-noise", "5 %")
+        self.assertEqual(process.returncode, 0, process.stderr)
+        process = gpubench("compare", "a.json", "b.json", "--threshold", "150%")
+        self.assertUsageError(process, "--threshold must be above 0 % and below 100 %", "got 150%")
+        for malformed in ("%", "5%%", "five%"):
+            with self.subTest(value=malformed):
+                self.assertUsageError(gpubench("run", "--op", "sin", "--max-noise", malformed, *FAST),
+                                      "--max-noise: expected a number, got '" + malformed + "'")
+
+
 class HelpWithin80Columns(CliTestCase):
     def test_every_help_fits_and_says_what_it_should(self):
         for command in COMMANDS:
