@@ -1175,6 +1175,23 @@ struct Value<std::map<std::string, T>> {
   }
 };
 
+// What a file that is not a JSON report is, when it is another thing gpubench writes or reads
+// (a CSV, Markdown or console report, an HTML page, a results database, a compressed file): the
+// refusal says so and what reads it. "" for anything else.
+std::string other_file_kind(const std::string& text, const std::string& origin) {
+  const auto starts = [&text](const std::string& prefix) { return text.compare(0, prefix.size(), prefix) == 0; };
+  const std::string json_report = "; this command reads a JSON report (gpubench run --out NAME.json writes one)";
+  if (starts(std::string("SQLite format 3\0", 16)))
+    return "a results database (SQLite), not a report: gpubench history list --db " + origin +
+           " shows its runs, and gpubench compare db:" + origin + " CURRENT.json compares against them";
+  if (starts("\x1f\x8b")) return "compressed (gzip): decompress it first (gunzip)";
+  if (starts("id,op,backend,")) return "a CSV report" + json_report;
+  if (starts("**gpubench ")) return "a Markdown report" + json_report;
+  if (starts("gpubench ")) return "a console report (text)" + json_report;
+  if (starts("<!DOCTYPE html") || starts("<html")) return "an HTML page" + json_report;
+  return "";
+}
+
 }  // namespace
 
 std::string render_records_json(const Context& context, const std::vector<ResultRecord>& results,
@@ -1203,12 +1220,18 @@ std::string render_records_json(const Context& context, const std::vector<Result
 }
 
 LoadedReport parse_json_report(const std::string& text, const std::string& origin) {
+  if (const std::string kind = other_file_kind(text, origin); !kind.empty()) throw UsageError(origin + ": " + kind);
   const InputJson document = parse_json_input(text, origin);
   const Node root(document, "", origin);
+  if (document.is_object() && !document.contains("schema") && document.contains("groups"))
+    root.fail("a suite, not a report: gpubench run --config " + origin + " runs it");
   if (!document.is_object() || !document.contains("schema"))
     root.fail(std::string("not a gpubench report (no \"schema\": \"") + kSchemaName + "\" field)");
   std::string schema;
   read_text(root.required("schema"), schema);
+  if (schema == kHistorySchemaName)
+    root.fail("a history export (gpubench history export), not a report: each run in it holds its report under "
+              "\"report\"; gpubench compare db:PATH CURRENT.json compares against the database itself");
   if (schema != kSchemaName) root.fail("not a gpubench report (schema is '" + schema + "', expected '" + kSchemaName + "')");
   int version = 0;
   Value<int>::read(root.required("schema_version"), version, Kind::plain);

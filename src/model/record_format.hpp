@@ -20,6 +20,10 @@
 namespace gpb {
 
 // A report read back from JSON (for compare, merge, report and the store).
+// The schema name of gpubench history export's JSON, which holds a report per run: a report
+// reader names it for what it is.
+inline constexpr const char* kHistorySchemaName = "gpubench-history";
+
 struct LoadedReport {
   Context context;
   std::vector<ResultRecord> results;

@@ -172,7 +172,7 @@ std::string render_history_json(const std::vector<std::pair<store::RunInfo, Load
                      {"tags", tags},
                      {"report", Json::parse(render_json(report.context, report.results))}});
   }
-  const Json document = {{"schema", "gpubench-history"}, {"schema_version", 1}, {"runs", array}};
+  const Json document = {{"schema", kHistorySchemaName}, {"schema_version", 1}, {"runs", array}};
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

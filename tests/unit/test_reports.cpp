@@ -23,6 +23,7 @@
 #include "model/op_table.hpp"
 #include "model/csr.hpp"
 #include "model/record_format.hpp"
+#include "report/history_report.hpp"
 #include "report/report.hpp"
 #include "unprivileged.hpp"
 #include "usage_error_of.hpp"
@@ -573,6 +574,27 @@ TEST(JsonReport, RejectsDocumentsThatAreNotReports) {
   EXPECT_EQ(parse_error_of("[1, 2]"), "base.json: not a gpubench report (no \"schema\": \"gpubench-report\" field)");
   EXPECT_EQ(parse_error_of(R"({"schema": "nvbench"})"),
             "base.json: not a gpubench report (schema is 'nvbench', expected 'gpubench-report')");
+}
+
+// What gpubench's other outputs are, read where a JSON report belongs: each is named, with what
+// reads it, from the renderers' own output (so a renderer's change keeps the test true).
+TEST(JsonReport, OtherOutputsAreNamedForWhatTheyAre) {
+  const Context context = fixed_context();
+  const auto results = fixed_results();
+  const std::string reads_json = "; this command reads a JSON report (gpubench run --out NAME.json writes one)";
+  EXPECT_EQ(parse_error_of(render_csv(context, results)), "base.json: a CSV report" + reads_json);
+  EXPECT_EQ(parse_error_of(render_markdown(context, results)), "base.json: a Markdown report" + reads_json);
+  EXPECT_EQ(parse_error_of(render_console(context, results)), "base.json: a console report (text)" + reads_json);
+  EXPECT_EQ(parse_error_of(render_html(context, results)), "base.json: an HTML page" + reads_json);
+  EXPECT_EQ(parse_error_of(std::string("SQLite format 3\0\x10\0", 19)).rfind("base.json: a results database (SQLite), not a "
+                                                                       "report: gpubench history list --db base.json", 0),
+            0u);
+  EXPECT_EQ(parse_error_of("\x1f\x8b\x08\0"), "base.json: compressed (gzip): decompress it first (gunzip)");
+  EXPECT_EQ(parse_error_of(render_history_json({{store::RunInfo{}, LoadedReport{context, results}}}))
+                .rfind("base.json: a history export (gpubench history export), not a report", 0),
+            0u);
+  EXPECT_EQ(parse_error_of(R"({"name": "s", "groups": [{"ops": ["sin"]}]})"),
+            "base.json: a suite, not a report: gpubench run --config base.json runs it");
 }
 
 TEST(JsonReport, WrongTypesNameTheField) {
