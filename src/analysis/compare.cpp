@@ -654,7 +654,20 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& cur
 
   const auto thresholds = merged_thresholds(baseline.context, current.context);
   std::vector<PendingCase> cases;
-  for (const MatchedRecords& pair : match_records(baseline.results, current.results, options.match_devices)) {
+  const auto matched = match_records(baseline.results, current.results, options.match_devices);
+  // The same samples on both sides (the same file twice, or a copy of it): two runs never time
+  // alike to the nanosecond, so this gate weighs one run against itself, and says so.
+  std::size_t measured_both = 0, identical = 0;
+  for (const MatchedRecords& pair : matched) {
+    if (!pair.baseline || !pair.current || pair.baseline->samples_s.empty() || pair.current->samples_s.empty()) continue;
+    ++measured_both;
+    identical += pair.baseline->samples_s == pair.current->samples_s;
+  }
+  if (measured_both > 0 && identical == measured_both)
+    comparison.warnings.push_back("the baseline and the current report hold the same samples in every case measured "
+                                  "in both (the same run twice: the same file, or a copy of it?), so every verdict "
+                                  "weighs a run against itself");
+  for (const MatchedRecords& pair : matched) {
     const ResultRecord& either = pair.current ? *pair.current : *pair.baseline;
     const double threshold = case_threshold(thresholds, either.spec.op, either.spec.id(), options.threshold);
     cases.push_back(judge_case(pair.baseline, pair.current, threshold));

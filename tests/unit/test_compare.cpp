@@ -189,7 +189,9 @@ TEST(Compare, ReportAgainstItselfIsAllSame) {
     EXPECT_FALSE(c.noisy) << c.id << ": " << c.note;
     EXPECT_DOUBLE_EQ(*c.ratio, 1.0);
   }
-  EXPECT_TRUE(comparison.warnings.empty());
+  // Its one warning: the same run on both sides (Compare.TheSameRunTwiceIsSaid).
+  ASSERT_EQ(comparison.warnings.size(), 1u);
+  EXPECT_EQ(comparison.warnings.front().rfind("the baseline and the current report hold the same samples", 0), 0u);
 }
 
 TEST(Compare, InterruptedReportsAreRefusedUnlessAllowed) {
@@ -609,6 +611,32 @@ TEST(Compare, NothingComparedIsSaid) {
   one.results.front() = full.results.front();
   EXPECT_EQ(nothing_compared(compare_reports(one, one, {})), 0);
   EXPECT_EQ(nothing_compared(compare_reports(full, suite_report(100, kTight), {})), 0);
+}
+
+// The same samples on both sides in every case measured on both: one run weighed against itself
+// (the same file twice), said; one case that differs, or a case measured on one side only, is
+// no such sign.
+TEST(Compare, TheSameRunTwiceIsSaid) {
+  const auto same_run = [](const Comparison& comparison) {
+    return std::count_if(comparison.warnings.begin(), comparison.warnings.end(), [](const std::string& w) {
+      return w.rfind("the baseline and the current report hold the same samples in every case", 0) == 0;
+    });
+  };
+  const LoadedReport report = suite_report(1, kTight);
+  EXPECT_EQ(same_run(compare_reports(report, report, {})), 1);
+  EXPECT_EQ(same_run(compare_reports(report, suite_report(2, kTight), {})), 0);
+  LoadedReport one_differs = report;
+  one_differs.results.back().samples_s.front() *= 1.0 + 1e-9;
+  EXPECT_EQ(same_run(compare_reports(report, one_differs, {})), 0);
+  // A case only in one report, and skipped ones, do not count against it.
+  LoadedReport extra = report;
+  extra.results.pop_back();
+  extra.results.front().status = Status::skipped;
+  extra.results.front().samples_s.clear();
+  EXPECT_EQ(same_run(compare_reports(report, extra, {})), 1);
+  LoadedReport empty = report;
+  empty.results.clear();
+  EXPECT_EQ(same_run(compare_reports(empty, empty, {})), 0);
 }
 
 TEST(Compare, DuplicateCaseIsAnInputError) {
