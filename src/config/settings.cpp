@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <type_traits>
 
@@ -210,7 +211,13 @@ SettingValue from_flag_text(const SettingSpec& spec, const std::string& text) {
         throw UsageError(std::string(spec.flag) + ": expected an integer from 0 to 18446744073709551615, got " + text);
       out_of_range(spec, spec.flag, text, 1);
     }
-    throw UsageError(std::string(spec.flag) + ": expected an integer, got '" + text + "'");
+    // 1e3 or 100.0: a whole number written another way.
+    char* end = nullptr;
+    const double written = std::strtod(text.c_str(), &end);
+    const bool whole_number = end == text.c_str() + text.size() && !text.empty() && std::isfinite(written) &&
+                              written == std::floor(written) && written >= 0 && written < 1e15;
+    throw UsageError(std::string(spec.flag) + ": expected an integer, got '" + text + "'" +
+                     (whole_number ? " (did you mean " + std::to_string(static_cast<long long>(written)) + "?)" : ""));
   }
   if (holds_field<double>(spec)) {
     double number = 0;

@@ -8,6 +8,7 @@
 #include "base/text.hpp"
 
 #include "config/settings.hpp"
+#include "model/record_format.hpp"
 #include "model/threshold.hpp"
 
 namespace gpb {
@@ -166,6 +167,12 @@ SuiteGroup parse_group(const json& object, const std::string& position) {
 Suite parse_suite(const std::string& text, const std::string& origin) {
   json document = parse_json_input(text, "suite '" + origin + "'");
   if (!document.is_object()) throw UsageError("suite '" + origin + "': expected a JSON object at the top");
+  // Another of gpubench's JSON files where a suite belongs: named for what it is.
+  if (document.contains("schema") && document["schema"] == "gpubench-report")
+    throw UsageError("suite '" + origin + "' is a report (gpubench run --out), not a suite: gpubench report " + origin +
+                     " shows it, gpubench run --baseline " + origin + " compares a new run against it");
+  if (document.contains("schema") && document["schema"] == kHistorySchemaName)
+    throw UsageError("suite '" + origin + "' is a history export (gpubench history export), not a suite");
   try {
     reject_unknown_keys(document, {"name", "description", "settings", "thresholds", "groups"}, origin);
     Suite suite;

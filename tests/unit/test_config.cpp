@@ -17,6 +17,15 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
+// A report or a history export where a suite belongs is named for what it is.
+TEST(Suite, OtherGpubenchFilesAreNamed) {
+  EXPECT_EQ(error_of(R"({"schema": "gpubench-report", "schema_version": 1, "context": {}, "results": []})"),
+            "suite 'suite.json' is a report (gpubench run --out), not a suite: gpubench report suite.json shows it, "
+            "gpubench run --baseline suite.json compares a new run against it");
+  EXPECT_EQ(error_of(R"({"schema": "gpubench-history", "runs": []})"),
+            "suite 'suite.json' is a history export (gpubench history export), not a suite");
+}
+
 TEST(Suite, ParsesSettingsThresholdsAndGroups) {
   const Suite suite = parse_suite(R"({
     "name": "t", "description": "d",

@@ -167,6 +167,10 @@ TEST(RunConfig, NumbersMustFitTheirType) {
             "--seed: expected an integer from 0 to 18446744073709551615, got 18446744073709551616");
   EXPECT_EQ(resolve("--op sin --seed 18446744073709551615").settings.seed, std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(error_of("--op sin --warmup 1.5"), "--warmup: expected an integer, got '1.5'");
+  // A whole number written another way names itself.
+  EXPECT_EQ(error_of("--op sin --warmup 1e3"), "--warmup: expected an integer, got '1e3' (did you mean 1000?)");
+  EXPECT_EQ(error_of("--op sin --min-samples 20.0"), "--min-samples: expected an integer, got '20.0' (did you mean 20?)");
+  EXPECT_EQ(error_of("--op sin --warmup -1e0"), "--warmup: expected an integer, got '-1e0'");
   EXPECT_EQ(error_of("--op sin --max-samples -1"), "--max-samples: -1 is out of range (at least 1, at most 1000000)");
   EXPECT_EQ(error_of("--op sin --max-time nan"), "--max-time: expected a finite number, got nan");
   EXPECT_EQ(error_of("--op sin --max-noise inf"), "--max-noise: expected a finite number, got inf");
