@@ -3,11 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "analysis/history.hpp"
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "config/test_knobs.hpp"
 #include "model/record_format.hpp"
 #include "report/history_report.hpp"
@@ -128,6 +130,19 @@ int command_show(const HistoryCli& cli) {
 int command_export(const HistoryCli& cli) {
   if (cli.format != "csv" && cli.format != "json") throw UsageError("history export --format takes csv or json, not '" + cli.format + "'");
   refuse_outputs_over_inputs({{"--out", cli.out}}, {{"the database of --db", store::database_file(cli.db)}});
+  // An --out named for the other format (--format csv --out runs.json) is a slip, not a wish.
+  if (!cli.out.empty()) {
+    std::optional<ReportFormat> named;
+    try {
+      named = report_format_for_path(cli.out);
+    } catch (const UsageError&) {
+    }
+    const ReportFormat chosen = cli.format == "csv" ? ReportFormat::csv : ReportFormat::json;
+    const std::string other = cli.format == "csv" ? "json" : "csv";
+    if (named && (*named == ReportFormat::csv || *named == ReportFormat::json) && *named != chosen)
+      throw UsageError("--out '" + cli.out + "' is named ." + other + " but --format " + cli.format + " writes " +
+                       (cli.format == "csv" ? "CSV" : "JSON") + ": name it ." + cli.format + ", or give --format " + other);
+  }
   const store::RunFilter filter = run_filter(cli);
   const auto store = open_for_reading(cli);
   const auto runs = store->runs(filter);
@@ -135,8 +150,21 @@ int command_export(const HistoryCli& cli) {
   if (cli.format == "csv") {
     std::vector<store::StoredResult> results;
     const std::set<std::string> wanted(cli.cases.begin(), cli.cases.end());
-    for (auto& result : store->results(runs))
+    std::set<std::string> stored;
+    for (auto& result : store->results(runs)) {
+      stored.insert(result.case_id);
       if (wanted.empty() || wanted.count(result.case_id)) results.push_back(std::move(result));
+    }
+    // A --case that matches nothing would export a header alone: said, with the nearest case.
+    for (const std::string& name : wanted) {
+      if (stored.count(name)) continue;
+      const std::string nearest = nearest_word(name, {stored.begin(), stored.end()});
+      throw UsageError("database '" + store->shown() + "' holds no result of case " + name +
+                       (runs.empty() ? " (no run matches the filter)"
+                        : nearest.empty()
+                            ? " in the runs selected (" + std::to_string(stored.size()) + " cases stored in them)"
+                            : " in the runs selected (did you mean " + nearest + "?)"));
+    }
     text = render_history_csv(runs, results);
   } else {
     if (!cli.cases.empty()) throw UsageError("history export --format json writes whole runs; --case applies to csv");

@@ -52,6 +52,17 @@ class HistoryCases(HistoryBase):
         only = gpubench("history", "export", "--db", db, "--format", "csv", "--case", case_ids()[0], "--tag", "commit=run02")
         self.assertOk(only)
         self.assertEqual(len(list(csv.DictReader(io.StringIO(only.stdout)))), 1)
+        # A --case that matches nothing is said, with the nearest stored case; a file named for the
+        # other format is refused, and nothing is written.
+        near = case_ids()[0][:-1] + "9"
+        self.assertUsageError(gpubench("history", "export", "--db", db, "--format", "csv", "--case", near),
+                              "holds no result of case " + near, "did you mean " + case_ids()[0] + "?")
+        for fmt, name in (("csv", "runs.json"), ("json", "runs.CSV")):
+            with self.subTest(fmt=fmt, name=name):
+                path = os.path.join(self.dir, name)
+                self.assertUsageError(gpubench("history", "export", "--db", db, "--format", fmt, "--out", path),
+                                      "is named ." + ("json" if fmt == "csv" else "csv") + " but --format " + fmt)
+                self.assertFalse(os.path.exists(path))
 
     # ---- show, check ----
 
