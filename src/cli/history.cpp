@@ -132,6 +132,7 @@ int command_export(const HistoryCli& cli) {
   refuse_outputs_over_inputs({{"--out", cli.out}}, {{"the database of --db", store::database_file(cli.db)}});
   // An --out named for the other format (--format csv --out runs.json) is a slip, not a wish.
   if (!cli.out.empty()) {
+    check_report_destination(cli.out);
     std::optional<ReportFormat> named;
     try {
       named = report_format_for_path(cli.out);

@@ -17,13 +17,24 @@ namespace gpb {
 int command_report(const ReportCli& cli, bool colour) {
   const ReportFormat format = parse_report_format(cli.format);
   refuse_outputs_over_inputs({{"--html", cli.html}}, {{"the report", cli.path}});
+  if (!cli.html.empty()) check_report_destination(cli.html);  // before the report is read and rendered
   const LoadedReport report = read_json_report(cli.path);
   ReportOptions options;
   options.colour = colour;
   if (!cli.relative_to.empty()) {
     const bool present = std::any_of(report.results.begin(), report.results.end(),
                                      [&](const ResultRecord& record) { return record.spec.backend == cli.relative_to; });
-    if (!present) throw UsageError("--relative-to " + cli.relative_to + ": no results of that backend in " + cli.path);
+    if (!present) {
+      std::vector<std::string> backends;
+      for (const ResultRecord& record : report.results)
+        if (std::find(backends.begin(), backends.end(), record.spec.backend) == backends.end())
+          backends.push_back(record.spec.backend);
+      const std::string nearest = nearest_word(cli.relative_to, backends);
+      throw UsageError("--relative-to " + cli.relative_to + ": no results of that backend in " + cli.path +
+                       (backends.empty() ? " (it holds no results)"
+                                         : " (" + (nearest.empty() ? "" : "did you mean " + nearest + "? ") +
+                                               "its backends: " + join_words(backends, ", ") + ")"));
+    }
     options.relative_to = cli.relative_to;
   }
   std::optional<FleetView> gate;

@@ -120,6 +120,28 @@ class BadInputTests(CliTestCase):
         self.assertUsageError(process, "r.json")
         self.assertFalse(os.path.exists(os.path.dirname(out)))
 
+    def test_every_writer_names_a_missing_directory(self):
+        # run --out, report --html, merge --out and history export --out: the same one-line refusal,
+        # before anything is read or written.
+        good = os.path.join(self.dir, "good.json")
+        self.assertEqual(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", good, *FAST).returncode, 0)
+        missing = os.path.join(self.dir, "missing_dir")
+        db = os.path.join(self.dir, "h.db")
+        self.assertEqual(gpubench("history", "ingest", good, "--db", db).returncode, 0)
+        commands = [
+            ["run", "--op", "sum", "--size", "1K", "--backend", "eigen", *FAST, "--out", os.path.join(missing, "r.json")],
+            ["report", good, "--html", os.path.join(missing, "p.html")],
+            ["merge", good, good, "--out", os.path.join(missing, "m.json")],
+            ["history", "export", "--db", db, "--format", "csv", "--out", os.path.join(missing, "h.csv")],
+        ]
+        for args in commands:
+            with self.subTest(command=args[0]):
+                self.assertUsageError(gpubench(*args), "cannot write report '" + missing + "/", "no directory '" + missing + "'")
+        self.assertFalse(os.path.exists(missing))
+        # --relative-to a backend the report lacks names the ones it has, and the nearest.
+        self.assertUsageError(gpubench("report", good, "--relative-to", "eigne"),
+                              "no results of that backend", "did you mean eigen? its backends: eigen")
+
     def test_compare_bad_inputs(self):
         good = os.path.join(self.dir, "good.json")
         self.assertEqual(gpubench("run", "--op", "sum", "--size", "1K", "--backend", "eigen", "--out", good, *FAST).returncode, 0)
