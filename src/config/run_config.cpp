@@ -12,6 +12,7 @@
 #include "base/atomic_file.hpp"
 #include "base/build_info.hpp"
 #include "base/text.hpp"
+#include "config/cli_checks.hpp"
 #include "config/test_knobs.hpp"
 #include "fleet/launcher.hpp"
 #include "measure/context.hpp"
@@ -229,7 +230,7 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
       ->check(CLI::Range(1, 1000))
       ->type_name("ROUNDS");
   run.add_option("--resolve-time", resolve_seconds_, "With --resolve: start no round of re-measurement after this many seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->type_name("SECONDS");
   run.add_option("--case", cases_, "Run only the cases with these ids (as reports name them), of those the other options select")
       ->delimiter(',');

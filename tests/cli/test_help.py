@@ -156,7 +156,10 @@ class DidYouMean(CliTestCase):
             # CLI11's refusals of values, in words
             (["ab", "--a", "x", "--b", "y", "--rounds", "0"], ["--rounds: 0 is out of range (at least 1, at most 1000)"]),
             (["ab", "--a", "x", "--b", "y", "--rounds", "many"], ["--rounds: expected a number from 1 to 1000, got 'many'"]),
-            (["ab", "--a", "x", "--b", "y", "--time", "-1"], ["--time: -1 is out of range (at least 0)"]),
+            (["ab", "--a", "x", "--b", "y", "--time", "-1"], ["--time: -1 is not above 0: give a positive number"]),
+            (["ab", "--a", "x", "--b", "y", "--time", "0"], ["--time: 0 is not above 0: give a positive number"]),
+            (["ab", "--a", "x", "--b", "y", "--time", "soon"], ["--time: expected a positive number, got 'soon'"]),
+            (["run", "--op", "sin", "--resolve-time", "0"], ["--resolve-time: 0 is not above 0"]),
             (["report", "r.json", "--fail-on-outlier", "x"], ["--fail-on-outlier: expected a number, got 'x'"]),
             (["run", "--op", "sum", "--warmup"], ["--warmup needs a value (INT)"]),
             # a cache's state for what is done to it
