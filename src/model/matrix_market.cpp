@@ -158,7 +158,8 @@ class MatrixMarketReader {
     if (tokens.empty() || lowercase(tokens[0]) != "%%matrixmarket")
       fail_at_line("missing '%%MatrixMarket' header");
     if (tokens.size() != 5)
-      fail_at_line("header must read '%%MatrixMarket matrix coordinate <real|integer|pattern> <general|symmetric>'");
+      fail_at_line("header must read '%%MatrixMarket matrix coordinate <real|integer|pattern> "
+                   "<general|symmetric|skew-symmetric>'");
     const std::string object = lowercase(tokens[1]);
     const std::string format = lowercase(tokens[2]);
     const std::string field = lowercase(tokens[3]);
@@ -174,12 +175,20 @@ class MatrixMarketReader {
       field_ = Field::pattern;
     else
       fail_at_line("unsupported field '" + field + "' (supported: real, integer, pattern)");
-    if (symmetry == "general")
+    if (symmetry == "general") {
       symmetric_ = false;
-    else if (symmetry == "symmetric")
+    } else if (symmetry == "symmetric") {
       symmetric_ = true;
-    else
-      fail_at_line("unsupported symmetry '" + symmetry + "' (supported: general, symmetric)");
+    } else if (symmetry == "skew-symmetric") {
+      // A(j, i) = -A(i, j): the strictly lower triangle is stored, the diagonal is zero.
+      if (field_ == Field::pattern) fail_at_line("a pattern matrix cannot be skew-symmetric (its values are all 1)");
+      symmetric_ = true;
+      skew_ = true;
+    } else if (symmetry == "hermitian") {
+      fail_at_line("symmetry 'hermitian' is for complex matrices (supported: general, symmetric, skew-symmetric)");
+    } else {
+      fail_at_line("unsupported symmetry '" + symmetry + "' (supported: general, symmetric, skew-symmetric)");
+    }
   }
 
   void parse_size() {
@@ -198,7 +207,7 @@ class MatrixMarketReader {
     if (declared_entries_ > rows_ * cols_)
       fail_at_line(std::to_string(declared_entries_) + " entries cannot fit a " + std::to_string(rows_) + " x " +
                    std::to_string(cols_) + " matrix");
-    if (symmetric_ && rows_ != cols_) fail_at_line("a symmetric matrix must be square");
+    if (symmetric_ && rows_ != cols_) fail_at_line(std::string("a ") + (skew_ ? "skew-" : "") + "symmetric matrix must be square");
     check_declared_size_fits();
   }
 
@@ -252,7 +261,11 @@ class MatrixMarketReader {
         fail_at_line("column index " + std::to_string(col) + " outside 1.." + std::to_string(cols_));
       if (symmetric_ && col > row)
         fail_at_line("entry (" + std::to_string(row) + ", " + std::to_string(col) +
-                     ") lies above the diagonal; a symmetric file stores only the lower triangle");
+                     ") lies above the diagonal; a " + (skew_ ? "skew-" : "") + "symmetric file stores only the lower triangle");
+      if (skew_ && col == row)
+        fail_at_line("entry (" + std::to_string(row) + ", " + std::to_string(col) +
+                     ") lies on the diagonal; a skew-symmetric file stores only the strictly lower triangle (its "
+                     "diagonal is zero)");
       double value = 1;
       if (field_ == Field::real) value = parse_real(tokens[2]);
       if (field_ == Field::integer) value = static_cast<double>(parse_integer(tokens[2], "value"));
@@ -263,7 +276,7 @@ class MatrixMarketReader {
            " declared entries (truncated?)");
   }
 
-  // Counting sort by row (mirroring symmetric entries), then per row: sort by column and
+  // Counting sort by row (mirroring symmetric entries, negated if skew-symmetric), then per row: sort by column and
   // sum duplicates.
   CsrMatrix assemble() {
     CsrMatrix matrix;
@@ -281,7 +294,8 @@ class MatrixMarketReader {
     for (const Entry& entry : entries_) {
       by_row[static_cast<std::size_t>(fill[static_cast<std::size_t>(entry.row)]++)] = {entry.col, entry.value};
       if (symmetric_ && entry.row != entry.col)
-        by_row[static_cast<std::size_t>(fill[static_cast<std::size_t>(entry.col)]++)] = {entry.row, entry.value};
+        by_row[static_cast<std::size_t>(fill[static_cast<std::size_t>(entry.col)]++)] = {entry.row,
+                                                                                           skew_ ? -entry.value : entry.value};
     }
     entries_ = {};
 
@@ -321,7 +335,8 @@ class MatrixMarketReader {
   bool at_end_ = false;
   std::int64_t line_number_ = 0;
   Field field_ = Field::real;
-  bool symmetric_ = false;
+  bool symmetric_ = false;  // the lower triangle stored, mirrored into the upper one
+  bool skew_ = false;       // mirrored with the sign changed
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
   std::int64_t declared_entries_ = 0;

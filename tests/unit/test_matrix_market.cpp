@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -135,9 +136,49 @@ TEST_F(MalformedMatrixMarket, UnsupportedFormats) {
   expect_text_rejected("%%MatrixMarket vector coordinate real general\n2 1 1\n1 1 1\n", "unsupported object 'vector'");
   expect_text_rejected("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "unsupported field 'complex'");
   expect_text_rejected("%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 0\n", "unsupported field");
-  expect_text_rejected("%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", "unsupported symmetry 'hermitian'");
-  expect_text_rejected("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1\n",
-                       "unsupported symmetry 'skew-symmetric'");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
+                       "symmetry 'hermitian' is for complex matrices");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real antisymmetric\n1 1 1\n1 1 1\n",
+                       "unsupported symmetry 'antisymmetric' (supported: general, symmetric, skew-symmetric)");
+}
+
+// Skew-symmetric files store the strictly lower triangle; the reader mirrors it negated.
+TEST_F(MalformedMatrixMarket, SkewSymmetricIsMirroredNegated) {
+  const CsrMatrix matrix = read_matrix_market(
+      write("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n2 1 1.5\n3 1 -2\n3 2 4\n"));
+  EXPECT_EQ(entries(matrix), (std::vector<Entry>{{0, 1, -1.5}, {0, 2, 2}, {1, 0, 1.5}, {1, 2, -4}, {2, 0, -2}, {2, 1, 4}}));
+  // Seeded random skew-symmetric matrices (duplicates included): A(j, i) = -A(i, j) and no diagonal.
+  std::mt19937_64 random(20261208);
+  for (int draw = 0; draw < 20; ++draw) {
+    const int n = 2 + static_cast<int>(random() % 40);
+    const int stored = static_cast<int>(random() % static_cast<std::uint64_t>(n * (n - 1) / 2 + 1));
+    std::ostringstream text;
+    text << "%%MatrixMarket matrix coordinate integer skew-symmetric\n" << n << " " << n << " " << stored << "\n";
+    for (int e = 0; e < stored; ++e) {
+      const int row = 2 + static_cast<int>(random() % static_cast<std::uint64_t>(n - 1));
+      const int col = 1 + static_cast<int>(random() % static_cast<std::uint64_t>(row - 1));
+      text << row << " " << col << " " << static_cast<int>(random() % 19) - 9 << "\n";
+    }
+    const CsrMatrix read = read_matrix_market(write(text.str()));
+    std::map<std::pair<int, int>, double> dense;
+    for (const Entry& entry : entries(read)) {
+      EXPECT_NE(entry.row, entry.col) << "draw " << draw;
+      dense[{entry.row, entry.col}] = entry.value;
+    }
+    for (const auto& [at, value] : dense) {
+      const auto mirror = dense.find({at.second, at.first});
+      ASSERT_NE(mirror, dense.end()) << "draw " << draw;
+      EXPECT_EQ(mirror->second, -value) << "draw " << draw;
+    }
+  }
+  expect_text_rejected("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n",
+                       "line 3: entry (1, 1) lies on the diagonal; a skew-symmetric file stores only the strictly lower");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 2 1\n",
+                       "lies above the diagonal; a skew-symmetric file stores only the lower triangle");
+  expect_text_rejected("%%MatrixMarket matrix coordinate real skew-symmetric\n2 3 1\n2 1 1\n",
+                       "a skew-symmetric matrix must be square");
+  expect_text_rejected("%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 1\n2 1\n",
+                       "a pattern matrix cannot be skew-symmetric");
 }
 
 TEST_F(MalformedMatrixMarket, BadSizeLine) {
