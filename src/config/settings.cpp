@@ -100,7 +100,12 @@ std::string range_text(const SettingSpec& spec, double scale) {
 }
 
 [[noreturn]] void out_of_range(const SettingSpec& spec, const std::string& where, const std::string& value, double scale) {
-  throw UsageError(where + ": " + value + " is out of range (" + range_text(spec, scale) + ")");
+  // A fraction (at most 1) given as a percentage: 90 for 0.9.
+  std::string hint;
+  const double number = std::strtod(value.c_str(), nullptr);
+  if (upper_bound(spec) * scale == 1 && number > 1 && number <= 100)
+    hint = "; a fraction: did you mean " + format_short(number / 100) + "?";
+  throw UsageError(where + ": " + value + " is out of range (" + range_text(spec, scale) + hint + ")");
 }
 
 }  // namespace

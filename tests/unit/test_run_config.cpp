@@ -142,6 +142,9 @@ TEST(RunConfig, SuiteSettingsAreCheckedAgainstTheTable) {
     return "<no UsageError>";
   };
   EXPECT_EQ(error_of_setting("warmup", std::string("x")), "s.json: settings.warmup: expected an integer, got x");
+  // A suite's max_noise is a fraction: 5 names 0.05.
+  EXPECT_EQ(error_of_setting("max_noise", 5.0),
+            "s.json: settings.max_noise: 5 is out of range (above 0, at most 1; a fraction: did you mean 0.05?)");
   EXPECT_EQ(error_of_setting("device", std::int64_t{1})
                 .rfind("s.json: settings: unknown key 'device' (expected one of: warmup, ", 0),
             0u);
@@ -176,6 +179,10 @@ TEST(RunConfig, NumbersMustFitTheirType) {
   EXPECT_EQ(error_of("--op sin --max-noise inf"), "--max-noise: expected a finite number, got inf");
   EXPECT_EQ(error_of("--op sin --min-time 1e999"), "--min-time: expected a number, got '1e999'");
   EXPECT_EQ(error_of("--op sin --max-noise 101"), "--max-noise: 101 is out of range (above 0, at most 100)");
+  // A fraction given as a percentage names the fraction; in a suite, max_noise is a fraction too.
+  EXPECT_EQ(error_of("--op sin --throttle-threshold 90"),
+            "--throttle-threshold: 90 is out of range (above 0, at most 1; a fraction: did you mean 0.9?)");
+  EXPECT_EQ(error_of("--op sin --throttle-threshold 900"), "--throttle-threshold: 900 is out of range (above 0, at most 1)");
   EXPECT_EQ(error_of("--op sin --threshold nan"),
             "--threshold must be above 0 % and below 100 % (in a suite, a fraction: 0.05 is 5 %), got nan%");
 }
