@@ -232,7 +232,8 @@ RunCommandLine::RunCommandLine(CLI::App& run) : app_(&run) {
   run.add_option("--resolve-time", resolve_seconds_, "With --resolve: start no round of re-measurement after this many seconds")
       ->check(positive_number())
       ->type_name("SECONDS");
-  run.add_option("--case", cases_, "Run only the cases with these ids (as reports name them), of those the other options select")
+  run.add_option("--case", cases_, "Run only the cases with these ids (as reports name them), of those the other options select; * and "
+                 "? match any text and one character (--case 'matmul/cuda/*')")
       ->delimiter(',');
   run.add_flag("--allow-missing", allow_missing_, "With --baseline: cases missing from this run do not fail");
   run.add_flag("--allow-machine-mismatch", allow_machine_mismatch_, "With --baseline: compare across machines");

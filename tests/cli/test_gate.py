@@ -8,8 +8,11 @@ rank test can reach p below 0.1, so the first comparison is inconclusive for cer
 rounds then give the exact test the samples it needs (2 / C(2n, n) for n samples a side,
 fully separated), which a 20x change keeps separated on any host: a 5x one did not with a load
 average of 13 on 2 cores, where single samples of the baseline stretched by more than 5x."""
+import fnmatch
 import json
 import os
+import random
+import re
 
 from gpubench_cli import CliTestCase, gpubench, main, write_file
 
@@ -136,6 +139,39 @@ class GateTests(CliTestCase):
                               "--case sin/eigen/f32/2048 is not a case of this run")
         self.assertUsageError(gpubench("run", "--op", "sin", "--size", "1K", "--backend", "eigen", "--case", "sin/eigen/f32/1000"),
                               "did you mean sin/eigen/f32/1024?")
+
+    def test_run_case_patterns_pick_what_fnmatch_picks(self):
+        # Seeded random patterns over a plan's ids: the plan keeps what fnmatch matches ('*' crosses
+        # '/'), a pattern that matches nothing is refused, and an exact id is never a pattern.
+        base = ["run", "--op", "sin,sqrt,sum", "--size", "1K,2K,4K", "--dtype", "f32,f64", "--backend", "eigen", "--dry-run"]
+        plan = re.compile(r"(?m)^  (\S+) \(cpu\)$")
+        ids = plan.findall(gpubench(*base).stdout)
+        self.assertEqual(len(ids), 18)
+        generator = random.Random(20261208)
+        for _ in range(25):
+            parts = generator.choice(ids).split("/")
+            for i in range(len(parts)):
+                roll = generator.random()
+                if roll < 0.35:
+                    parts[i] = "*"
+                elif roll < 0.5:
+                    parts[i] = parts[i][:-1] + "?"
+                elif roll < 0.6:
+                    parts[i] = parts[i][0] + "*"
+            pattern = "/".join(parts) if generator.random() < 0.8 else parts[0] + "*"
+            with self.subTest(pattern=pattern):
+                expected = [i for i in ids if fnmatch.fnmatchcase(i, pattern)]
+                process = gpubench(*base, "--case", pattern)
+                if expected:
+                    self.assertOk(process)
+                    self.assertEqual(plan.findall(process.stdout), expected)
+                else:
+                    self.assertUsageError(process, "--case " + pattern + " matches no case of this run")
+        self.assertUsageError(gpubench(*base, "--case", "cos/*"), "--case cos/* matches no case of this run")
+        # A pattern and an id together: their union, each case once.
+        process = gpubench(*base, "--case", "sin/*/f64/*,sin/eigen/f64/1024,sum/eigen/f32/4096")
+        self.assertEqual(plan.findall(process.stdout), ["sin/eigen/f64/1024", "sin/eigen/f64/2048", "sin/eigen/f64/4096",
+                                                        "sum/eigen/f32/4096"])
 
     def test_the_comparison_flags_need_a_baseline_and_their_words(self):
         run = ["run", "--op", "sum", "--size", "1K", "--backend", "eigen"]
