@@ -11,19 +11,36 @@
 namespace gpb {
 namespace history {
 
+void refuse_unmatched_cases(const CaseSelection& selection, const std::set<std::string>& stored, bool any_run,
+                            const std::string& database) {
+  for (const std::string& name : selection.unmatched()) {
+    const std::string head = "database '" + database + "' holds no run of ";
+    const std::string listed = std::to_string(stored.size()) + " cases stored; gpubench history export lists them";
+    if (!any_run) throw UsageError(head + "case " + name + " (no run matches the filter)");
+    if (selection.is_pattern(name)) throw UsageError(head + "a case matching " + name + " (" + listed + ")");
+    const std::string nearest = nearest_word(name, {stored.begin(), stored.end()});
+    throw UsageError(head + "case " + name + " (" + (nearest.empty() ? listed : "did you mean " + nearest + "?") + ")");
+  }
+}
+
 std::vector<CaseHistory> load_histories(store::ResultStore& store, const HistoryQuery& query) {
   const std::vector<store::RunInfo> runs = store.runs(query.runs);
   std::map<std::int64_t, const store::RunInfo*> run_by_id;
   for (const auto& run : runs) run_by_id[run.id] = &run;
-  const std::set<std::string> wanted(query.cases.begin(), query.cases.end());
+  // One case asked for by its id: only its results are read. With a pattern among the cases,
+  // every stored id is read first, so that an id holding a '*' stays that id.
+  const bool any_pattern = std::any_of(query.cases.begin(), query.cases.end(), CaseSelection::looks_like_pattern);
+  const std::string only_case = query.cases.size() == 1 && !any_pattern ? query.cases.front() : "";
+  const std::vector<store::StoredResult> results = store.results(runs, only_case);
+  std::set<std::string> stored;
+  if (any_pattern)
+    for (const store::StoredResult& result : results) stored.insert(result.case_id);
+  CaseSelection selection(query.cases, stored);
 
   std::map<std::pair<std::string, std::string>, CaseHistory> by_key;
   std::map<std::string, std::int64_t> newest_run_of_machine;
-  std::set<std::string> seen_cases;
-  const std::string only_case = query.cases.size() == 1 ? query.cases.front() : "";
-  for (const store::StoredResult& result : store.results(runs, only_case)) {
-    if (!wanted.empty() && wanted.count(result.case_id) == 0) continue;
-    seen_cases.insert(result.case_id);
+  for (const store::StoredResult& result : results) {
+    if (!selection.empty() && !selection.picks(result.case_id)) continue;
     const store::RunInfo& run = *run_by_id.at(result.run_id);
     newest_run_of_machine[run.machine] = run.id;  // results come in run order
     CaseHistory& history = by_key[{result.case_id, run.machine}];
@@ -34,18 +51,12 @@ std::vector<CaseHistory> load_histories(store::ResultStore& store, const History
     history.points.push_back({run, result.result_index, result.median_s, result.median_ci_low_s,
                               result.median_ci_high_s, result.samples, ""});
   }
-  for (const std::string& name : query.cases) {
-    if (seen_cases.count(name) != 0) continue;
-    if (runs.empty())
-      throw UsageError("database '" + store.shown() + "' holds no run of case " + name + " (no run matches the filter)");
-    // The stored case nearest the one asked for (a size or dtype mistyped), read only on this
-    // path: the query above read one case's results.
-    std::set<std::string> stored;
-    for (const store::StoredResult& result : store.results(runs, "")) stored.insert(result.case_id);
-    const std::string nearest = nearest_word(name, {stored.begin(), stored.end()});
-    throw UsageError("database '" + store.shown() + "' holds no run of case " + name +
-                     (nearest.empty() ? " (" + std::to_string(stored.size()) + " cases stored; gpubench history export lists them)"
-                                      : " (did you mean " + nearest + "?)"));
+  if (!selection.unmatched().empty()) {
+    // The stored cases, to name the nearest: read only on this path when the query above read
+    // one case's results.
+    if (stored.empty())
+      for (const store::StoredResult& result : store.results(runs, "")) stored.insert(result.case_id);
+    refuse_unmatched_cases(selection, stored, !runs.empty(), store.shown());
   }
 
   std::map<std::string, Context> newest_context;

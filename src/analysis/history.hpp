@@ -4,10 +4,12 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/changepoint.hpp"
+#include "base/case_selection.hpp"
 #include "store/result_store.hpp"
 
 namespace gpb::history {
@@ -41,6 +43,12 @@ struct HistoryQuery {
 // One history per case and machine, ordered by case id then machine. A case named in the
 // query that the store does not hold (under the filter) is a UsageError.
 std::vector<CaseHistory> load_histories(store::ResultStore& store, const HistoryQuery& query);
+
+// UsageError for the first --case word of `selection` that picked nothing: the filter matched no
+// run (`any_run` false), a pattern matched no stored case, or the stored case nearest an id.
+// `stored`: the case ids of the runs selected.
+void refuse_unmatched_cases(const CaseSelection& selection, const std::set<std::string>& stored, bool any_run,
+                            const std::string& database);
 
 // The newest segment, where it starts at a change point and is slower than the segment
 // before by more than the case's threshold.

@@ -149,23 +149,15 @@ int command_export(const HistoryCli& cli) {
   const auto runs = store->runs(filter);
   std::string text;
   if (cli.format == "csv") {
-    std::vector<store::StoredResult> results;
-    const std::set<std::string> wanted(cli.cases.begin(), cli.cases.end());
+    std::vector<store::StoredResult> all = store->results(runs);
     std::set<std::string> stored;
-    for (auto& result : store->results(runs)) {
-      stored.insert(result.case_id);
-      if (wanted.empty() || wanted.count(result.case_id)) results.push_back(std::move(result));
-    }
+    for (const auto& result : all) stored.insert(result.case_id);
+    CaseSelection selection(cli.cases, stored);
+    std::vector<store::StoredResult> results;
+    for (auto& result : all)
+      if (selection.empty() || selection.picks(result.case_id)) results.push_back(std::move(result));
     // A --case that matches nothing would export a header alone: said, with the nearest case.
-    for (const std::string& name : wanted) {
-      if (stored.count(name)) continue;
-      const std::string nearest = nearest_word(name, {stored.begin(), stored.end()});
-      throw UsageError("database '" + store->shown() + "' holds no result of case " + name +
-                       (runs.empty() ? " (no run matches the filter)"
-                        : nearest.empty()
-                            ? " in the runs selected (" + std::to_string(stored.size()) + " cases stored in them)"
-                            : " in the runs selected (did you mean " + nearest + "?)"));
-    }
+    history::refuse_unmatched_cases(selection, stored, !runs.empty(), store->shown());
     text = render_history_csv(runs, results);
   } else {
     if (!cli.cases.empty()) throw UsageError("history export --format json writes whole runs; --case applies to csv");
@@ -211,7 +203,8 @@ HistoryCommand add_history_command(CLI::App& app) {
   add_filters(*cli->list, *cli);
 
   cli->show = history->add_subcommand("show", "A case's median and CI over runs, with its change points, per machine");
-  cli->show->add_option("--case", cli->cases, "Case id (as in reports: op/backend/dtype/shape...); repeatable")->required();
+  cli->show->add_option("--case", cli->cases, "Case id (as in reports: op/backend/dtype/shape...), or a pattern ('matmul/cuda/*'); "
+                        "repeatable")->required();
   add_filters(*cli->show, *cli);
   add_analysis_options(*cli->show, *cli);
   cli->show->add_option("--html", cli->html, "Also write a page with one trend plot per case and machine");
@@ -219,12 +212,12 @@ HistoryCommand add_history_command(CLI::App& app) {
   cli->export_ = history->add_subcommand("export", "Every stored result (csv) or run (json)");
   cli->export_->add_option("--format", cli->format, "csv (one row per result) or json (whole runs)")->required();
   cli->export_->add_option("--out", cli->out, "Write to this file instead of stdout");
-  cli->export_->add_option("--case", cli->cases, "Only these cases (csv); repeatable");
+  cli->export_->add_option("--case", cli->cases, "Only these cases (csv): ids or patterns ('sum/*'); repeatable");
   add_filters(*cli->export_, *cli);
 
   cli->check = history->add_subcommand(
       "check", "Exit 1 when some case's newest runs form a segment slower than the one before beyond its threshold");
-  cli->check->add_option("--case", cli->cases, "Only these cases; repeatable");
+  cli->check->add_option("--case", cli->cases, "Only these cases: ids or patterns ('sum/*'); repeatable");
   cli->check->add_option("--format", cli->format, "console or markdown");
   add_filters(*cli->check, *cli);
   add_analysis_options(*cli->check, *cli);

@@ -1,12 +1,11 @@
 #include "config/plan.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
+#include "base/case_selection.hpp"
 #include "base/input_file.hpp"
 #include "base/system.hpp"
 #include "base/text.hpp"
@@ -211,39 +210,17 @@ void refuse_duplicates(const std::vector<CaseSpec>& cases) {
                        "each case runs once");
 }
 
-// --case: the cases with the ids given, each of which must name one of the plan's. An id with
-// '*', '?' or '[' that is no case's id is a pattern (fnmatch: '*' crosses '/'), which must match
-// at least one.
+// --case: the cases with the ids given, each of which must name one of the plan's, and the
+// cases the patterns among them match (CaseSelection), each of which must match one.
 void keep_named_cases(std::vector<CaseSpec>& cases, const std::vector<std::string>& ids) {
   if (ids.empty()) return;
   std::vector<std::string> planned;
   for (const CaseSpec& spec : cases) planned.push_back(spec.id());
-  const std::set<std::string> planned_set(planned.begin(), planned.end());
-  std::set<std::string> exact;
-  std::vector<std::string> patterns;
-  for (const std::string& id : ids) {
-    if (planned_set.count(id) || id.find_first_of("*?[") == std::string::npos)
-      exact.insert(id);
-    else
-      patterns.push_back(id);
-  }
-  std::set<std::string> found;
-  cases.erase(std::remove_if(cases.begin(), cases.end(),
-                             [&](const CaseSpec& spec) {
-                               const std::string id = spec.id();
-                               bool kept = exact.count(id) != 0;
-                               if (kept) found.insert(id);
-                               for (const std::string& pattern : patterns)
-                                 if (::fnmatch(pattern.c_str(), id.c_str(), 0) == 0) {
-                                   found.insert(pattern);
-                                   kept = true;
-                                 }
-                               return !kept;
-                             }),
+  CaseSelection selection(ids, {planned.begin(), planned.end()});
+  cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const CaseSpec& spec) { return !selection.picks(spec.id()); }),
               cases.end());
-  for (const std::string& id : ids) {
-    if (found.count(id) != 0) continue;
-    if (std::find(patterns.begin(), patterns.end(), id) != patterns.end())
+  for (const std::string& id : selection.unmatched()) {
+    if (selection.is_pattern(id))
       throw UsageError("--case " + id + " matches no case of this run (the other options select the cases --case picks "
                        "from; '*' matches any text, '?' one character)");
     const std::string nearest = nearest_word(id, planned);

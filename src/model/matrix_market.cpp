@@ -276,8 +276,8 @@ class MatrixMarketReader {
            " declared entries (truncated?)");
   }
 
-  // Counting sort by row (mirroring symmetric entries, negated if skew-symmetric), then per row: sort by column and
-  // sum duplicates.
+  // Counting sort by row (mirroring symmetric entries, with the sign changed if
+  // skew-symmetric), then per row: sort by column and sum duplicates.
   CsrMatrix assemble() {
     CsrMatrix matrix;
     matrix.rows = rows_;

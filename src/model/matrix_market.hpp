@@ -9,7 +9,7 @@
 namespace gpb {
 
 // Reads a Matrix Market file: coordinate format, real/integer/pattern field,
-// general/symmetric/skew-symmetric symmetry (the lower triangle mirrored, negated if skew).
+// general/symmetric/skew-symmetric symmetry (the lower triangle mirrored, its sign changed if skew).
 // Pattern entries get value 1. Duplicates are summed.
 // Throws UsageError naming the file and the problem on anything malformed. The file may be
 // a pipe (`--matrix <(zcat m.mtx.gz)`); LF, CRLF and CR line ends and a UTF-8 byte order

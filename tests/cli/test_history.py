@@ -56,7 +56,19 @@ class HistoryCases(HistoryBase):
         # other format is refused, and nothing is written.
         near = case_ids()[0][:-1] + "9"
         self.assertUsageError(gpubench("history", "export", "--db", db, "--format", "csv", "--case", near),
-                              "holds no result of case " + near, "did you mean " + case_ids()[0] + "?")
+                              "holds no run of case " + near, "did you mean " + case_ids()[0] + "?")
+        # Patterns: '*' across the id's parts; one that matches nothing is refused.
+        op = case_ids()[0].split("/")[0]
+        picked = gpubench("history", "export", "--db", db, "--format", "csv", "--case", op + "/*")
+        self.assertOk(picked)
+        self.assertEqual({row["case_id"] for row in csv.DictReader(io.StringIO(picked.stdout))},
+                         {case for case in case_ids() if case.startswith(op + "/")})
+        self.assertUsageError(gpubench("history", "export", "--db", db, "--format", "csv", "--case", "nosuchop/*"),
+                              "holds no run of a case matching nosuchop/*")
+        shown = gpubench("history", "show", "--db", db, "--case", op + "/*")
+        self.assertOk(shown)
+        for case in case_ids():
+            (self.assertIn if case.startswith(op + "/") else self.assertNotIn)(case + " on ", shown.stdout)
         for fmt, name in (("csv", "runs.json"), ("json", "runs.CSV")):
             with self.subTest(fmt=fmt, name=name):
                 path = os.path.join(self.dir, name)

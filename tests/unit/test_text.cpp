@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "base/case_selection.hpp"
 #include "base/random.hpp"
 #include "base/text.hpp"
 #include "config/run_options.hpp"
@@ -194,6 +196,32 @@ TEST(SizeHints, WhatWasProbablyMeant) {
   EXPECT_NE(refusal("4096.0").find("did you mean 4096?"), std::string::npos);
   for (const char* no_whole_number : {"1.5", "1e-3", "1e400", "1.3K", "2e13", "1.5e", "4Q", "12abc"})
     EXPECT_EQ(refusal(no_whole_number).find("did you mean"), std::string::npos) << refusal(no_whole_number);
+}
+
+// --case words: ids exact, patterns by fnmatch ('*' crossing '/'), a known id with '[' or '*' in
+// it still exact; the words that picked nothing, once each, in the order given.
+TEST(CaseSelection, IdsAndPatterns) {
+  const std::set<std::string> known = {"spmv/cuda/f32/file:a[1].mtx", "spmv/cuda/f32/file:a1.mtx", "sin/cuda/f32/1024",
+                                       "sin/eigen/f32/1024", "sum/eigen/f64/4096"};
+  CaseSelection selection({"sin/*", "spmv/cuda/f32/file:a[1].mtx", "sum/eigen/f64/4096", "cos/*", "sin/x/f32/1", "cos/*"},
+                          known);
+  EXPECT_TRUE(selection.has_patterns());
+  EXPECT_TRUE(selection.is_pattern("sin/*"));
+  EXPECT_FALSE(selection.is_pattern("spmv/cuda/f32/file:a[1].mtx"));
+  std::vector<std::string> picked;
+  for (const std::string& id : known)
+    if (selection.picks(id)) picked.push_back(id);
+  EXPECT_EQ(picked, (std::vector<std::string>{"sin/cuda/f32/1024", "sin/eigen/f32/1024", "spmv/cuda/f32/file:a[1].mtx",
+                                              "sum/eigen/f64/4096"}));
+  EXPECT_EQ(selection.unmatched(), (std::vector<std::string>{"cos/*", "sin/x/f32/1"}));
+  // Unknown, a word with '[' is a pattern: [1] matches the character 1.
+  CaseSelection unknown({"spmv/*/file:a[1].mtx", "*/f64/*", "s?n/*"}, {});
+  EXPECT_TRUE(unknown.picks("spmv/cuda/f32/file:a1.mtx"));
+  EXPECT_FALSE(unknown.picks("spmv/cuda/f32/file:a[1].mtx"));
+  EXPECT_TRUE(unknown.picks("sum/eigen/f64/4096"));
+  EXPECT_TRUE(unknown.picks("sin/eigen/f32/1024"));
+  EXPECT_TRUE(unknown.unmatched().empty());
+  EXPECT_TRUE(CaseSelection({}, known).empty());
 }
 
 // A range's refusal names the range and the part of it that is wrong; good ranges expand.
