@@ -180,7 +180,9 @@ CLI::App* add_ab_command(CLI::App& app, AbCli& cli) {
   ab->add_option("--b", cli.b, "The current side's command line")->required();
   ab->add_option("--rounds", cli.rounds, "Rounds of measurement in all, the first included (default 10; at least 3: a change must show in 3 rounds)")
       ->check(CLI::Range(1, 1000));
-  ab->add_option("--time", cli.seconds, "Start no round after this many seconds from the start of the first")->check(positive_number())->type_name("SECONDS");
+  ab->add_option("--time", cli.seconds, "Start no round after this many seconds from the start of the first")
+      ->check(positive_number())
+      ->type_name("SECONDS");
   ab->add_option("--threshold", cli.threshold, "Regression threshold in percent (overrides the suites' global one)")
       ->type_name("PERCENT");
   add_verdict_flags(*ab, cli.verdict);
