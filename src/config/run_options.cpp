@@ -12,9 +12,35 @@ namespace {
 
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 40;
 
+bool is_size(const std::string& text);
+
 // What a malformed size probably meant, as "did you mean X? " or "": a byte unit (4KB, 1MiB: the
-// same power of two), an exponent (1e6) or a fraction (1.5K) that is a whole number of elements.
+// same power of two), digit separators (1_000, 1'000), a power (2^10), two sizes where a range or
+// a list was meant (1K-4K, 1K:4K; 1K 2K), an exponent (1e6) or a fraction (1.5K) that is a whole
+// number of elements.
 std::string meant_size(const std::string& text, std::size_t digits) {
+  std::string plain;
+  for (const char c : text)
+    if (c != '_' && c != '\'') plain += c;
+  if (plain != text && is_size(plain)) return "did you mean '" + plain + "'? ";
+  if (const auto caret = text.find('^'); caret != std::string::npos) {
+    const std::string base = text.substr(0, caret), power = text.substr(caret + 1);
+    if (!base.empty() && !power.empty() && base.size() <= 4 && power.size() <= 2 &&
+        base.find_first_not_of("0123456789") == std::string::npos &&
+        power.find_first_not_of("0123456789") == std::string::npos) {
+      const long double value = std::pow(static_cast<long double>(std::stoi(base)), std::stoi(power));
+      if (value >= 1 && value <= static_cast<long double>(kMaxSize))
+        return "did you mean " + std::to_string(static_cast<std::int64_t>(value)) + "? ";
+    }
+  }
+  for (const char separator : {'-', ':', ' '}) {
+    const auto at = text.find(separator);
+    if (at == std::string::npos) continue;
+    const std::string first = trim(text.substr(0, at)), second = trim(text.substr(at + 1));
+    if (!is_size(first) || !is_size(second)) continue;
+    if (separator == ' ') return "did you mean '" + first + "," + second + "'? a list's sizes are separated by commas; ";
+    return "did you mean the range '" + first + ".." + second + "'? ";
+  }
   std::string suffix = text.substr(digits);
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   const std::string number = text.substr(0, digits);
@@ -38,6 +64,15 @@ std::string meant_size(const std::string& text, std::size_t digits) {
   value = std::ldexp(value, shift);
   if (!(value >= 1) || value > static_cast<long double>(kMaxSize) || value != std::floor(value)) return "";
   return "did you mean " + std::to_string(static_cast<std::int64_t>(value)) + "? ";
+}
+
+bool is_size(const std::string& text) {
+  try {
+    parse_size(text);
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
 }
 
 }  // namespace

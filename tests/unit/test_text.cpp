@@ -194,7 +194,14 @@ TEST(SizeHints, WhatWasProbablyMeant) {
   EXPECT_NE(refusal("2.5E3").find("did you mean 2500?"), std::string::npos);
   EXPECT_NE(refusal("1.5K").find("did you mean 1536?"), std::string::npos);
   EXPECT_NE(refusal("4096.0").find("did you mean 4096?"), std::string::npos);
-  for (const char* no_whole_number : {"1.5", "1e-3", "1e400", "1.3K", "2e13", "1.5e", "4Q", "12abc"})
+  EXPECT_NE(refusal("1_000").find("did you mean '1000'?"), std::string::npos);
+  EXPECT_NE(refusal("1'024").find("did you mean '1024'?"), std::string::npos);
+  EXPECT_NE(refusal("2^10").find("did you mean 1024?"), std::string::npos);
+  EXPECT_NE(refusal("1K-4K").find("did you mean the range '1K..4K'?"), std::string::npos);
+  EXPECT_NE(refusal("1K:64K").find("did you mean the range '1K..64K'?"), std::string::npos);
+  EXPECT_NE(refusal("1K 2K").find("did you mean '1K,2K'? a list's sizes are separated by commas"), std::string::npos);
+  for (const char* no_whole_number : {"1.5", "1e-3", "1e400", "1.3K", "2e13", "1.5e", "4Q", "12abc", "2^50", "1-2-3",
+                                      "1K-", "3^", "99999^99"})
     EXPECT_EQ(refusal(no_whole_number).find("did you mean"), std::string::npos) << refusal(no_whole_number);
 }
 
