@@ -119,6 +119,10 @@ int command_list(const HistoryCli& cli) {
 
 int command_show(const HistoryCli& cli) {
   refuse_outputs_over_inputs({{"--html", cli.html}}, {{"the database of --db", store::database_file(cli.db)}});
+  if (!cli.html.empty()) {
+    require_html_path(cli.html, "--html");
+    check_report_destination(cli.html);
+  }
   const history::HistoryQuery query = history_query(cli);
   const auto store = open_for_reading(cli);
   const auto histories = load_matching(*store, query);

@@ -17,7 +17,10 @@ namespace gpb {
 int command_report(const ReportCli& cli, bool colour) {
   const ReportFormat format = parse_report_format(cli.format);
   refuse_outputs_over_inputs({{"--html", cli.html}}, {{"the report", cli.path}});
-  if (!cli.html.empty()) check_report_destination(cli.html);  // before the report is read and rendered
+  if (!cli.html.empty()) {
+    require_html_path(cli.html, "--html");
+    check_report_destination(cli.html);  // before the report is read and rendered
+  }
   const LoadedReport report = read_json_report(cli.path);
   ReportOptions options;
   options.colour = colour;

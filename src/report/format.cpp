@@ -52,17 +52,32 @@ ReportFormat parse_report_format(std::string_view text, const std::vector<Report
   throw UsageError(message);
 }
 
-ReportFormat report_format_for_path(const std::string& path) {
+namespace {
+
+// ".json" for "r.JSON", "" for "r" or "dir.d/r".
+std::string lowered_extension(const std::string& path) {
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
-  std::string extension;
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) {
-    extension = path.substr(dot);
-    std::transform(extension.begin(), extension.end(), extension.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const auto& entry : kFormatExtensions)
-      if (extension == entry.extension) return entry.format;
-  }
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string extension = path.substr(dot);
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension;
+}
+
+}  // namespace
+
+void require_html_path(const std::string& path, const std::string& option) {
+  const std::string extension = lowered_extension(path);
+  // A page written under another format's name (--html r.json) would be taken for that format.
+  if (extension != ".html" && extension != ".htm")
+    throw UsageError(option + " '" + path + "': an HTML page is written to a .html (or .htm) file");
+}
+
+ReportFormat report_format_for_path(const std::string& path) {
+  const std::string extension = lowered_extension(path);
+  for (const auto& entry : kFormatExtensions)
+    if (extension == entry.extension) return entry.format;
   const bool html = extension == ".html" || extension == ".htm";
   throw UsageError("cannot tell the report format of '" + path +
                    "' from its extension (expected .json, .csv, .md, .markdown or .txt)" +

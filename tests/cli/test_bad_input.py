@@ -138,6 +138,14 @@ class BadInputTests(CliTestCase):
             with self.subTest(command=args[0]):
                 self.assertUsageError(gpubench(*args), "cannot write report '" + missing + "/", "no directory '" + missing + "'")
         self.assertFalse(os.path.exists(missing))
+        # An HTML page goes to a .html or .htm file (any case), from report and history show.
+        for args in (["report", good, "--html"], ["history", "show", "--db", db, "--case", "sum/*", "--html"]):
+            for name in ("page.json", "page.txt", "page"):
+                with self.subTest(command=args[0], name=name):
+                    path = os.path.join(self.dir, name)
+                    self.assertUsageError(gpubench(*args, path), "--html '" + path + "': an HTML page is written to a .html")
+                    self.assertFalse(os.path.exists(path))
+            self.assertOk(gpubench(*args, os.path.join(self.dir, "PAGE.HTM")))
         # --relative-to a backend the report lacks names the ones it has, and the nearest.
         self.assertUsageError(gpubench("report", good, "--relative-to", "eigne"),
                               "no results of that backend", "did you mean eigen? its backends: eigen")
