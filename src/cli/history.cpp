@@ -137,11 +137,7 @@ int command_export(const HistoryCli& cli) {
   // An --out named for the other format (--format csv --out runs.json) is a slip, not a wish.
   if (!cli.out.empty()) {
     check_report_destination(cli.out);
-    std::optional<ReportFormat> named;
-    try {
-      named = report_format_for_path(cli.out);
-    } catch (const UsageError&) {
-    }
+    const std::optional<ReportFormat> named = report_format_named_by(cli.out);
     const ReportFormat chosen = cli.format == "csv" ? ReportFormat::csv : ReportFormat::json;
     const std::string other = cli.format == "csv" ? "json" : "csv";
     if (named && (*named == ReportFormat::csv || *named == ReportFormat::json) && *named != chosen)
@@ -154,8 +150,9 @@ int command_export(const HistoryCli& cli) {
   std::string text;
   if (cli.format == "csv") {
     std::vector<store::StoredResult> all = store->results(runs);
-    std::set<std::string> stored;
-    for (const auto& result : all) stored.insert(result.case_id);
+    std::set<std::string> stored;  // for --case alone: its exact ids and the nearest to a missing one
+    if (!cli.cases.empty())
+      for (const auto& result : all) stored.insert(result.case_id);
     CaseSelection selection(cli.cases, stored);
     std::vector<store::StoredResult> results;
     for (auto& result : all)

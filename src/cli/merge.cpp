@@ -13,12 +13,7 @@ namespace gpb {
 
 int command_merge(const std::vector<std::string>& paths, const std::string& out) {
   if (paths.size() < 2) throw UsageError("merge needs at least two reports");
-  bool json = false;
-  try {
-    json = report_format_for_path(out) == ReportFormat::json;
-  } catch (const UsageError&) {  // no extension of a report: not JSON either
-  }
-  if (!json) throw UsageError("merge --out '" + out + "': the merged report is JSON (.json)");
+  if (report_format_named_by(out) != ReportFormat::json) throw UsageError("merge --out '" + out + "': the merged report is JSON (.json)");
   check_report_destination(out);
   std::vector<NamedFile> inputs;
   for (const auto& path : paths) inputs.push_back({"a report to merge", path});

@@ -168,7 +168,7 @@ Suite parse_suite(const std::string& text, const std::string& origin) {
   json document = parse_json_input(text, "suite '" + origin + "'");
   if (!document.is_object()) throw UsageError("suite '" + origin + "': expected a JSON object at the top");
   // Another of gpubench's JSON files where a suite belongs: named for what it is.
-  if (document.contains("schema") && document["schema"] == "gpubench-report")
+  if (document.contains("schema") && document["schema"] == kReportSchemaName)
     throw UsageError("suite '" + origin + "' is a report (gpubench run --out), not a suite: gpubench report " + origin +
                      " shows it, gpubench run --baseline " + origin + " compares a new run against it");
   if (document.contains("schema") && document["schema"] == kHistorySchemaName)

@@ -30,7 +30,6 @@ using Json = nlohmann::ordered_json;  // keeps the field list's order in the out
 // while it is built, where ordered_json's vector of pairs copies whole subtrees as it grows.
 using InputJson = nlohmann::json;
 
-constexpr const char* kSchemaName = "gpubench-report";
 
 // ---- what a field is, beyond its C++ type ----
 
@@ -1196,7 +1195,7 @@ std::string other_file_kind(const std::string& text, const std::string& origin) 
 
 std::string render_records_json(const Context& context, const std::vector<ResultRecord>& results,
                                 const RecordAdditions& additions) {
-  Json report = {{"schema", kSchemaName}, {"schema_version", kReportSchemaVersion}};
+  Json report = {{"schema", kReportSchemaName}, {"schema_version", kReportSchemaVersion}};
   if (context.interrupted) report["interrupted"] = true;
   if (additions.relative_to) report["relative_to"] = *additions.relative_to;
   report["context"] = Value<Context>::write(context, Kind::plain);
@@ -1226,13 +1225,13 @@ LoadedReport parse_json_report(const std::string& text, const std::string& origi
   if (document.is_object() && !document.contains("schema") && document.contains("groups"))
     root.fail("a suite, not a report: gpubench run --config " + origin + " runs it");
   if (!document.is_object() || !document.contains("schema"))
-    root.fail(std::string("not a gpubench report (no \"schema\": \"") + kSchemaName + "\" field)");
+    root.fail(std::string("not a gpubench report (no \"schema\": \"") + kReportSchemaName + "\" field)");
   std::string schema;
   read_text(root.required("schema"), schema);
   if (schema == kHistorySchemaName)
     root.fail("a history export (gpubench history export), not a report: each run in it holds its report under "
               "\"report\"; gpubench compare db:PATH CURRENT.json compares against the database itself");
-  if (schema != kSchemaName) root.fail("not a gpubench report (schema is '" + schema + "', expected '" + kSchemaName + "')");
+  if (schema != kReportSchemaName) root.fail("not a gpubench report (schema is '" + schema + "', expected '" + kReportSchemaName + "')");
   int version = 0;
   Value<int>::read(root.required("schema_version"), version, Kind::plain);
   if (version != kReportSchemaVersion)
@@ -1264,7 +1263,7 @@ LoadedReport read_json_report(const std::string& path) {
 std::string render_records_schema(const std::vector<SectionSchema>& sections) {
   Definitions definitions;
   Json properties = {
-      {"schema", {{"const", kSchemaName}}},
+      {"schema", {{"const", kReportSchemaName}}},
       {"schema_version", {{"const", kReportSchemaVersion}}},
       {"interrupted",
        {{"const", true},

@@ -20,8 +20,9 @@
 namespace gpb {
 
 // A report read back from JSON (for compare, merge, report and the store).
-// The schema name of gpubench history export's JSON, which holds a report per run: a report
-// reader names it for what it is.
+// The schema names of a report and of gpubench history export's JSON (a report per run): each
+// reader names the other's file for what it is.
+inline constexpr const char* kReportSchemaName = "gpubench-report";
 inline constexpr const char* kHistorySchemaName = "gpubench-history";
 
 struct LoadedReport {

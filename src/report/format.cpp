@@ -65,20 +65,29 @@ std::string lowered_extension(const std::string& path) {
   return extension;
 }
 
+bool html_extension(const std::string& path) {
+  const std::string extension = lowered_extension(path);
+  return extension == ".html" || extension == ".htm";
+}
+
 }  // namespace
 
 void require_html_path(const std::string& path, const std::string& option) {
-  const std::string extension = lowered_extension(path);
   // A page written under another format's name (--html r.json) would be taken for that format.
-  if (extension != ".html" && extension != ".htm")
+  if (!html_extension(path))
     throw UsageError(option + " '" + path + "': an HTML page is written to a .html (or .htm) file");
 }
 
-ReportFormat report_format_for_path(const std::string& path) {
+std::optional<ReportFormat> report_format_named_by(const std::string& path) {
   const std::string extension = lowered_extension(path);
   for (const auto& entry : kFormatExtensions)
     if (extension == entry.extension) return entry.format;
-  const bool html = extension == ".html" || extension == ".htm";
+  return std::nullopt;
+}
+
+ReportFormat report_format_for_path(const std::string& path) {
+  if (const auto format = report_format_named_by(path)) return *format;
+  const bool html = html_extension(path);
   throw UsageError("cannot tell the report format of '" + path +
                    "' from its extension (expected .json, .csv, .md, .markdown or .txt)" +
                    (html ? std::string("; an HTML page comes from gpubench report REPORT.json --html PAGE.html") : ""));

@@ -22,6 +22,8 @@ ReportFormat parse_report_format(std::string_view text, const std::vector<Report
 // ".json" -> json, ".csv" -> csv, ".md"/".markdown" -> markdown, ".txt" -> console;
 // anything else is a UsageError naming the path.
 ReportFormat report_format_for_path(const std::string& path);
+// The format a path's extension names, or none (no extension, or another one).
+std::optional<ReportFormat> report_format_named_by(const std::string& path);
 // UsageError unless `path` ends in .html or .htm (any case), naming `option`.
 void require_html_path(const std::string& path, const std::string& option);
 
